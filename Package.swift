@@ -1,0 +1,70 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Upright",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "upright", targets: ["upright"]),
+        .library(name: "OrientationCore", targets: ["OrientationCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-numerics.git", from: "1.1.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        // C libraries: each wrapped once, by exactly one Swift module.
+        .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
+        .systemLibrary(name: "CMPV", pkgConfig: "mpv", providers: [.apt(["libmpv-dev"])]),
+        .target(name: "IIO", dependencies: ["CIIO"], swiftSettings: strict),
+        .target(name: "MPV", dependencies: ["CMPV"], swiftSettings: strict),
+
+        // Pure core: no I/O, no clock; only the standard library and swift-numerics' elementary functions.
+        .target(
+            name: "OrientationCore",
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strict
+        ),
+
+        .target(
+            name: "Sensors",
+            dependencies: ["OrientationCore", "IIO", .product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "UprightCLI",
+            dependencies: [
+                "OrientationCore", "Sensors", "IIO", "MPV",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict),
+        .executableTarget(
+            name: "upright-bench",
+            dependencies: ["OrientationCore", "Sensors"],
+            path: "Benchmarks/upright-bench",
+            swiftSettings: strict
+        ),
+
+        .testTarget(
+            name: "OrientationCoreTests",
+            dependencies: ["OrientationCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationCore"], swiftSettings: strict),
+        .testTarget(
+            name: "UprightCLITests",
+            dependencies: ["UprightCLI", "OrientationCore", "Sensors"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

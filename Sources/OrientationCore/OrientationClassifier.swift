@@ -1,0 +1,267 @@
+internal import RealModule
+
+/// Turns timestamped gravity samples into device-orientation reports.
+///
+/// A state machine over the full sample stream; time comes only from the samples, so the same
+/// trace always gives the same reports. Each sample goes through five steps:
+///
+/// 1. **Filter.** A first-order low-pass of the whole vector with time constant
+///    ``Parameters/filterTimeConstant``, its weight taken from the real interval between samples,
+///    so 10 Hz and 100 Hz streams, jitter and dropped samples all filter the same way. A gap longer
+///    than ``Parameters/maxGap`` restarts the filter at the next sample.
+/// 2. **Motion.** A raw sample whose length is further than ``Parameters/accelerationTolerance``
+///    (a fraction of g) from g, or shorter than ``Parameters/freeFallMagnitude``, is motion: a shake,
+///    a step, a tap, a bump, a pothole, a toss. No change is committed until the stream has been free
+///    of motion for ``Parameters/quietTime``. A hand turning the device keeps |a| close to g, so real
+///    rotations are not held back.
+/// 3. **Attitude.** The filtered vector's tilt out of the screen plane decides flat or upright. It is
+///    face up or face down beyond ``Parameters/faceEnterTilt`` and stays so until it comes back under
+///    ``Parameters/faceExitTilt``; below that limit the device is upright, however far it leans back.
+/// 4. **Zones with hysteresis.** Upright, the in-plane angle picks one of four 90° sectors. The
+///    current orientation (or, while flat, the last upright one) is kept until the angle comes within
+///    45° − ``Parameters/hysteresis`` of another orientation's centre, so a device resting near a 45°
+///    boundary never flaps. Before the first report the nearest orientation is taken once the angle
+///    is within 45° − ``Parameters/initialMargin`` of its centre.
+/// 5. **Settle.** A new candidate becomes the report once it has held for ``Parameters/settleTime``
+///    with the stream quiet.
+///
+/// The report starts as `unknown` and stays so until the first confident decision.
+public struct OrientationClassifier: Sendable {
+    /// Every threshold of the classifier. Angles in degrees, times in seconds.
+    public struct Parameters: Sendable, Hashable {
+        /// Time constant of the low-pass filter on the gravity vector (s).
+        public var filterTimeConstant: Double = 0.05
+        /// How long a new orientation must hold, with the stream quiet, before it is reported (s).
+        public var settleTime: Double = 0.08
+        /// How long after the last motion sample no change is committed (s).
+        public var quietTime: Double = 0.30
+        /// Motion threshold: a sample whose |a| differs from g by more than this fraction of g.
+        public var accelerationTolerance: Double = 0.18
+        /// Below this |a| (m/s²) a sample is free fall: motion, and no direction.
+        public var freeFallMagnitude: Double = 2.0
+        /// Extra angle (°) past the 45° boundary needed to leave the current upright orientation.
+        public var hysteresis: Double = 15
+        /// Before the first report, the angle (°) short of the 45° boundary needed to decide.
+        public var initialMargin: Double = 5
+        /// Tilt of the screen out of the vertical (°) beyond which the device is face up or down.
+        public var faceEnterTilt: Double = 75
+        /// Tilt (°) under which a flat device counts as upright again.
+        public var faceExitTilt: Double = 70
+        /// A gap between samples longer than this (s) restarts the filter and any pending change.
+        public var maxGap: Double = 1.0
+        /// The gravity magnitude the motion test compares with (m/s²).
+        public var gravity: Double = standardGravity
+
+        public init() {}
+
+        /// The problems with these values, as sentences; empty when they are usable.
+        public var problems: [String] {
+            var out: [String] = []
+            func check(_ ok: Bool, _ message: String) { if !ok { out.append(message) } }
+            check(filterTimeConstant >= 0, "filter-time-constant must be 0 or more seconds, not \(filterTimeConstant)")
+            check(settleTime >= 0, "settle-time must be 0 or more seconds, not \(settleTime)")
+            check(quietTime >= 0, "quiet-time must be 0 or more seconds, not \(quietTime)")
+            check(accelerationTolerance > 0, "acceleration-tolerance must be above 0, not \(accelerationTolerance)")
+            check(freeFallMagnitude >= 0, "free-fall-magnitude must be 0 or more m/s², not \(freeFallMagnitude)")
+            check((0..<45).contains(hysteresis), "hysteresis must be at least 0° and under 45°, not \(hysteresis)")
+            check((0..<45).contains(initialMargin), "initial-margin must be at least 0° and under 45°, not \(initialMargin)")
+            check(faceEnterTilt > 0 && faceEnterTilt < 90, "face-enter-tilt must be between 0° and 90°, not \(faceEnterTilt)")
+            check(faceExitTilt > 0 && faceExitTilt <= faceEnterTilt,
+                  "face-exit-tilt must be above 0° and at most face-enter-tilt (\(faceEnterTilt)°), not \(faceExitTilt)")
+            check(maxGap > 0, "max-gap must be above 0 seconds, not \(maxGap)")
+            check(gravity > 0, "gravity must be above 0 m/s², not \(gravity)")
+            return out
+        }
+    }
+
+    /// Why the report changed: the evidence at the moment of the change.
+    public struct Evidence: Sendable, Hashable {
+        /// Angle of gravity in the screen plane, clockwise from the top edge as the viewer sees it (°):
+        /// 0 portrait, 90 landscape-left, ±180 upside down, −90 landscape-right.
+        public var planeAngle: Double
+        /// Tilt of the screen out of the vertical (°): 0 upright, +90 face up, −90 face down.
+        public var tilt: Double
+        /// How long the new orientation had held before it was reported (s).
+        public var held: Double
+        /// How long the stream had been free of motion (s); infinite when no motion was ever seen.
+        public var quiet: Double
+        /// True for the first report after `unknown`.
+        public var first: Bool
+        /// The face limit in force (°), for the explanation.
+        public var faceLimit: Double
+    }
+
+    /// A change of the reported orientation.
+    public struct Change: Sendable, Hashable {
+        /// The time of the sample that committed the change (trace seconds).
+        public var t: Double
+        public var orientation: DeviceOrientation
+        public var previous: DeviceOrientation
+        public var evidence: Evidence
+
+        /// A one-line explanation in plain words.
+        public var why: String { evidence.explanation(for: orientation) }
+    }
+
+    public let parameters: Parameters
+
+    /// The orientation reported now.
+    public private(set) var orientation: DeviceOrientation = .unknown
+    /// The last upright orientation reported, kept while the device lies flat.
+    public private(set) var lastUpright: DeviceOrientation?
+    /// Samples skipped because a value was not finite or time did not advance.
+    public private(set) var skippedSamples = 0
+
+    // Filter state.
+    private var fx = 0.0, fy = 0.0, fz = 0.0
+    private var lastT = -Double.infinity
+    private var primed = false
+    // Motion state.
+    private var lastMotionT = -Double.infinity
+    // Pending change.
+    private var pending: DeviceOrientation = .unknown
+    private var pendingSince = 0.0
+
+    // Thresholds precomputed from the parameters, so the per-sample path has no trigonometry.
+    private let cosKeep: Double      // cos(45 + hysteresis): still inside the current zone
+    private let cosEnter: Double     // cos(45 - hysteresis): deep enough inside a new zone
+    private let cosInitial: Double   // cos(45 - initialMargin)
+    private let sinFaceEnter: Double
+    private let sinFaceExit: Double
+    private let motionLow: Double, motionHigh: Double, freeFall: Double
+
+    public init(parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+        let rad = Double.pi / 180
+        cosKeep = Double.cos((45 + parameters.hysteresis) * rad)
+        cosEnter = Double.cos((45 - parameters.hysteresis) * rad)
+        cosInitial = Double.cos((45 - parameters.initialMargin) * rad)
+        sinFaceEnter = Double.sin(parameters.faceEnterTilt * rad)
+        sinFaceExit = Double.sin(parameters.faceExitTilt * rad)
+        motionLow = parameters.gravity * (1 - parameters.accelerationTolerance)
+        motionHigh = parameters.gravity * (1 + parameters.accelerationTolerance)
+        freeFall = parameters.freeFallMagnitude
+    }
+
+    /// Feeds one sample; returns the change it commits, if any.
+    ///
+    /// Samples whose values are not finite, or whose time does not advance, are skipped and counted.
+    public mutating func feed(_ s: GravitySample) -> Change? {
+        guard s.isFinite, s.t > lastT else {
+            skippedSamples += 1
+            return nil
+        }
+        let dt = s.t - lastT
+        lastT = s.t
+        if !primed || dt > parameters.maxGap {
+            fx = s.x; fy = s.y; fz = s.z
+            primed = true
+            pending = orientation
+        } else {
+            let alpha = dt / (parameters.filterTimeConstant + dt)
+            fx += alpha * (s.x - fx)
+            fy += alpha * (s.y - fy)
+            fz += alpha * (s.z - fz)
+        }
+
+        let m2 = s.x * s.x + s.y * s.y + s.z * s.z
+        if m2 < motionLow * motionLow || m2 > motionHigh * motionHigh || m2 < freeFall * freeFall {
+            lastMotionT = s.t
+        }
+
+        let candidate = classifyFiltered()
+        if candidate == orientation || candidate == .unknown {
+            pending = orientation
+            return nil
+        }
+        if candidate != pending {
+            pending = candidate
+            pendingSince = s.t
+        }
+        guard s.t - pendingSince >= parameters.settleTime, s.t - lastMotionT >= parameters.quietTime else {
+            return nil
+        }
+        let change = Change(
+            t: s.t, orientation: candidate, previous: orientation,
+            evidence: Evidence(
+                planeAngle: Double.atan2(y: fx, x: fy) * 180 / .pi,
+                tilt: Double.asin(max(-1, min(1, fz / (fx * fx + fy * fy + fz * fz).squareRoot()))) * 180 / .pi,
+                held: s.t - pendingSince, quiet: s.t - lastMotionT, first: orientation == .unknown,
+                faceLimit: orientation.isFlat ? parameters.faceExitTilt : parameters.faceEnterTilt))
+        orientation = candidate
+        if candidate.isUpright { lastUpright = candidate }
+        return change
+    }
+
+    /// The orientation the filtered vector points to now, with hysteresis against the current report;
+    /// `unknown` when it cannot tell (free fall, or near a boundary before the first report).
+    private func classifyFiltered() -> DeviceOrientation {
+        let h2 = fx * fx + fy * fy
+        let m2 = h2 + fz * fz
+        if m2 < freeFall * freeFall { return .unknown }
+        let m = m2.squareRoot()
+        let sinLimit = orientation.isFlat ? sinFaceExit : sinFaceEnter
+        if fz >= m * sinLimit { return .faceUp }
+        if -fz >= m * sinLimit { return .faceDown }
+
+        let h = h2.squareRoot()
+        // The nearest orientation: the axis with the largest in-plane component.
+        let nearest: DeviceOrientation
+        let along: Double
+        if abs(fx) > abs(fy) {
+            nearest = fx > 0 ? .landscapeLeft : .landscapeRight
+            along = abs(fx)
+        } else {
+            nearest = fy >= 0 ? .portrait : .portraitUpsideDown
+            along = abs(fy)
+        }
+        guard let reference = orientation.isUpright ? orientation : lastUpright else {
+            return along >= h * cosInitial ? nearest : .unknown
+        }
+        if nearest == reference { return reference }
+        if along >= h * cosEnter { return nearest }
+        // Still inside the reference zone widened by the hysteresis? Otherwise undecided.
+        return Self.component(of: reference, x: fx, y: fy) >= h * cosKeep ? reference : .unknown
+    }
+
+    /// The in-plane component of (x, y) along an upright orientation's "up" direction.
+    private static func component(of orientation: DeviceOrientation, x: Double, y: Double) -> Double {
+        switch orientation {
+        case .portrait: y
+        case .portraitUpsideDown: -y
+        case .landscapeLeft: x
+        case .landscapeRight: -x
+        case .unknown, .faceUp, .faceDown: 0
+        }
+    }
+}
+
+extension OrientationClassifier.Evidence {
+    /// A sentence that says why `orientation` was reported.
+    public func explanation(for orientation: DeviceOrientation) -> String {
+        let head = first ? "first confident reading" : "held"
+        let quietText = quiet.isFinite ? "no motion for \(fmt(quiet)) s" : "no motion seen"
+        if orientation.isFlat {
+            return "\(head): tilt \(fmt(tilt, 0))° is beyond the \(fmt(faceLimit, 0))° face limit "
+                + "for \(fmt(held)) s, \(quietText)"
+        }
+        return "\(head): plane angle \(fmt(planeAngle, 0))° points to \(orientation) and tilt \(fmt(tilt, 0))° "
+            + "is under the \(fmt(faceLimit, 0))° face limit for \(fmt(held)) s, \(quietText)"
+    }
+}
+
+/// Formats a number with a fixed count of decimals, without Foundation.
+func fmt(_ value: Double, _ decimals: Int = 2) -> String {
+    guard value.isFinite else { return String(value) }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let rounded = (abs(value) * scale).rounded()
+    let whole = Int(rounded / scale)
+    let frac = Int(rounded - Double(whole) * scale)
+    var text = String(whole)
+    if decimals > 0 {
+        let f = String(frac)
+        text += "." + String(repeating: "0", count: decimals - f.count) + f
+    }
+    return (value < 0 && rounded != 0 ? "-" : "") + text
+}

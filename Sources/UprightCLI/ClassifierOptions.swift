@@ -1,0 +1,50 @@
+import ArgumentParser
+import OrientationCore
+
+/// Command-line overrides for every classifier parameter (defaults in ``OrientationClassifier/Parameters``).
+struct ClassifierOptions: ParsableArguments {
+    @Option(help: "Low-pass time constant on the gravity vector, seconds.")
+    var filterTimeConstant: Double?
+    @Option(help: "How long a new orientation must hold, with no motion, before it is reported, seconds.")
+    var settleTime: Double?
+    @Option(help: "How long after the last motion sample no change is committed, seconds.")
+    var quietTime: Double?
+    @Option(help: "Motion threshold: |a| further than this fraction of g from g.")
+    var accelerationTolerance: Double?
+    @Option(help: "Below this |a| (m/s²) a sample is free fall.")
+    var freeFallMagnitude: Double?
+    @Option(help: "Degrees past the 45° boundary needed to leave the current orientation.")
+    var hysteresis: Double?
+    @Option(help: "Before the first report, degrees short of the 45° boundary needed to decide.")
+    var initialMargin: Double?
+    @Option(help: "Tilt out of the vertical, degrees, beyond which the device is face up or down.")
+    var faceEnterTilt: Double?
+    @Option(help: "Tilt, degrees, under which a flat device is upright again.")
+    var faceExitTilt: Double?
+    @Option(help: "A gap between samples longer than this, seconds, restarts the filter.")
+    var maxGap: Double?
+    @Option(help: "Gravity magnitude the motion test compares with, m/s².")
+    var gravity: Double?
+
+    /// The default parameters with the given overrides applied.
+    var parameters: OrientationClassifier.Parameters {
+        var p = OrientationClassifier.Parameters()
+        if let filterTimeConstant { p.filterTimeConstant = filterTimeConstant }
+        if let settleTime { p.settleTime = settleTime }
+        if let quietTime { p.quietTime = quietTime }
+        if let accelerationTolerance { p.accelerationTolerance = accelerationTolerance }
+        if let freeFallMagnitude { p.freeFallMagnitude = freeFallMagnitude }
+        if let hysteresis { p.hysteresis = hysteresis }
+        if let initialMargin { p.initialMargin = initialMargin }
+        if let faceEnterTilt { p.faceEnterTilt = faceEnterTilt }
+        if let faceExitTilt { p.faceExitTilt = faceExitTilt }
+        if let maxGap { p.maxGap = maxGap }
+        if let gravity { p.gravity = gravity }
+        return p
+    }
+
+    func validate() throws {
+        let problems = parameters.problems
+        if !problems.isEmpty { throw ValidationError(problems.joined(separator: "; ")) }
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+public import OrientationCore
+import Sensors
+
+/// `upright replay TRACE.csv`: the classifier over a recorded trace, as fast as it runs.
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the orientation detector over a trace and print each change as a JSON line.",
+        discussion: """
+            TRACE.csv has the header t,x,y,z: seconds, then m/s² in the device frame (x toward the \
+            right edge, y toward the top edge, z out of the screen). Each change of the reported \
+            device orientation, the first report included, prints {"t": <seconds>, "orientation": "<name>"}.
+            """
+    )
+
+    @Argument(help: "The trace to replay (CSV with the header t,x,y,z).")
+    var trace: String
+
+    @Flag(help: "Add a \"why\" field that explains each change.")
+    var explain = false
+
+    @OptionGroup(title: "Classifier parameters")
+    var classifier: ClassifierOptions
+
+    func run() throws {
+        let samples: [GravitySample]
+        do {
+            samples = try Trace.load(path: trace).samples
+        } catch {
+            throw CLIFailure(error.description)
+        }
+        var out = OutputBuffer()
+        ReplayRun.run(samples, parameters: classifier.parameters) { change in
+            out.write(ReplayRun.jsonLine(change, explain: explain))
+        }
+        out.flush()
+    }
+}
+
+/// The replay loop and its output format, shared by `replay` and the tests.
+public enum ReplayRun {
+    /// Feeds every sample to a new classifier and calls `report` for each change.
+    public static func run(
+        _ samples: [GravitySample], parameters: OrientationClassifier.Parameters,
+        report: (OrientationClassifier.Change) -> Void
+    ) {
+        var classifier = OrientationClassifier(parameters: parameters)
+        for s in samples {
+            if let change = classifier.feed(s) { report(change) }
+        }
+    }
+
+    /// `{"t": 1.25, "orientation": "landscape-left"}`, with `"why"` when `explain` is set.
+    public static func jsonLine(_ change: OrientationClassifier.Change, explain: Bool) -> String {
+        var line = "{\"t\": \(change.t), \"orientation\": \"\(change.orientation.name)\""
+        if explain { line += ", \"why\": \(JSON.quote(change.why))" }
+        return line + "}"
+    }
+}

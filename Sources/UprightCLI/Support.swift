@@ -1,0 +1,76 @@
+import ArgumentParser
+import Glibc
+
+/// A failure that has already been worded for the user: printed as `upright: error: MESSAGE`, exit 1.
+struct CLIFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ message: String) { description = message }
+}
+
+/// Buffered standard output, so a fast replay is not held up by one write per line.
+struct OutputBuffer {
+    private var bytes: [UInt8] = []
+
+    mutating func write(_ line: String) {
+        bytes.append(contentsOf: line.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        if bytes.count > 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            offset += n
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Minimal JSON text helpers for the line formats Upright prints.
+enum JSON {
+    /// A JSON string literal for `s`.
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20:
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension Upright {
+    /// Runs the command line; worded failures print as `upright: error: ...` and exit with status 1.
+    public static func run(arguments: [String]? = nil) {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch let failure as CLIFailure {
+            writeStandardError("upright: error: \(failure.description)\n")
+            Glibc.exit(1)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// Writes text to standard error (file descriptor 2), unbuffered.
+func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        if n <= 0 { return }
+        bytes = bytes.dropFirst(n)
+    }
+}

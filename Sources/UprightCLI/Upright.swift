@@ -1,0 +1,13 @@
+public import ArgumentParser
+
+/// The `upright` command line: the root command and its subcommands.
+public struct Upright: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "upright",
+        abstract: "A kiosk and tablet video player that keeps the picture the right way up.",
+        version: "0.1.0",
+        subcommands: [Replay.self, Demo.self]
+    )
+
+    public init() {}
+}

@@ -1,0 +1,3 @@
+import UprightCLI
+
+Upright.run()
