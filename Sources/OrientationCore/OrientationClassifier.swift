@@ -23,7 +23,8 @@ internal import RealModule
 ///    boundary never flaps. Before the first report the nearest orientation is taken once the angle
 ///    is within 45° − ``Parameters/initialMargin`` of its centre.
 /// 5. **Settle.** A new candidate becomes the report once it has held for ``Parameters/settleTime``
-///    with the stream quiet.
+///    with the stream quiet and the filtered direction turning slower than ``Parameters/maxTurnRate``,
+///    so a quick half turn is reported once, at its end.
 ///
 /// The report starts as `unknown` and stays so until the first confident decision.
 public struct OrientationClassifier: Sendable {
@@ -47,6 +48,9 @@ public struct OrientationClassifier: Sendable {
         public var faceEnterTilt: Double = 75
         /// Tilt (°) under which a flat device counts as upright again.
         public var faceExitTilt: Double = 70
+        /// A change is committed only while the filtered direction turns slower than this (°/s), so a
+        /// quick half turn is reported once, at its end, not also as the quarter turn it passes through.
+        public var maxTurnRate: Double = 120
         /// A gap between samples longer than this (s) restarts the filter and any pending change.
         public var maxGap: Double = 1.0
         /// The gravity magnitude the motion test compares with (m/s²).
@@ -68,6 +72,7 @@ public struct OrientationClassifier: Sendable {
             check(faceEnterTilt > 0 && faceEnterTilt < 90, "face-enter-tilt must be between 0° and 90°, not \(faceEnterTilt)")
             check(faceExitTilt > 0 && faceExitTilt <= faceEnterTilt,
                   "face-exit-tilt must be above 0° and at most face-enter-tilt (\(faceEnterTilt)°), not \(faceExitTilt)")
+            check(maxTurnRate > 0, "max-turn-rate must be above 0 °/s, not \(maxTurnRate)")
             check(maxGap > 0, "max-gap must be above 0 seconds, not \(maxGap)")
             check(gravity > 0, "gravity must be above 0 m/s², not \(gravity)")
             return out
@@ -116,6 +121,7 @@ public struct OrientationClassifier: Sendable {
     private var fx = 0.0, fy = 0.0, fz = 0.0
     private var lastT = -Double.infinity
     private var primed = false
+    private var px = 0.0, py = 0.0, pz = 0.0  // the filtered vector one sample earlier
     // Motion state.
     private var lastMotionT = -Double.infinity
     // Pending change.
@@ -123,24 +129,27 @@ public struct OrientationClassifier: Sendable {
     private var pendingSince = 0.0
 
     // Thresholds precomputed from the parameters, so the per-sample path has no trigonometry.
-    private let cosKeep: Double      // cos(45 + hysteresis): still inside the current zone
-    private let cosEnter: Double     // cos(45 - hysteresis): deep enough inside a new zone
-    private let cosInitial: Double   // cos(45 - initialMargin)
-    private let sinFaceEnter: Double
-    private let sinFaceExit: Double
+    private let cos2Keep: Double     // cos²(45° + hysteresis): still inside the current zone
+    private let cos2Enter: Double    // cos²(45° − hysteresis): deep enough inside a new zone
+    private let cos2Initial: Double  // cos²(45° − initial margin)
+    private let sin2FaceEnter: Double
+    private let sin2FaceExit: Double
     private let motionLow: Double, motionHigh: Double, freeFall: Double
+    private let maxTurnRate2: Double  // (max turn rate in rad/s)²
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
         let rad = Double.pi / 180
-        cosKeep = Double.cos((45 + parameters.hysteresis) * rad)
-        cosEnter = Double.cos((45 - parameters.hysteresis) * rad)
-        cosInitial = Double.cos((45 - parameters.initialMargin) * rad)
-        sinFaceEnter = Double.sin(parameters.faceEnterTilt * rad)
-        sinFaceExit = Double.sin(parameters.faceExitTilt * rad)
+        func square(_ v: Double) -> Double { v * v }
+        cos2Keep = square(Double.cos((45 + parameters.hysteresis) * rad))
+        cos2Enter = square(Double.cos((45 - parameters.hysteresis) * rad))
+        cos2Initial = square(Double.cos((45 - parameters.initialMargin) * rad))
+        sin2FaceEnter = square(Double.sin(parameters.faceEnterTilt * rad))
+        sin2FaceExit = square(Double.sin(parameters.faceExitTilt * rad))
         motionLow = parameters.gravity * (1 - parameters.accelerationTolerance)
         motionHigh = parameters.gravity * (1 + parameters.accelerationTolerance)
         freeFall = parameters.freeFallMagnitude
+        maxTurnRate2 = square(parameters.maxTurnRate * rad)
     }
 
     /// Feeds one sample; returns the change it commits, if any.
@@ -157,8 +166,10 @@ public struct OrientationClassifier: Sendable {
             fx = s.x; fy = s.y; fz = s.z
             primed = true
             pending = orientation
+            px = fx; py = fy; pz = fz
         } else {
             let alpha = dt / (parameters.filterTimeConstant + dt)
+            px = fx; py = fy; pz = fz
             fx += alpha * (s.x - fx)
             fy += alpha * (s.y - fy)
             fz += alpha * (s.z - fz)
@@ -178,7 +189,9 @@ public struct OrientationClassifier: Sendable {
             pending = candidate
             pendingSince = s.t
         }
-        guard s.t - pendingSince >= parameters.settleTime, s.t - lastMotionT >= parameters.quietTime else {
+        guard s.t - pendingSince >= parameters.settleTime, s.t - lastMotionT >= parameters.quietTime,
+              !isTurning(dt: dt)
+        else {
             return nil
         }
         let change = Change(
@@ -193,18 +206,25 @@ public struct OrientationClassifier: Sendable {
         return change
     }
 
+    /// True when the filtered direction turned faster than ``Parameters/maxTurnRate`` over the last
+    /// sample: sin²(step) = |p × f|² / (|p|²|f|²), compared with (rate · dt)² without a root or a division.
+    private func isTurning(dt: Double) -> Bool {
+        let cx = py * fz - pz * fy, cy = pz * fx - px * fz, cz = px * fy - py * fx
+        let cross2 = cx * cx + cy * cy + cz * cz
+        let norms2 = (px * px + py * py + pz * pz) * (fx * fx + fy * fy + fz * fz)
+        return cross2 > maxTurnRate2 * dt * dt * norms2
+    }
+
     /// The orientation the filtered vector points to now, with hysteresis against the current report;
     /// `unknown` when it cannot tell (free fall, or near a boundary before the first report).
     private func classifyFiltered() -> DeviceOrientation {
+        // Every test compares squares, so the per-sample path needs no square root.
         let h2 = fx * fx + fy * fy
         let m2 = h2 + fz * fz
         if m2 < freeFall * freeFall { return .unknown }
-        let m = m2.squareRoot()
-        let sinLimit = orientation.isFlat ? sinFaceExit : sinFaceEnter
-        if fz >= m * sinLimit { return .faceUp }
-        if -fz >= m * sinLimit { return .faceDown }
+        let sin2Limit = orientation.isFlat ? sin2FaceExit : sin2FaceEnter
+        if fz * fz >= m2 * sin2Limit { return fz > 0 ? .faceUp : .faceDown }
 
-        let h = h2.squareRoot()
         // The nearest orientation: the axis with the largest in-plane component.
         let nearest: DeviceOrientation
         let along: Double
@@ -216,12 +236,12 @@ public struct OrientationClassifier: Sendable {
             along = abs(fy)
         }
         guard let reference = orientation.isUpright ? orientation : lastUpright else {
-            return along >= h * cosInitial ? nearest : .unknown
+            return along * along >= h2 * cos2Initial ? nearest : .unknown
         }
-        if nearest == reference { return reference }
-        if along >= h * cosEnter { return nearest }
-        // Still inside the reference zone widened by the hysteresis? Otherwise undecided.
-        return Self.component(of: reference, x: fx, y: fy) >= h * cosKeep ? reference : .unknown
+        if nearest == reference || along * along >= h2 * cos2Enter { return nearest }
+        // Still inside the reference zone widened by the hysteresis (cos(45° + h) > 0)? Else undecided.
+        let c = Self.component(of: reference, x: fx, y: fy)
+        return c > 0 && c * c >= h2 * cos2Keep ? reference : .unknown
     }
 
     /// The in-plane component of (x, y) along an upright orientation's "up" direction.

@@ -21,6 +21,8 @@ struct ClassifierOptions: ParsableArguments {
     var faceEnterTilt: Double?
     @Option(help: "Tilt, degrees, under which a flat device is upright again.")
     var faceExitTilt: Double?
+    @Option(help: "A change is committed only while the direction turns slower than this, °/s.")
+    var maxTurnRate: Double?
     @Option(help: "A gap between samples longer than this, seconds, restarts the filter.")
     var maxGap: Double?
     @Option(help: "Gravity magnitude the motion test compares with, m/s².")
@@ -38,6 +40,7 @@ struct ClassifierOptions: ParsableArguments {
         if let initialMargin { p.initialMargin = initialMargin }
         if let faceEnterTilt { p.faceEnterTilt = faceEnterTilt }
         if let faceExitTilt { p.faceExitTilt = faceExitTilt }
+        if let maxTurnRate { p.maxTurnRate = maxTurnRate }
         if let maxGap { p.maxGap = maxGap }
         if let gravity { p.gravity = gravity }
         return p

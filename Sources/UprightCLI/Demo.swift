@@ -17,9 +17,10 @@ struct Demo: ParsableCommand {
     func run() throws {
         var out = OutputBuffer()
         let samples = DemoTrace.samples()
-        var steps = DemoTrace.steps[...]
+        var steps = DemoTrace.script.steps[...]
         if !json {
-            out.write("Upright demo: \(samples.count) samples at 50 Hz, \(DemoTrace.steps.count) steps")
+            out.write("Upright demo: \(samples.count) samples at 50 Hz, \(steps.count) steps; each change of the "
+                + "reported device orientation is explained")
         }
         ReplayRun.run(samples, parameters: classifier.parameters) { change in
             if json {
@@ -40,7 +41,7 @@ struct Demo: ParsableCommand {
 }
 
 enum DemoLog {
-    static func stepLine(_ step: DemoTrace.Step) -> String {
+    static func stepLine(_ step: TraceScript.Step) -> String {
         "\(pad(seconds(step.start), 7))  script: \(step.label)"
     }
 

@@ -1,0 +1,39 @@
+# Upright: `make run` and `make test` do all set-up on a fresh Debian bookworm machine.
+SWIFT ?= swift
+BUILD_FLAGS ?=
+TRACES ?= bench/traces/public
+
+.PHONY: all deps build release run demo test quality bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh test
+
+build: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+
+release: deps
+	$(SWIFT) build -c release $(BUILD_FLAGS)
+
+# The main job on the built-in demo.
+run: build
+	$$($(SWIFT) build --show-bin-path)/upright demo
+
+demo: run
+
+# The detector's quality gate on the public traces, then every Swift test (its summary is the last line).
+test: deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	scripts/quality.sh --check $$($(SWIFT) build --show-bin-path)/upright
+	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+
+# The scorer's side-by-side table on the public traces.
+quality: release
+	scripts/quality.sh $$($(SWIFT) build -c release --show-bin-path)/upright
+
+bench: release
+	scripts/bench.sh $$($(SWIFT) build -c release --show-bin-path)
+
+clean:
+	rm -rf .build

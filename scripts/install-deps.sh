@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Upright needs to build, test and benchmark, and only those missing.
+# Idempotent: with everything present it changes nothing and does not touch the network.
+#
+#   scripts/install-deps.sh [build|test|bench]    (default: test)
+set -euo pipefail
+
+need=(pkg-config libiio-dev libmpv-dev python3)
+case "${1:-test}" in
+    build) ;;
+    test | bench) ;;
+    *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${need[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null; then SUDO=sudo; else
+        echo "error: missing packages: ${missing[*]}; run this script as root to install them" >&2
+        exit 1
+    fi
+else
+    SUDO=
+fi
+echo "Installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
