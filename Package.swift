@@ -55,7 +55,9 @@ let package = Package(
 
         .testTarget(
             name: "OrientationCoreTests",
-            dependencies: ["OrientationCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "OrientationCore", "Sensors", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationCore"], swiftSettings: strict),

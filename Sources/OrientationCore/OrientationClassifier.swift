@@ -18,13 +18,15 @@ internal import RealModule
 ///    face up or face down beyond ``Parameters/faceEnterTilt`` and stays so until it comes back under
 ///    ``Parameters/faceExitTilt``; below that limit the device is upright, however far it leans back.
 /// 4. **Zones with hysteresis.** Upright, the in-plane angle picks one of four 90° sectors. The
-///    current orientation (or, while flat, the last upright one) is kept until the angle comes within
-///    45° − ``Parameters/hysteresis`` of another orientation's centre, so a device resting near a 45°
-///    boundary never flaps. Before the first report the nearest orientation is taken once the angle
-///    is within 45° − ``Parameters/initialMargin`` of its centre.
+///    current orientation is kept until the angle is more than 45° + ``Parameters/hysteresis`` from its
+///    centre or within 45° − hysteresis of another orientation's centre, so a device resting near a
+///    45° boundary never flaps. Picked up from flat, the last upright orientation is kept within
+///    45° + hysteresis/2 of its centre, so laying a landscape tablet down and lifting it again does not
+///    snap to portrait. Before the first report the nearest orientation is taken once the angle is
+///    within 45° − ``Parameters/initialMargin`` of its centre.
 /// 5. **Settle.** A new candidate becomes the report once it has held for ``Parameters/settleTime``
-///    with the stream quiet and the filtered direction turning slower than ``Parameters/maxTurnRate``,
-///    so a quick half turn is reported once, at its end.
+///    with the filtered direction turning slower than ``Parameters/maxTurnRate`` throughout, and the
+///    stream quiet; so a quick half turn is reported once, at its end.
 ///
 /// The report starts as `unknown` and stays so until the first confident decision.
 public struct OrientationClassifier: Sendable {
@@ -33,9 +35,9 @@ public struct OrientationClassifier: Sendable {
         /// Time constant of the low-pass filter on the gravity vector (s).
         public var filterTimeConstant: Double = 0.05
         /// How long a new orientation must hold, with the stream quiet, before it is reported (s).
-        public var settleTime: Double = 0.08
+        public var settleTime: Double = 0.05
         /// How long after the last motion sample no change is committed (s).
-        public var quietTime: Double = 0.30
+        public var quietTime: Double = 0.25
         /// Motion threshold: a sample whose |a| differs from g by more than this fraction of g.
         public var accelerationTolerance: Double = 0.18
         /// Below this |a| (m/s²) a sample is free fall: motion, and no direction.
@@ -48,9 +50,10 @@ public struct OrientationClassifier: Sendable {
         public var faceEnterTilt: Double = 75
         /// Tilt (°) under which a flat device counts as upright again.
         public var faceExitTilt: Double = 70
-        /// A change is committed only while the filtered direction turns slower than this (°/s), so a
-        /// quick half turn is reported once, at its end, not also as the quarter turn it passes through.
-        public var maxTurnRate: Double = 120
+        /// A change is committed only while the filtered direction turns slower than this (°/s; in the
+        /// screen plane for an upright orientation), so a quick half turn is reported once, at its end,
+        /// not also as the quarter turn it passes through.
+        public var maxTurnRate: Double = 60
         /// A gap between samples longer than this (s) restarts the filter and any pending change.
         public var maxGap: Double = 1.0
         /// The gravity magnitude the motion test compares with (m/s²).
@@ -130,6 +133,7 @@ public struct OrientationClassifier: Sendable {
 
     // Thresholds precomputed from the parameters, so the per-sample path has no trigonometry.
     private let cos2Keep: Double     // cos²(45° + hysteresis): still inside the current zone
+    private let cos2KeepRemembered: Double  // cos²(45° + hysteresis / 2): the remembered zone, from flat
     private let cos2Enter: Double    // cos²(45° − hysteresis): deep enough inside a new zone
     private let cos2Initial: Double  // cos²(45° − initial margin)
     private let sin2FaceEnter: Double
@@ -142,6 +146,7 @@ public struct OrientationClassifier: Sendable {
         let rad = Double.pi / 180
         func square(_ v: Double) -> Double { v * v }
         cos2Keep = square(Double.cos((45 + parameters.hysteresis) * rad))
+        cos2KeepRemembered = square(Double.cos((45 + parameters.hysteresis / 2) * rad))
         cos2Enter = square(Double.cos((45 - parameters.hysteresis) * rad))
         cos2Initial = square(Double.cos((45 - parameters.initialMargin) * rad))
         sin2FaceEnter = square(Double.sin(parameters.faceEnterTilt * rad))
@@ -185,13 +190,12 @@ public struct OrientationClassifier: Sendable {
             pending = orientation
             return nil
         }
-        if candidate != pending {
+        // The settle time runs while the candidate stays the same and the direction is not turning fast.
+        if candidate != pending || isTurning(toward: candidate, dt: dt) {
             pending = candidate
             pendingSince = s.t
         }
-        guard s.t - pendingSince >= parameters.settleTime, s.t - lastMotionT >= parameters.quietTime,
-              !isTurning(dt: dt)
-        else {
+        guard s.t - pendingSince >= parameters.settleTime, s.t - lastMotionT >= parameters.quietTime else {
             return nil
         }
         let change = Change(
@@ -207,12 +211,17 @@ public struct OrientationClassifier: Sendable {
     }
 
     /// True when the filtered direction turned faster than ``Parameters/maxTurnRate`` over the last
-    /// sample: sin²(step) = |p × f|² / (|p|²|f|²), compared with (rate · dt)² without a root or a division.
-    private func isTurning(dt: Double) -> Bool {
-        let cx = py * fz - pz * fy, cy = pz * fx - px * fz, cz = px * fy - py * fx
+    /// sample: sin²(step) = |p × f|² / (|p|²|f|²), compared with (rate · dt)² without a root or a
+    /// division. The turn in space always counts; for an upright candidate the turn in the screen plane
+    /// counts too (a half turn with the device leaning back turns fast in the plane but slowly in space).
+    private func isTurning(toward candidate: DeviceOrientation, dt: Double) -> Bool {
+        let cz = px * fy - py * fx
+        let limit = maxTurnRate2 * dt * dt
+        if candidate.isUpright, cz * cz > limit * (px * px + py * py) * (fx * fx + fy * fy) { return true }
+        let cx = py * fz - pz * fy, cy = pz * fx - px * fz
         let cross2 = cx * cx + cy * cy + cz * cz
         let norms2 = (px * px + py * py + pz * pz) * (fx * fx + fy * fy + fz * fz)
-        return cross2 > maxTurnRate2 * dt * dt * norms2
+        return cross2 > limit * norms2
     }
 
     /// The orientation the filtered vector points to now, with hysteresis against the current report;
@@ -239,9 +248,12 @@ public struct OrientationClassifier: Sendable {
             return along * along >= h2 * cos2Initial ? nearest : .unknown
         }
         if nearest == reference || along * along >= h2 * cos2Enter { return nearest }
-        // Still inside the reference zone widened by the hysteresis (cos(45° + h) > 0)? Else undecided.
+        // Still inside the reference zone widened by the hysteresis (cos(45° + h) > 0)? Else the nearest.
+        // Coming up from flat, the remembered orientation gets half the hysteresis, so the pick-up is
+        // never decided right at the edge where the next sample would turn it again.
         let c = Self.component(of: reference, x: fx, y: fy)
-        return c > 0 && c * c >= h2 * cos2Keep ? reference : .unknown
+        let keep = orientation.isUpright ? cos2Keep : cos2KeepRemembered
+        return c > 0 && c * c >= h2 * keep ? reference : nearest
     }
 
     /// The in-plane component of (x, y) along an upright orientation's "up" direction.

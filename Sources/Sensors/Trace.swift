@@ -15,6 +15,12 @@ public struct Trace: Sendable {
         public var line: Int?
         public var message: String
 
+        public init(path: String, line: Int?, message: String) {
+            self.path = path
+            self.line = line
+            self.message = message
+        }
+
         public var description: String {
             if let line { return "\(path):\(line): error: \(message)" }
             return "\(path): error: \(message)"
@@ -43,59 +49,97 @@ public struct Trace: Sendable {
     }
 
     static func parse(_ data: Data, path: String) throws(Failure) -> Trace {
+        // Byte-level parsing: a 10-minute trace at 50 Hz is 30 000 lines, and replay should take
+        // milliseconds, so no String is built per field.
         var samples: [GravitySample] = []
         samples.reserveCapacity(data.count / 28)
         var columns: (t: Int, x: Int, y: Int, z: Int)?
         var width = 0
         var lineNumber = 0
         var previousT = -Double.infinity
-        var fields: [Substring] = []
-        let text = String(decoding: data, as: UTF8.self)
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let line = rawLine.last == "\r" ? rawLine.dropLast() : rawLine
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            fields.removeAll(keepingCapacity: true)
-            for f in line.split(separator: ",", omittingEmptySubsequences: false) {
-                fields.append(f.trimmingCharacters(in: .whitespaces)[...])
-            }
-            guard let cols = columns else {
-                columns = try header(fields, path: path, line: lineNumber)
-                width = fields.count
-                continue
-            }
-            guard fields.count == width else {
-                throw Failure(path: path, line: lineNumber,
-                              message: "expected \(width) fields as in the header, found \(fields.count)")
-            }
-            func value(_ index: Int, _ name: String) throws(Failure) -> Double {
-                let field = fields[index]
-                guard let v = Double(field) else {
+        var fields: [Range<Int>] = []
+        var values = [Double](repeating: 0, count: 4)
+        return try Array(data).withUnsafeBufferPointer { (bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> Trace in
+            var lineStart = 0
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+                let next = lineEnd + 1
+                lineNumber += 1
+                var end = lineEnd
+                if end > lineStart, bytes[end - 1] == 0x0D { end -= 1 }
+                fields.removeAll(keepingCapacity: true)
+                var fieldStart = lineStart
+                var blank = true
+                for i in lineStart...end {
+                    if i == end || bytes[i] == UInt8(ascii: ",") {
+                        fields.append(trim(bytes, fieldStart..<i))
+                        fieldStart = i + 1
+                    } else if bytes[i] != 0x20 && bytes[i] != 0x09 {
+                        blank = false
+                    }
+                }
+                lineStart = next
+                if blank { continue }
+                guard let cols = columns else {
+                    let names = fields.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+                    columns = try header(names, path: path, line: lineNumber)
+                    width = fields.count
+                    continue
+                }
+                guard fields.count == width else {
                     throw Failure(path: path, line: lineNumber,
-                                  message: field.isEmpty ? "empty value in column \(name)"
-                                      : "'\(field)' in column \(name) is not a number")
+                                  message: "expected \(width) fields as in the header, found \(fields.count)")
                 }
-                guard v.isFinite else {
-                    throw Failure(path: path, line: lineNumber, message: "'\(field)' in column \(name) is not finite")
+                for (k, (index, name)) in [(cols.t, "t"), (cols.x, "x"), (cols.y, "y"), (cols.z, "z")].enumerated() {
+                    let range = fields[index]
+                    guard let v = number(bytes, range) else {
+                        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                        throw Failure(path: path, line: lineNumber,
+                                      message: text.isEmpty ? "empty value in column \(name)"
+                                          : "'\(text)' in column \(name) is not a number")
+                    }
+                    guard v.isFinite else {
+                        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                        throw Failure(path: path, line: lineNumber, message: "'\(text)' in column \(name) is not finite")
+                    }
+                    values[k] = v
                 }
-                return v
+                let s = GravitySample(t: values[0], x: values[1], y: values[2], z: values[3])
+                guard s.t > previousT else {
+                    throw Failure(path: path, line: lineNumber,
+                                  message: "time goes backwards or stands still: \(s.t) after \(previousT)")
+                }
+                previousT = s.t
+                samples.append(s)
             }
-            let s = GravitySample(t: try value(cols.t, "t"), x: try value(cols.x, "x"),
-                                  y: try value(cols.y, "y"), z: try value(cols.z, "z"))
-            guard s.t > previousT else {
-                throw Failure(path: path, line: lineNumber,
-                              message: "time goes backwards or stands still: \(s.t) after \(previousT)")
+            guard columns != nil else {
+                throw Failure(path: path, line: nil, message: "the file is empty; expected the header 't,x,y,z'")
             }
-            previousT = s.t
-            samples.append(s)
+            return Trace(samples: samples)
         }
-        guard columns != nil else {
-            throw Failure(path: path, line: nil, message: "the file is empty; expected the header 't,x,y,z'")
-        }
-        return Trace(samples: samples)
     }
 
-    private static func header(_ fields: [Substring], path: String, line: Int) throws(Failure)
+    private static func trim(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
+        var lo = range.lowerBound, hi = range.upperBound
+        while lo < hi, bytes[lo] == 0x20 || bytes[lo] == 0x09 { lo += 1 }
+        while hi > lo, bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09 { hi -= 1 }
+        return lo..<hi
+    }
+
+    /// The whole field as a number (`strtod` on a terminated copy), or `nil` when it is not one.
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
+        guard !range.isEmpty, range.count < 64 else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: range.count + 1) { buffer -> Double? in
+            for (i, b) in bytes[range].enumerated() { buffer[i] = CChar(bitPattern: b) }
+            buffer[range.count] = 0
+            var endPointer: UnsafeMutablePointer<CChar>?
+            let v = strtod(buffer.baseAddress!, &endPointer)
+            return endPointer == buffer.baseAddress! + range.count ? v : nil
+        }
+    }
+
+    private static func header(_ fields: [String], path: String, line: Int) throws(Failure)
         -> (t: Int, x: Int, y: Int, z: Int)
     {
         var index: [String: Int] = [:]

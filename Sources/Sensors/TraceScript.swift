@@ -94,8 +94,7 @@ public struct TraceScript: Sendable {
                 let local = t - step.start
                 let u = seconds > 0 ? min(1, local / seconds) : 1
                 let w = u * u * (3 - 2 * u)
-                var p = Pose(angle: from.angle + (target.angle - from.angle) * w,
-                             tilt: from.tilt + (target.tilt - from.tilt) * w)
+                var p = Self.between(from, target, w)
                 var extra = (x: 0.0, y: 0.0, z: 0.0)
                 var gain = 1.0
                 switch step.move {
@@ -129,6 +128,33 @@ public struct TraceScript: Sendable {
             pose = target
         }
         return out
+    }
+}
+
+extension TraceScript {
+    /// The pose a fraction `w` of the way from `a` to `b`. Turns in the screen plane interpolate the
+    /// angle (so a half turn goes round, not over the top); a turn to or from lying flat follows the
+    /// great circle, as a hand laying a device down or picking it up does.
+    static func between(_ a: Pose, _ b: Pose, _ w: Double) -> Pose {
+        guard max(abs(a.tilt), abs(b.tilt)) >= 60 else {
+            return Pose(angle: a.angle + (b.angle - a.angle) * w, tilt: a.tilt + (b.tilt - a.tilt) * w)
+        }
+        func vector(_ p: Pose) -> (Double, Double, Double) {
+            let x = p.angle * .pi / 180, y = p.tilt * .pi / 180
+            return (Double.cos(y) * Double.sin(x), Double.cos(y) * Double.cos(x), Double.sin(y))
+        }
+        let u = vector(a), v = vector(b)
+        let dot = max(-1, min(1, u.0 * v.0 + u.1 * v.1 + u.2 * v.2))
+        let omega = Double.acos(dot)
+        let (s, t): (Double, Double) = omega < 1e-6 ? (1 - w, w)
+            : (Double.sin((1 - w) * omega) / Double.sin(omega), Double.sin(w * omega) / Double.sin(omega))
+        let x = s * u.0 + t * v.0, y = s * u.1 + t * v.1, z = s * u.2 + t * v.2
+        let n = (x * x + y * y + z * z).squareRoot()
+        // Keep the angle continuous with the start so that later plane turns do not jump by 360°.
+        var angle = Double.atan2(y: x, x: y) * 180 / .pi
+        while angle - a.angle > 180 { angle -= 360 }
+        while a.angle - angle > 180 { angle += 360 }
+        return Pose(angle: angle, tilt: Double.asin(max(-1, min(1, z / n))) * 180 / .pi)
     }
 }
 
