@@ -25,9 +25,9 @@ do {
     FileHandle.standardError.write(Data("upright-bench: error: \(error)\n".utf8))
     exit(1)
 }
-let span = samples.last!.t - samples.first!.t + 1
-
-func pass(_ classifier: inout OrientationClassifier, offset: Double) -> Int {
+/// Feeds every sample, shifted by `offset`, and counts the changes. Everything is local, so the
+/// loop measures the classifier and not access to globals.
+func pass(_ classifier: inout OrientationClassifier, _ samples: [GravitySample], offset: Double) -> Int {
     var changes = 0
     for s in samples {
         var shifted = s
@@ -37,19 +37,24 @@ func pass(_ classifier: inout OrientationClassifier, offset: Double) -> Int {
     return changes
 }
 
-var classifier = OrientationClassifier()
-var offset = 0.0
-_ = pass(&classifier, offset: offset)  // warm-up
-let clock = ContinuousClock()
-var fed = 0
-var changes = 0
-let start = clock.now
-var elapsed = Duration.zero
-repeat {
-    offset += span
-    changes += pass(&classifier, offset: offset)
-    fed += samples.count
-    elapsed = clock.now - start
-} while elapsed < .seconds(budget)
-let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+func measure(_ samples: [GravitySample], budget: Double) -> (fed: Int, seconds: Double, changes: Int) {
+    let span = samples.last!.t - samples.first!.t + 1
+    var classifier = OrientationClassifier()
+    var offset = 0.0
+    _ = pass(&classifier, samples, offset: offset)  // warm-up
+    let clock = ContinuousClock()
+    var fed = 0
+    var changes = 0
+    let start = clock.now
+    var elapsed = Duration.zero
+    repeat {
+        offset += span
+        changes += pass(&classifier, samples, offset: offset)
+        fed += samples.count
+        elapsed = clock.now - start
+    } while elapsed < .seconds(budget)
+    return (fed, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18, changes)
+}
+
+let (fed, seconds, changes) = measure(samples, budget: budget)
 print("{\"samples\": \(fed), \"seconds\": \(seconds), \"samples_per_s\": \(Double(fed) / seconds), \"changes\": \(changes)}")

@@ -32,7 +32,7 @@ public enum DeviceOrientation: String, CaseIterable, Sendable, Hashable, Codable
     }
 
     /// True for face up and face down.
-    public var isFlat: Bool { self == .faceUp || self == .faceDown }
+    @inlinable public var isFlat: Bool { self == .faceUp || self == .faceDown }
 
     /// The interface orientation that keeps the picture upright for this device orientation,
     /// or `nil` for unknown, face up and face down.

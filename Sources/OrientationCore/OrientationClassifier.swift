@@ -214,6 +214,7 @@ public struct OrientationClassifier: Sendable {
     /// sample: sin²(step) = |p × f|² / (|p|²|f|²), compared with (rate · dt)² without a root or a
     /// division. The turn in space always counts; for an upright candidate the turn in the screen plane
     /// counts too (a half turn with the device leaning back turns fast in the plane but slowly in space).
+    @inline(__always)
     private func isTurning(toward candidate: DeviceOrientation, dt: Double) -> Bool {
         let cz = px * fy - py * fx
         let limit = maxTurnRate2 * dt * dt
@@ -226,6 +227,7 @@ public struct OrientationClassifier: Sendable {
 
     /// The orientation the filtered vector points to now, with hysteresis against the current report;
     /// `unknown` when it cannot tell (free fall, or near a boundary before the first report).
+    @inline(__always)
     private func classifyFiltered() -> DeviceOrientation {
         // Every test compares squares, so the per-sample path needs no square root.
         let h2 = fx * fx + fy * fy

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# `make bench`: every benchmark, each beside its baseline in the same run.
+#   scripts/bench.sh RELEASE_BIN_DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:?usage: scripts/bench.sh RELEASE_BIN_DIR}
+python3 scripts/bench.py "$bin"
+echo
+echo "Detector quality on the public traces (scorer, --isolate):"
+scripts/quality.sh "$bin/upright" | sed -n '/^Traces:/,$p'
