@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationCore"], swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",
-            dependencies: ["UprightCLI", "OrientationCore", "Sensors"],
+            dependencies: ["UprightCLI", "OrientationCore", "Sensors", "upright"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

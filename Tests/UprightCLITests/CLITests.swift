@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+@testable import UprightCLI
+
+/// The `upright` binary next to the test bundle (both are built into the same folder).
+let uprightBinary: URL = {
+    if let path = ProcessInfo.processInfo.environment["UPRIGHT_BIN"] { return URL(fileURLWithPath: path) }
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = dir.appendingPathComponent("upright")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        dir.deleteLastPathComponent()
+    }
+    return URL(fileURLWithPath: ".build/debug/upright")
+}()
+
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+func upright(_ arguments: [String]) throws -> Run {
+    let p = Process()
+    p.executableURL = uprightBinary
+    p.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+               stderr: String(decoding: e, as: UTF8.self))
+}
+
+func fixture(_ name: String) -> String {
+    Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil)!.path
+}
+
+func temporaryFile(_ text: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("upright-\(UUID().uuidString).csv").path
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+@Suite("upright replay")
+struct ReplayCommandTests {
+    @Test func printsOneJSONObjectPerChange() throws {
+        let run = try upright(["replay", fixture("rotate.csv")])
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(objects.map { $0["orientation"] as? String } == ["portrait", "landscape-left"])
+        let times = objects.compactMap { $0["t"] as? Double }
+        #expect(times.count == 2 && times[0] >= 10 && times[0] < 10.3 && times[1] > 12.0 && times[1] < 12.9)
+        #expect(objects.allSatisfy { $0.count == 2 })
+    }
+
+    @Test func explainAddsWhy() throws {
+        let run = try upright(["replay", "--explain", fixture("rotate.csv")])
+        let first = try JSONSerialization.jsonObject(with: Data(run.stdout.split(separator: "\n")[0].utf8)) as! [String: Any]
+        #expect((first["why"] as? String)?.hasPrefix("first confident reading") == true)
+    }
+
+    @Test func optionsOverrideTheClassifierParameters() throws {
+        let normal = try upright(["replay", fixture("rotate.csv")]).stdout
+        let slow = try upright(["replay", "--settle-time", "1.5", fixture("rotate.csv")]).stdout
+        func lastT(_ s: String) throws -> Double {
+            let o = try JSONSerialization.jsonObject(with: Data(s.split(separator: "\n").last!.utf8)) as! [String: Any]
+            return o["t"] as! Double
+        }
+        #expect(try lastT(slow) > lastT(normal) + 1.0)
+    }
+
+    @Test func badParameterIsRefused() throws {
+        let run = try upright(["replay", "--hysteresis", "50", fixture("rotate.csv")])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("hysteresis must be at least 0° and under 45°, not 50.0"))
+    }
+
+    @Test func missingFile() throws {
+        let run = try upright(["replay", "/nonexistent/trace.csv"])
+        #expect(run.status == 1)
+        #expect(run.stderr == "upright: error: /nonexistent/trace.csv: error: no such file\n")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("t,x,y,z\n0,0,9.8,0\n0.1,0,x,0\n", ":3: error: 'x' in column y is not a number"),
+        ("a,b,c\n", ":1: error: bad header 'a,b,c'"),
+        ("t,x,y,z\n0,0,9.8,0\n0.1,0,inf,0\n", ":3: error: 'inf' in column y is not finite"),
+        ("t,x,y,z\n1,0,9.8,0\n0.5,0,9.8,0\n", ":3: error: time goes backwards"),
+    ])
+    func badTraceNamesTheLine(text: String, expected: String) throws {
+        let path = try temporaryFile(text)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try upright(["replay", path])
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("upright: error: \(path)\(expected)"), "\(run.stderr)")
+    }
+}
+
+@Suite("upright demo")
+struct DemoCommandTests {
+    @Test func explainsEveryChange() throws {
+        let run = try upright(["demo"])
+        #expect(run.status == 0)
+        let changes = run.stdout.split(separator: "\n").filter { $0.contains("->") }
+        #expect(changes.count == 7)
+        #expect(changes.allSatisfy { $0.contains("(") && $0.contains("no motion") })
+        #expect(run.stdout.contains("script: shaken hard"))
+    }
+
+    @Test func jsonLinesAsReplay() throws {
+        let run = try upright(["demo", "--json"])
+        let names = try run.stdout.split(separator: "\n").map {
+            (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["orientation"] as! String
+        }
+        #expect(names == ["portrait", "landscape-left", "face-up", "landscape-left", "portrait", "portrait-upside-down", "landscape-right"])
+    }
+}
+
+@Suite("JSON text")
+struct JSONTextTests {
+    @Test(arguments: [("plain", "\"plain\""), ("a\"b", "\"a\\\"b\""), ("back\\slash", "\"back\\\\slash\""),
+                      ("line\nbreak", "\"line\\nbreak\""), ("\u{1}", "\"\\u0001\""), ("45°", "\"45°\"")])
+    func quoting(input: String, expected: String) throws {
+        #expect(JSON.quote(input) == expected)
+        #expect(try JSONSerialization.jsonObject(with: Data(JSON.quote(input).utf8), options: .fragmentsAllowed) as? String == input)
+    }
+}
