@@ -3,7 +3,7 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 TRACES ?= bench/traces/public
 
-.PHONY: all deps build release run demo test quality bench clean
+.PHONY: all deps build release run demo test quality bench robustness clean
 
 all: build
 
@@ -37,3 +37,10 @@ bench: release
 
 clean:
 	rm -rf .build
+
+# The detector on resampled variants of the public traces, beside the Android reference.
+robustness: release
+	rm -rf .build/robustness && python3 bench/perturb.py --traces $(TRACES) --out .build/robustness --variants 4 --seed 11 >/dev/null
+	python3 bench/score.py --traces .build/robustness --isolate \
+		--detector upright="$$($(SWIFT) build -c release --show-bin-path)/upright replay" \
+		--detector android="python3 bench/peers/android_wol.py"

@@ -27,7 +27,7 @@ struct Replay: ParsableCommand {
         do {
             samples = try Trace.load(path: trace).samples
         } catch {
-            throw CLIFailure(error.description)
+            throw CLIFailure(diagnostic: error.description)
         }
         var out = OutputBuffer()
         ReplayRun.run(samples, parameters: classifier.parameters) { change in

@@ -1,10 +1,17 @@
 import ArgumentParser
 import Glibc
 
-/// A failure that has already been worded for the user: printed as `upright: error: MESSAGE`, exit 1.
+/// A failure that has already been worded for the user, exit status 1: printed as
+/// `upright: error: MESSAGE`, or as it is when it is a diagnostic that names its own place
+/// (`trace.csv:12: error: ...`).
 struct CLIFailure: Error, CustomStringConvertible {
     var description: String
+    var isDiagnostic = false
     init(_ message: String) { description = message }
+    init(diagnostic: String) {
+        description = diagnostic
+        isDiagnostic = true
+    }
 }
 
 /// Buffered standard output, so a fast replay is not held up by one write per line.
@@ -57,7 +64,7 @@ extension Upright {
             var command = try parseAsRoot(arguments)
             try command.run()
         } catch let failure as CLIFailure {
-            writeStandardError("upright: error: \(failure.description)\n")
+            writeStandardError(failure.isDiagnostic ? "\(failure.description)\n" : "upright: error: \(failure.description)\n")
             Glibc.exit(1)
         } catch {
             exit(withError: error)

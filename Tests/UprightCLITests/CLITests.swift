@@ -85,7 +85,7 @@ struct ReplayCommandTests {
     @Test func missingFile() throws {
         let run = try upright(["replay", "/nonexistent/trace.csv"])
         #expect(run.status == 1)
-        #expect(run.stderr == "upright: error: /nonexistent/trace.csv: error: no such file\n")
+        #expect(run.stderr == "/nonexistent/trace.csv: error: no such file\n")
         #expect(run.stdout.isEmpty)
     }
 
@@ -100,7 +100,7 @@ struct ReplayCommandTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let run = try upright(["replay", path])
         #expect(run.status == 1)
-        #expect(run.stderr.hasPrefix("upright: error: \(path)\(expected)"), "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("\(path)\(expected)"), "\(run.stderr)")
     }
 }
 
