@@ -3,7 +3,7 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 TRACES ?= bench/traces/public
 
-.PHONY: all deps build release run demo test quality bench robustness clean
+.PHONY: all deps build release run demo test quality bench robustness lint clean
 
 all: build
 
@@ -44,3 +44,7 @@ robustness: release
 	python3 bench/score.py --traces .build/robustness --isolate \
 		--detector upright="$$($(SWIFT) build -c release --show-bin-path)/upright replay" \
 		--detector android="python3 bench/peers/android_wol.py"
+
+# Formatting and style (.swift-format), as the toolchain's swift-format sees them.
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests Benchmarks Package.swift

@@ -61,6 +61,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationCore"], swiftSettings: strict),
+        .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
+        .testTarget(name: "MPVTests", dependencies: ["MPV"], swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",
             dependencies: ["UprightCLI", "OrientationCore", "Sensors", "upright"],

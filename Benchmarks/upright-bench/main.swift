@@ -57,4 +57,6 @@ func measure(_ samples: [GravitySample], budget: Double) -> (fed: Int, seconds: 
 }
 
 let (fed, seconds, changes) = measure(samples, budget: budget)
-print("{\"samples\": \(fed), \"seconds\": \(seconds), \"samples_per_s\": \(Double(fed) / seconds), \"changes\": \(changes)}")
+print(
+    "{\"samples\": \(fed), \"seconds\": \(seconds), \"samples_per_s\": \(Double(fed) / seconds), \"changes\": \(changes)}"
+)

@@ -71,10 +71,15 @@ public struct OrientationClassifier: Sendable {
             check(accelerationTolerance > 0, "acceleration-tolerance must be above 0, not \(accelerationTolerance)")
             check(freeFallMagnitude >= 0, "free-fall-magnitude must be 0 or more m/s², not \(freeFallMagnitude)")
             check((0..<45).contains(hysteresis), "hysteresis must be at least 0° and under 45°, not \(hysteresis)")
-            check((0..<45).contains(initialMargin), "initial-margin must be at least 0° and under 45°, not \(initialMargin)")
-            check(faceEnterTilt > 0 && faceEnterTilt < 90, "face-enter-tilt must be between 0° and 90°, not \(faceEnterTilt)")
-            check(faceExitTilt > 0 && faceExitTilt <= faceEnterTilt,
-                  "face-exit-tilt must be above 0° and at most face-enter-tilt (\(faceEnterTilt)°), not \(faceExitTilt)")
+            check(
+                (0..<45).contains(initialMargin),
+                "initial-margin must be at least 0° and under 45°, not \(initialMargin)")
+            check(
+                faceEnterTilt > 0 && faceEnterTilt < 90,
+                "face-enter-tilt must be between 0° and 90°, not \(faceEnterTilt)")
+            check(
+                faceExitTilt > 0 && faceExitTilt <= faceEnterTilt,
+                "face-exit-tilt must be above 0° and at most face-enter-tilt (\(faceEnterTilt)°), not \(faceExitTilt)")
             check(maxTurnRate > 0, "max-turn-rate must be above 0 °/s, not \(maxTurnRate)")
             check(maxGap > 0, "max-gap must be above 0 seconds, not \(maxGap)")
             check(gravity > 0, "gravity must be above 0 m/s², not \(gravity)")
@@ -132,9 +137,9 @@ public struct OrientationClassifier: Sendable {
     private var pendingSince = 0.0
 
     // Thresholds precomputed from the parameters, so the per-sample path has no trigonometry.
-    private let cos2Keep: Double     // cos²(45° + hysteresis): still inside the current zone
+    private let cos2Keep: Double  // cos²(45° + hysteresis): still inside the current zone
     private let cos2KeepRemembered: Double  // cos²(45° + hysteresis / 2): the remembered zone, from flat
-    private let cos2Enter: Double    // cos²(45° − hysteresis): deep enough inside a new zone
+    private let cos2Enter: Double  // cos²(45° − hysteresis): deep enough inside a new zone
     private let cos2Initial: Double  // cos²(45° − initial margin)
     private let sin2FaceEnter: Double
     private let sin2FaceExit: Double

@@ -1,3 +1,5 @@
+public import OrientationCore
+
 /// The built-in demo trace: a scripted session of turns, a shake, lying flat, a rest near the 45°
 /// boundary and leaning back, so the detector can be shown without hardware.
 public enum DemoTrace {
@@ -39,5 +41,3 @@ public enum DemoTrace {
         return script.samples(sampling)
     }
 }
-
-public import OrientationCore

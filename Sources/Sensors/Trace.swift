@@ -1,5 +1,5 @@
-public import OrientationCore
 import Foundation
+public import OrientationCore
 
 /// An accelerometer trace file (CSV with the header `t,x,y,z`: seconds and m/s² in the device frame).
 public struct Trace: Sendable {
@@ -88,27 +88,32 @@ public struct Trace: Sendable {
                     continue
                 }
                 guard fields.count == width else {
-                    throw Failure(path: path, line: lineNumber,
-                                  message: "expected \(width) fields as in the header, found \(fields.count)")
+                    throw Failure(
+                        path: path, line: lineNumber,
+                        message: "expected \(width) fields as in the header, found \(fields.count)")
                 }
                 for (k, (index, name)) in [(cols.t, "t"), (cols.x, "x"), (cols.y, "y"), (cols.z, "z")].enumerated() {
                     let range = fields[index]
                     guard let v = number(bytes, range) else {
                         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-                        throw Failure(path: path, line: lineNumber,
-                                      message: text.isEmpty ? "empty value in column \(name)"
-                                          : "'\(text)' in column \(name) is not a number")
+                        throw Failure(
+                            path: path, line: lineNumber,
+                            message: text.isEmpty
+                                ? "empty value in column \(name)"
+                                : "'\(text)' in column \(name) is not a number")
                     }
                     guard v.isFinite else {
                         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-                        throw Failure(path: path, line: lineNumber, message: "'\(text)' in column \(name) is not finite")
+                        throw Failure(
+                            path: path, line: lineNumber, message: "'\(text)' in column \(name) is not finite")
                     }
                     values[k] = v
                 }
                 let s = GravitySample(t: values[0], x: values[1], y: values[2], z: values[3])
                 guard s.t > previousT else {
-                    throw Failure(path: path, line: lineNumber,
-                                  message: "time goes backwards or stands still: \(s.t) after \(previousT)")
+                    throw Failure(
+                        path: path, line: lineNumber,
+                        message: "time goes backwards or stands still: \(s.t) after \(previousT)")
                 }
                 previousT = s.t
                 samples.append(s)
@@ -146,9 +151,10 @@ public struct Trace: Sendable {
         for (i, f) in fields.enumerated() { index[f.lowercased()] = index[f.lowercased()] ?? i }
         let missing = ["t", "x", "y", "z"].filter { index[$0] == nil }
         guard missing.isEmpty else {
-            throw Failure(path: path, line: line,
-                          message: "bad header '\(fields.joined(separator: ","))': expected 't,x,y,z' "
-                              + "(missing \(missing.joined(separator: ", ")))")
+            throw Failure(
+                path: path, line: line,
+                message: "bad header '\(fields.joined(separator: ","))': expected 't,x,y,z' "
+                    + "(missing \(missing.joined(separator: ", ")))")
         }
         return (index["t"]!, index["x"]!, index["y"]!, index["z"]!)
     }

@@ -86,8 +86,8 @@ public struct TraceScript: Sendable {
         var t = 0.0
         for step in steps {
             let from = pose
-            let target: Pose = if case .hold(let p, _) = step.move { p }
-                else if case .turn(let p, _) = step.move { p } else { pose }
+            let target: Pose =
+                if case .hold(let p, _) = step.move { p } else if case .turn(let p, _) = step.move { p } else { pose }
             let seconds = step.move.seconds
             let end = step.start + seconds
             while t < end {
@@ -100,8 +100,10 @@ public struct TraceScript: Sendable {
                 switch step.move {
                 case .shake(_, let amplitude, let hertz):
                     let phase = 2 * Double.pi * hertz * local
-                    extra = (amplitude * Double.sin(phase), 0.6 * amplitude * Double.cos(1.3 * phase),
-                             0.3 * amplitude * Double.sin(0.7 * phase))
+                    extra = (
+                        amplitude * Double.sin(phase), 0.6 * amplitude * Double.cos(1.3 * phase),
+                        0.3 * amplitude * Double.sin(0.7 * phase)
+                    )
                     p.angle += 12 * Double.sin(0.5 * phase)
                 case .freeFall:
                     gain = 0.03
@@ -117,11 +119,12 @@ public struct TraceScript: Sendable {
                 }
                 if Double.random(in: 0..<1, using: &rng) >= sampling.drop {
                     let a = p.angle * .pi / 180, b = p.tilt * .pi / 180
-                    out.append(GravitySample(
-                        t: sampling.t0 + t,
-                        x: gain * g * Double.cos(b) * Double.sin(a) + extra.x + sampling.noise * rng.gaussian(),
-                        y: gain * g * Double.cos(b) * Double.cos(a) + extra.y + sampling.noise * rng.gaussian(),
-                        z: gain * g * Double.sin(b) + extra.z + sampling.noise * rng.gaussian()))
+                    out.append(
+                        GravitySample(
+                            t: sampling.t0 + t,
+                            x: gain * g * Double.cos(b) * Double.sin(a) + extra.x + sampling.noise * rng.gaussian(),
+                            y: gain * g * Double.cos(b) * Double.cos(a) + extra.y + sampling.noise * rng.gaussian(),
+                            z: gain * g * Double.sin(b) + extra.z + sampling.noise * rng.gaussian()))
                 }
                 t += period * (1 + sampling.jitter * Double.random(in: -1...1, using: &rng))
             }
@@ -146,7 +149,9 @@ extension TraceScript {
         let u = vector(a), v = vector(b)
         let dot = max(-1, min(1, u.0 * v.0 + u.1 * v.1 + u.2 * v.2))
         let omega = Double.acos(dot)
-        let (s, t): (Double, Double) = omega < 1e-6 ? (1 - w, w)
+        let (s, t): (Double, Double) =
+            omega < 1e-6
+            ? (1 - w, w)
             : (Double.sin((1 - w) * omega) / Double.sin(omega), Double.sin(w * omega) / Double.sin(omega))
         let x = s * u.0 + t * v.0, y = s * u.1 + t * v.1, z = s * u.2 + t * v.2
         let n = (x * x + y * y + z * z).squareRoot()

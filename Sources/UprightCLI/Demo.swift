@@ -19,8 +19,9 @@ struct Demo: ParsableCommand {
         let samples = DemoTrace.samples()
         var steps = DemoTrace.script.steps[...]
         if !json {
-            out.write("Upright demo: \(samples.count) samples at 50 Hz, \(steps.count) steps; each change of the "
-                + "reported device orientation is explained")
+            out.write(
+                "Upright demo: \(samples.count) samples at 50 Hz, \(steps.count) steps; each change of the "
+                    + "reported device orientation is explained")
         }
         ReplayRun.run(samples, parameters: classifier.parameters) { change in
             if json {

@@ -64,7 +64,8 @@ extension Upright {
             var command = try parseAsRoot(arguments)
             try command.run()
         } catch let failure as CLIFailure {
-            writeStandardError(failure.isDiagnostic ? "\(failure.description)\n" : "upright: error: \(failure.description)\n")
+            writeStandardError(
+                failure.isDiagnostic ? "\(failure.description)\n" : "upright: error: \(failure.description)\n")
             Glibc.exit(1)
         } catch {
             exit(withError: error)

@@ -43,8 +43,9 @@ struct ClassifierTests {
         #expect(change?.evidence.first == true)
     }
 
-    @Test(arguments: [DeviceOrientation.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight],
-          [10.0, 25, 50, 100])
+    @Test(
+        arguments: [DeviceOrientation.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight],
+        [10.0, 25, 50, 100])
     func holdsEachUprightOrientation(orientation: DeviceOrientation, rate: Double) {
         var s = TraceScript(start: Pose(angle: centre[orientation]!, tilt: 20))
         s.add(.hold(Pose(angle: centre[orientation]! + 10, tilt: 20), seconds: 5))
@@ -69,7 +70,9 @@ struct ClassifierTests {
         var expected: [DeviceOrientation] = [.portrait]
         var ends: [Double] = []
         // The last step is a half turn: reported once, at its end, not as the quarter turn it passes.
-        for o in [DeviceOrientation.landscapeLeft, .portraitUpsideDown, .landscapeRight, .portrait, .portraitUpsideDown] {
+        for o in [
+            DeviceOrientation.landscapeLeft, .portraitUpsideDown, .landscapeRight, .portrait, .portraitUpsideDown,
+        ] {
             let target = centre[o]!
             let previous = s.steps.last.map { step -> Double in
                 if case .hold(let p, _) = step.move { return p.angle }
@@ -181,10 +184,16 @@ struct ClassifierTests {
     @Test func aGapRestartsTheFilterButKeepsTheReport() {
         var c = OrientationClassifier()
         var changes: [DeviceOrientation] = []
-        for i in 0..<50 { if let ch = c.feed(GravitySample(t: Double(i) * 0.02, x: 0, y: 9.8, z: 0.5)) { changes.append(ch.orientation) } }
+        for i in 0..<50 {
+            if let ch = c.feed(GravitySample(t: Double(i) * 0.02, x: 0, y: 9.8, z: 0.5)) {
+                changes.append(ch.orientation)
+            }
+        }
         // Five seconds without samples, then the device reads landscape-right.
         for i in 0..<50 {
-            if let ch = c.feed(GravitySample(t: 6 + Double(i) * 0.02, x: -9.8, y: 0, z: 0.5)) { changes.append(ch.orientation) }
+            if let ch = c.feed(GravitySample(t: 6 + Double(i) * 0.02, x: -9.8, y: 0, z: 0.5)) {
+                changes.append(ch.orientation)
+            }
         }
         #expect(changes == [.portrait, .landscapeRight])
     }
@@ -205,8 +214,9 @@ struct ClassifierTests {
         let reference = classify(script.samples(sampling(rate: 50))).map(\.orientation)
         #expect(reference.count >= 6)
         for rate in [10.0, 25, 100, 200] {
-            #expect(classify(script.samples(sampling(rate: rate, jitter: 0.2, drop: 0.03))).map(\.orientation) == reference,
-                    "at \(rate) Hz")
+            #expect(
+                classify(script.samples(sampling(rate: rate, jitter: 0.2, drop: 0.03))).map(\.orientation) == reference,
+                "at \(rate) Hz")
         }
     }
 
@@ -244,14 +254,24 @@ struct ClassifierPropertyTests {
     @Test func reportsFollowTheHoldsAndNeverFlap() async {
         await propertyCheck(count: 300, input: Self.holds, Self.rates, Self.seeds) { holds, rateIndex, seed in
             var rng = SplitMix64(seed: UInt64(seed))
-            let kinds: [DeviceOrientation] = [.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight, .faceUp, .faceDown]
+            let kinds: [DeviceOrientation] = [
+                .portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight, .faceUp, .faceDown,
+            ]
             // Plane angles within 25° of each centre, leaning back up to 60° or forward 20°; flat within 8°.
             func pose(_ o: DeviceOrientation) -> Pose {
                 switch o {
-                case .faceUp: Pose(angle: Double.random(in: -180...180, using: &rng), tilt: Double.random(in: 82...90, using: &rng))
-                case .faceDown: Pose(angle: Double.random(in: -180...180, using: &rng), tilt: -Double.random(in: 82...90, using: &rng))
-                default: Pose(angle: centre[o]! + Double.random(in: -25...25, using: &rng),
-                              tilt: Double.random(in: -20...60, using: &rng))
+                case .faceUp:
+                    Pose(
+                        angle: Double.random(in: -180...180, using: &rng), tilt: Double.random(in: 82...90, using: &rng)
+                    )
+                case .faceDown:
+                    Pose(
+                        angle: Double.random(in: -180...180, using: &rng),
+                        tilt: -Double.random(in: 82...90, using: &rng))
+                default:
+                    Pose(
+                        angle: centre[o]! + Double.random(in: -25...25, using: &rng),
+                        tilt: Double.random(in: -20...60, using: &rng))
                 }
             }
             let first = kinds[holds[0]]

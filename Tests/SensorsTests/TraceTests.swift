@@ -7,7 +7,10 @@ import Testing
 struct TraceTests {
     @Test func parsesTheHeaderAndRows() throws {
         let trace = try Trace.parse("t,x,y,z\n0.0,0.1,9.8,0.2\n0.02,-0.1,9.7,0.3\n")
-        #expect(trace.samples == [GravitySample(t: 0, x: 0.1, y: 9.8, z: 0.2), GravitySample(t: 0.02, x: -0.1, y: 9.7, z: 0.3)])
+        #expect(
+            trace.samples == [
+                GravitySample(t: 0, x: 0.1, y: 9.8, z: 0.2), GravitySample(t: 0.02, x: -0.1, y: 9.7, z: 0.3),
+            ])
     }
 
     @Test func acceptsCRLFBlankLinesSpacesAndOtherColumnOrders() throws {
@@ -38,7 +41,9 @@ struct TraceTests {
     @Test func failureReadsLikeACompilerDiagnostic() {
         let f = Trace.Failure(path: "t.csv", line: 12, message: "'x' in column y is not a number")
         #expect(f.description == "t.csv:12: error: 'x' in column y is not a number")
-        #expect(Trace.Failure(path: "t.csv", line: nil, message: "no such file").description == "t.csv: error: no such file")
+        #expect(
+            Trace.Failure(path: "t.csv", line: nil, message: "no such file").description == "t.csv: error: no such file"
+        )
     }
 
     @Test func missingFile() {
@@ -90,6 +95,9 @@ struct TraceScriptTests {
     @Test func demoScriptDecisions() {
         var c = OrientationClassifier()
         let reports = DemoTrace.samples().compactMap { c.feed($0)?.orientation }
-        #expect(reports == [.portrait, .landscapeLeft, .faceUp, .landscapeLeft, .portrait, .portraitUpsideDown, .landscapeRight])
+        #expect(
+            reports == [
+                .portrait, .landscapeLeft, .faceUp, .landscapeLeft, .portrait, .portraitUpsideDown, .landscapeRight,
+            ])
     }
 }

@@ -32,8 +32,9 @@ func upright(_ arguments: [String]) throws -> Run {
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-               stderr: String(decoding: e, as: UTF8.self))
+    return Run(
+        status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+        stderr: String(decoding: e, as: UTF8.self))
 }
 
 func fixture(_ name: String) -> String {
@@ -62,7 +63,8 @@ struct ReplayCommandTests {
 
     @Test func explainAddsWhy() throws {
         let run = try upright(["replay", "--explain", fixture("rotate.csv")])
-        let first = try JSONSerialization.jsonObject(with: Data(run.stdout.split(separator: "\n")[0].utf8)) as! [String: Any]
+        let first =
+            try JSONSerialization.jsonObject(with: Data(run.stdout.split(separator: "\n")[0].utf8)) as! [String: Any]
         #expect((first["why"] as? String)?.hasPrefix("first confident reading") == true)
     }
 
@@ -120,16 +122,24 @@ struct DemoCommandTests {
         let names = try run.stdout.split(separator: "\n").map {
             (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["orientation"] as! String
         }
-        #expect(names == ["portrait", "landscape-left", "face-up", "landscape-left", "portrait", "portrait-upside-down", "landscape-right"])
+        #expect(
+            names == [
+                "portrait", "landscape-left", "face-up", "landscape-left", "portrait", "portrait-upside-down",
+                "landscape-right",
+            ])
     }
 }
 
 @Suite("JSON text")
 struct JSONTextTests {
-    @Test(arguments: [("plain", "\"plain\""), ("a\"b", "\"a\\\"b\""), ("back\\slash", "\"back\\\\slash\""),
-                      ("line\nbreak", "\"line\\nbreak\""), ("\u{1}", "\"\\u0001\""), ("45°", "\"45°\"")])
+    @Test(arguments: [
+        ("plain", "\"plain\""), ("a\"b", "\"a\\\"b\""), ("back\\slash", "\"back\\\\slash\""),
+        ("line\nbreak", "\"line\\nbreak\""), ("\u{1}", "\"\\u0001\""), ("45°", "\"45°\""),
+    ])
     func quoting(input: String, expected: String) throws {
         #expect(JSON.quote(input) == expected)
-        #expect(try JSONSerialization.jsonObject(with: Data(JSON.quote(input).utf8), options: .fragmentsAllowed) as? String == input)
+        #expect(
+            try JSONSerialization.jsonObject(with: Data(JSON.quote(input).utf8), options: .fragmentsAllowed) as? String
+                == input)
     }
 }
