@@ -1,0 +1,115 @@
+/// How a rotation is carried out.
+public enum RotationStrategy: String, CaseIterable, Sendable, Hashable, Codable {
+    /// Turn only the video surface (and the overlays with it); the output stays as it is.
+    case surface
+    /// Turn the whole output through the display backend.
+    case interface
+    /// `interface` when the display can turn its output and Upright owns it, else `surface`.
+    case auto
+
+    /// Every wire name, for error messages.
+    public static let allNames: [String] = allCases.map(\.rawValue)
+}
+
+/// The strategy a decision applies: never both at once.
+public enum AppliedStrategy: String, Sendable, Hashable, Codable {
+    case surface
+    case interface
+    /// Nothing turns (a `keep` decision).
+    case none
+}
+
+/// One screen of the product (idle, inline, full screen, a menu ...) and what it allows.
+///
+/// A scene overrides only what it needs; everything it leaves `nil` comes from
+/// ``SceneSettings/defaults``: portrait only, no autorotation, like a view controller that
+/// overrides nothing in the seed's category approach (not a base class).
+public struct Scene: Sendable, Hashable {
+    public var name: String
+    public var supported: OrientationMask?
+    public var autorotate: Bool?
+    /// The orientation to present the scene in when the current one is not allowed
+    /// (`preferredInterfaceOrientationForPresentation`).
+    public var preferred: InterfaceOrientation?
+    public var strategy: RotationStrategy?
+    /// While the rotation lock is on, entering this scene turns to a supported orientation anyway
+    /// (the physical one when the motion fallback knows it, else `preferred`).
+    public var forceWhenLocked: Bool?
+
+    public init(
+        _ name: String, supported: OrientationMask? = nil, autorotate: Bool? = nil,
+        preferred: InterfaceOrientation? = nil, strategy: RotationStrategy? = nil, forceWhenLocked: Bool? = nil
+    ) {
+        self.name = name
+        self.supported = supported
+        self.autorotate = autorotate
+        self.preferred = preferred
+        self.strategy = strategy
+        self.forceWhenLocked = forceWhenLocked
+    }
+
+    /// The scene with every unset value taken from `defaults`.
+    public func resolved(_ defaults: SceneSettings = .defaults) -> SceneSettings {
+        SceneSettings(
+            supported: supported ?? defaults.supported, autorotate: autorotate ?? defaults.autorotate,
+            preferred: preferred ?? defaults.preferred, strategy: strategy ?? defaults.strategy,
+            forceWhenLocked: forceWhenLocked ?? defaults.forceWhenLocked)
+    }
+
+    /// The names of the built-in scenes.
+    public static let idle = "idle"
+    public static let inline = "inline"
+    public static let fullscreen = "fullscreen"
+}
+
+/// A scene's settings with nothing left unset.
+public struct SceneSettings: Sendable, Hashable {
+    public var supported: OrientationMask
+    public var autorotate: Bool
+    public var preferred: InterfaceOrientation?
+    public var strategy: RotationStrategy
+    public var forceWhenLocked: Bool
+
+    public init(
+        supported: OrientationMask, autorotate: Bool, preferred: InterfaceOrientation?, strategy: RotationStrategy,
+        forceWhenLocked: Bool
+    ) {
+        self.supported = supported
+        self.autorotate = autorotate
+        self.preferred = preferred
+        self.strategy = strategy
+        self.forceWhenLocked = forceWhenLocked
+    }
+
+    /// What a scene gets for everything it does not set: portrait only, no autorotation, the
+    /// `auto` strategy, no forced rotation while locked.
+    public static let defaults = SceneSettings(
+        supported: .portrait, autorotate: false, preferred: nil, strategy: .auto, forceWhenLocked: false)
+}
+
+/// What the display can do, as the display backend reports it.
+public struct DisplayAbilities: Sendable, Hashable {
+    /// The backend can turn its output at run time.
+    public var canRotateOutput: Bool
+    /// Upright owns the output (kiosk); a windowed Upright shares it and never turns it.
+    public var ownsOutput: Bool
+
+    public init(canRotateOutput: Bool, ownsOutput: Bool) {
+        self.canRotateOutput = canRotateOutput
+        self.ownsOutput = ownsOutput
+    }
+
+    /// No backend: only the surface can turn.
+    public static let none = DisplayAbilities(canRotateOutput: false, ownsOutput: false)
+    /// A kiosk on a compositor that turns outputs.
+    public static let kiosk = DisplayAbilities(canRotateOutput: true, ownsOutput: true)
+
+    /// The strategy `requested` comes to on this display.
+    public func strategy(for requested: RotationStrategy) -> AppliedStrategy {
+        let interfacePossible = canRotateOutput && ownsOutput
+        switch requested {
+        case .surface: return .surface
+        case .interface, .auto: return interfacePossible ? .interface : .surface
+        }
+    }
+}
