@@ -1,0 +1,99 @@
+import Foundation
+public import OrientationCore
+import TOMLKit
+
+/// Upright's configuration: every setting, validated, with defaults for what the file leaves out.
+public struct UprightConfiguration: Sendable {
+    /// Where the accelerometer is read.
+    public struct Sensor: Sendable, Hashable {
+        public var uri = "local:"
+        public var device = "accel_3d"
+        public var rateHz = 25.0
+        public var mountMatrix = "auto"
+    }
+
+    /// The rotation lock.
+    public struct Lock: Sendable, Hashable {
+        public var locked = false
+        public var evdev = "auto"
+    }
+
+    /// The display backend.
+    public struct Display: Sendable, Hashable {
+        public var backend = "auto"
+        public var output = "auto"
+        public var natural: InterfaceOrientation = .portrait
+    }
+
+    /// What plays.
+    public struct Player: Sendable, Hashable {
+        public var playlist: [String] = []
+        public var loop = true
+        /// Options passed to mpv as they are, in file order.
+        public var mpv: [String: String] = [:]
+    }
+
+    public var policy = PolicyConfiguration()
+    public var classifier = OrientationClassifier.Parameters()
+    public var sensor = Sensor()
+    public var lock = Lock()
+    public var display = Display()
+    public var player = Player()
+    /// Action → keys (`fullscreen` → `["f", "F11"]`).
+    public var hotkeys: [String: [String]] = ["fullscreen": ["f", "F11"], "lock": ["l"]]
+    /// Warnings found while reading (unknown keys, with the closest known one).
+    public var warnings: [Diagnostic] = []
+    /// The file it came from; `nil` for the built-in defaults.
+    public var file: String?
+
+    public init() {}
+
+    /// The display backends a configuration may name.
+    public static let backends = ["auto", "sway", "wlroots", "x11", "none"]
+
+    /// Reads and validates a configuration file.
+    ///
+    /// - Throws: ``ConfigurationError`` with every error (and the warnings) found, each with its
+    ///   file:line:column, or a single one for a file that cannot be read.
+    public static func load(path: String) throws(ConfigurationError) -> UprightConfiguration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw ConfigurationError(diagnostics: [
+                Diagnostic(file: path, line: nil, column: nil, severity: .error,
+                           message: exists ? "cannot read the configuration file" : "no such file")
+            ])
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Parses and validates configuration text; `file` names it in diagnostics.
+    public static func parse(_ text: String, file: String = "<config>") throws(ConfigurationError)
+        -> UprightConfiguration
+    {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let e as TOMLParseError {
+            throw ConfigurationError(diagnostics: [
+                Diagnostic(file: file, line: e.source.begin.line, column: e.source.begin.column, severity: .error,
+                           message: "invalid TOML: " + e.description.replacingOccurrences(
+                               of: " (at line \(e.source.begin.line), column \(e.source.begin.column))", with: ""))
+            ])
+        } catch {
+            throw ConfigurationError(diagnostics: [
+                Diagnostic(file: file, line: nil, column: nil, severity: .error, message: "invalid TOML: \(error)")
+            ])
+        }
+        var reader = ConfigReader(file: file, map: SourceMap(text))
+        var config = reader.read(table)
+        config.file = file
+        reader.validate(&config)
+        let errors = reader.diagnostics.filter { $0.severity == .error }
+        guard errors.isEmpty else { throw ConfigurationError(diagnostics: reader.diagnostics) }
+        config.warnings = reader.diagnostics
+        return config
+    }
+}

@@ -1,0 +1,129 @@
+import Config
+import Foundation
+import OrientationCore
+import Testing
+
+func parse(_ text: String) throws -> UprightConfiguration { try UprightConfiguration.parse(text, file: "u.toml") }
+
+/// The diagnostics for `text` (errors thrown, or warnings kept), rendered.
+func diagnostics(_ text: String) -> [String] {
+    do {
+        return try parse(text).warnings.map(\.description)
+    } catch let e as ConfigurationError {
+        return e.diagnostics.map(\.description)
+    } catch {
+        return ["unexpected \(error)"]
+    }
+}
+
+@Suite("Configuration")
+struct ConfigTests {
+    @Test func theShippedExampleLoadsWithoutWarnings() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/upright.toml").standardized
+        let c = try UprightConfiguration.load(path: example.path)
+        #expect(c.warnings.isEmpty, "\(c.warnings)")
+        #expect(c.policy.appSupported == .allButUpsideDown)
+        #expect(c.policy.effectiveMask(of: Scene.fullscreen) == .landscape)
+        #expect(c.policy.settings(of: Scene.fullscreen)?.preferred == .landscapeRight)
+        #expect(c.policy.settings(of: "menu")?.supported == .portrait)
+        #expect(c.player.mpv["hwdec"] == "auto-safe")
+        #expect(c.hotkeys["fullscreen"] == ["f", "F11"])
+        #expect(c.policy.problems.isEmpty)
+    }
+
+    @Test func anEmptyFileGivesTheDefaults() throws {
+        let c = try parse("")
+        #expect(c.policy == PolicyConfiguration())
+        #expect(c.classifier == OrientationClassifier.Parameters())
+        #expect(c.sensor.uri == "local:")
+    }
+
+    @Test func aSceneOverridesOnlyWhatItSets() throws {
+        let c = try parse("[scenes.fullscreen]\npreferred = \"landscape-left\"\n[scenes.menu]\nautorotate = true\n")
+        let full = try #require(c.policy.settings(of: Scene.fullscreen))
+        #expect(full.preferred == .landscapeLeft && full.supported == .landscape && full.autorotate)
+        let menu = try #require(c.policy.settings(of: "menu"))
+        #expect(menu.supported == .portrait && menu.autorotate)
+    }
+
+    @Test func anUnknownOrientationPointsAtTheName() {
+        let text = """
+            [app]
+            supported = ["portrait",
+                         "landscap-left"]
+            """
+        #expect(diagnostics(text) == [
+            "u.toml:3:14: error: unknown orientation 'landscap-left'; expected one of: portrait, landscape-right, "
+                + "portrait-upside-down, landscape-left"
+        ])
+        #expect(diagnostics("[app]\nlaunch = \"face-up\"\n") == [
+            "u.toml:2:10: error: unknown orientation 'face-up'; expected one of: portrait, landscape-right, "
+                + "portrait-upside-down, landscape-left ('face-up' is a device orientation, not an interface one)"
+        ])
+    }
+
+    @Test func anEmptyIntersectionNamesTheSceneTheMasksAndThePlace() {
+        let text = "[display]\nsupported = [\"portrait\", \"landscape-right\"]\n\n[scenes.video]\nsupported = [\"landscape-left\"]\n"
+        #expect(diagnostics(text) == [
+            "u.toml:5:1: error: scene 'video' can show no orientation: its supported [landscape-left], the app's "
+                + "[portrait, landscape-right, landscape-left] and the display's [portrait, landscape-right] "
+                + "have nothing in common"
+        ])
+    }
+
+    @Test func preferredOutsideTheMask() {
+        let text = "[scenes.fullscreen]\n  preferred = \"portrait\"\n"
+        #expect(diagnostics(text) == [
+            "u.toml:2:3: error: scene 'fullscreen' prefers 'portrait', which is outside what it may show "
+                + "[landscape-right, landscape-left]"
+        ])
+    }
+
+    @Test func unknownKeysAreWarningsWithTheClosestKnownKey() {
+        #expect(diagnostics("[scenes.fullscreen]\nautorotat = true\n[sensr]\nx = 1\n[app]\nzzzzzz = 1\n") == [
+            "u.toml:3:1: warning: unknown key 'sensr'; did you mean 'sensor'?",
+            "u.toml:6:1: warning: unknown key 'app.zzzzzz'; it is ignored",
+            "u.toml:2:1: warning: unknown key 'scenes.fullscreen.autorotat'; did you mean 'autorotate'?",
+        ])
+    }
+
+    @Test func syntaxErrorsComeFromTheParserWithTheirPlace() {
+        let d = diagnostics("[app]\nsupported = [\"portrait\",\nlaunch = 3\n")
+        #expect(d.count == 1)
+        #expect(d[0].hasPrefix("u.toml:3:") && d[0].contains(": error: invalid TOML: "))
+    }
+
+    @Test(arguments: [
+        ("[lock]\nlocked = \"yes\"\n", "u.toml:2:10: error: 'lock.locked' must be true or false, not string"),
+        ("[sensor]\nuri = \"http://x\"\n", "u.toml:2:7: error: bad sensor URI 'http://x'; expected local:, ip:HOST[:PORT], usb:, serial:, xml:FILE, replay:FILE.csv or none"),
+        ("[sensor]\nrate_hz = 0\n", "u.toml:2:11: error: 'sensor.rate_hz' must be above 0 and at most 1000, not 0.0"),
+        ("[display]\nbackend = \"wayland\"\n", "u.toml:2:11: error: unknown display backend 'wayland'; expected one of: auto, sway, wlroots, x11, none"),
+        ("[scenes.fullscreen]\nstrategy = \"both\"\n", "u.toml:2:12: error: unknown strategy 'both'; expected one of: surface, interface, auto"),
+        ("[classifier]\nhysteresis = 50\n", "u.toml:2:14: error: hysteresis must be at least 0° and under 45°, not 50.0"),
+        ("[transition]\nduration = -1\n", "u.toml:2:12: error: 'transition.duration' must be 0 or more seconds, not -1.0"),
+        ("[app]\nlaunch = \"landscape-left\"\nsupported = [\"portrait\", \"landscape-right\"]\n", "u.toml:2:1: error: the launch orientation 'landscape-left' is not allowed by the app [portrait, landscape-right] and the display [portrait, landscape-right, portrait-upside-down, landscape-left]"),
+        ("[app]\nsupported = [\"portrait\"]\n", "u.toml:2:1: error: scene 'fullscreen' can show no orientation: its supported [landscape-right, landscape-left], the app's [portrait] and the display's [portrait, landscape-right, portrait-upside-down, landscape-left] have nothing in common (a built-in scene: give [scenes.fullscreen] a supported list the app and display allow)"),
+    ])
+    func badValues(text: String, expected: String) {
+        #expect(diagnostics(text) == [expected])
+    }
+
+    @Test func everyErrorIsReportedAtOnce() {
+        #expect(diagnostics("[lock]\nlocked = 1\n[display]\nbackend = \"x\"\n").count == 2)
+    }
+
+    @Test func missingFile() {
+        #expect(throws: ConfigurationError.self) { try UprightConfiguration.load(path: "/nonexistent/u.toml") }
+        do {
+            _ = try UprightConfiguration.load(path: "/nonexistent/u.toml")
+        } catch {
+            #expect(error.description == "/nonexistent/u.toml: error: no such file")
+        }
+    }
+
+    @Test func classifierSettings() throws {
+        let c = try parse("[classifier]\nsettle_time = 0.2\nhysteresis = 20\n")
+        #expect(c.classifier.settleTime == 0.2 && c.classifier.hysteresis == 20)
+    }
+}
