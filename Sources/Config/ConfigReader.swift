@@ -28,8 +28,10 @@ struct ConfigReader {
     // MARK: - Diagnostics
 
     mutating func report(_ severity: Diagnostic.Severity, _ message: String, at place: SourceMap.Place?) {
-        diagnostics.append(Diagnostic(file: file, line: place?.line, column: place?.column, severity: severity,
-                                      message: message))
+        diagnostics.append(
+            Diagnostic(
+                file: file, line: place?.line, column: place?.column, severity: severity,
+                message: message))
     }
 
     mutating func error(_ message: String, at path: [String]) { report(.error, message, at: map.valuePlace(of: path)) }
@@ -116,9 +118,12 @@ struct ConfigReader {
     }
 
     func unknownOrientation(_ name: String) -> String {
-        var message = "unknown orientation '\(name)'; expected one of: "
+        var message =
+            "unknown orientation '\(name)'; expected one of: "
             + InterfaceOrientation.allNames.joined(separator: ", ")
-        if DeviceOrientation(name: name) != nil { message += " ('\(name)' is a device orientation, not an interface one)" }
+        if DeviceOrientation(name: name) != nil {
+            message += " ('\(name)' is a device orientation, not an interface one)"
+        }
         return message
     }
 
@@ -144,13 +149,19 @@ struct ConfigReader {
             launch = orientation(app, ["app", "launch"]) ?? launch
         }
         if let t = section("transition"), let d = number(t, ["transition", "duration"]) {
-            if d >= 0 { duration = d } else { error("'transition.duration' must be 0 or more seconds, not \(d)", at: ["transition", "duration"]) }
+            if d >= 0 {
+                duration = d
+            } else {
+                error("'transition.duration' must be 0 or more seconds, not \(d)", at: ["transition", "duration"])
+            }
         }
         if let s = section("sensor") {
             c.sensor.uri = string(s, ["sensor", "uri"]) ?? c.sensor.uri
             c.sensor.device = string(s, ["sensor", "device"]) ?? c.sensor.device
             if let r = number(s, ["sensor", "rate_hz"]) {
-                if r > 0 && r <= 1000 { c.sensor.rateHz = r } else {
+                if r > 0 && r <= 1000 {
+                    c.sensor.rateHz = r
+                } else {
                     error("'sensor.rate_hz' must be above 0 and at most 1000, not \(r)", at: ["sensor", "rate_hz"])
                 }
             }
@@ -159,7 +170,9 @@ struct ConfigReader {
             if !(uri == "local:" || uri.hasPrefix("ip:") || uri.hasPrefix("usb:") || uri.hasPrefix("serial:")
                 || uri.hasPrefix("xml:") || uri.hasPrefix("replay:") || uri == "none")
             {
-                error("bad sensor URI '\(uri)'; expected local:, ip:HOST[:PORT], usb:, serial:, xml:FILE, replay:FILE.csv or none", at: ["sensor", "uri"])
+                error(
+                    "bad sensor URI '\(uri)'; expected local:, ip:HOST[:PORT], usb:, serial:, xml:FILE, replay:FILE.csv or none",
+                    at: ["sensor", "uri"])
             }
         }
         if let l = section("lock") {
@@ -168,8 +181,12 @@ struct ConfigReader {
         }
         if let d = section("display") {
             if let b = string(d, ["display", "backend"]) {
-                if UprightConfiguration.backends.contains(b) { c.display.backend = b } else {
-                    error("unknown display backend '\(b)'; expected one of: " + UprightConfiguration.backends.joined(separator: ", "), at: ["display", "backend"])
+                if UprightConfiguration.backends.contains(b) {
+                    c.display.backend = b
+                } else {
+                    error(
+                        "unknown display backend '\(b)'; expected one of: "
+                            + UprightConfiguration.backends.joined(separator: ", "), at: ["display", "backend"])
                 }
             }
             c.display.output = string(d, ["display", "output"]) ?? c.display.output
@@ -190,8 +207,12 @@ struct ConfigReader {
                 if let p = orientation(t, path + ["preferred"]) { scene.preferred = p }
                 if let f = bool(t, path + ["force_when_locked"]) { scene.forceWhenLocked = f }
                 if let st = string(t, path + ["strategy"]) {
-                    if let strategy = RotationStrategy(rawValue: st) { scene.strategy = strategy } else {
-                        error("unknown strategy '\(st)'; expected one of: " + RotationStrategy.allNames.joined(separator: ", "), at: path + ["strategy"])
+                    if let strategy = RotationStrategy(rawValue: st) {
+                        scene.strategy = strategy
+                    } else {
+                        error(
+                            "unknown strategy '\(st)'; expected one of: "
+                                + RotationStrategy.allNames.joined(separator: ", "), at: path + ["strategy"])
                     }
                 }
                 scenes[name] = scene
@@ -204,10 +225,13 @@ struct ConfigReader {
                 if let m = v.table {
                     for key in m.keys.sorted() {
                         let value = m[key]!
-                        c.player.mpv[key] = value.string ?? value.bool.map { $0 ? "yes" : "no" }
+                        c.player.mpv[key] =
+                            value.string ?? value.bool.map { $0 ? "yes" : "no" }
                             ?? value.int.map(String.init) ?? value.double.map { String($0) }
                         if c.player.mpv[key] == nil {
-                            error("'player.mpv.\(key)' must be a string, a number or true/false", at: ["player", "mpv", key])
+                            error(
+                                "'player.mpv.\(key)' must be a string, a number or true/false",
+                                at: ["player", "mpv", key])
                         }
                     }
                 } else {
@@ -254,13 +278,14 @@ struct ConfigReader {
         guard diagnostics.allSatisfy({ $0.severity != .error }) else { return }
         for problem in c.policy.problems {
             var message = problem.description
-            var path: [String] = switch problem {
-            case .emptyAppDisplayMask: ["app", "supported"]
-            case .launchOutsideMask: ["app", "launch"]
-            case .emptyIntersection(let scene, _, _, _): ["scenes", scene, "supported"]
-            case .preferredOutsideMask(let scene, _, _): ["scenes", scene, "preferred"]
-            case .unknownScene, .badTransitionDuration: ["app"]
-            }
+            var path: [String] =
+                switch problem {
+                case .emptyAppDisplayMask: ["app", "supported"]
+                case .launchOutsideMask: ["app", "launch"]
+                case .emptyIntersection(let scene, _, _, _): ["scenes", scene, "supported"]
+                case .preferredOutsideMask(let scene, _, _): ["scenes", scene, "preferred"]
+                case .unknownScene, .badTransitionDuration: ["app"]
+                }
             if let scene = problem.scene, map.place(of: ["scenes", scene]) == nil {
                 // A built-in scene the file does not mention: point at what made it invalid.
                 path = ["app", "supported"]

@@ -62,8 +62,9 @@ public struct UprightConfiguration: Sendable {
         } catch {
             let exists = FileManager.default.fileExists(atPath: path)
             throw ConfigurationError(diagnostics: [
-                Diagnostic(file: path, line: nil, column: nil, severity: .error,
-                           message: exists ? "cannot read the configuration file" : "no such file")
+                Diagnostic(
+                    file: path, line: nil, column: nil, severity: .error,
+                    message: exists ? "cannot read the configuration file" : "no such file")
             ])
         }
         return try parse(text, file: path)
@@ -78,9 +79,11 @@ public struct UprightConfiguration: Sendable {
             table = try TOMLTable(string: text)
         } catch let e as TOMLParseError {
             throw ConfigurationError(diagnostics: [
-                Diagnostic(file: file, line: e.source.begin.line, column: e.source.begin.column, severity: .error,
-                           message: "invalid TOML: " + e.description.replacingOccurrences(
-                               of: " (at line \(e.source.begin.line), column \(e.source.begin.column))", with: ""))
+                Diagnostic(
+                    file: file, line: e.source.begin.line, column: e.source.begin.column, severity: .error,
+                    message: "invalid TOML: "
+                        + e.description.replacingOccurrences(
+                            of: " (at line \(e.source.begin.line), column \(e.source.begin.column))", with: ""))
             ])
         } catch {
             throw ConfigurationError(diagnostics: [

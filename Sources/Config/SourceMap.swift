@@ -32,7 +32,8 @@ struct SourceMap {
             let path = (table + Self.split(keyText)).joined(separator: ".")
             keys[path] = Place(line: i + 1, column: indent + 1)
             let afterEq = body[body.index(after: eq)...]
-            let valueOffset = body.distance(from: body.startIndex, to: eq) + 1
+            let valueOffset =
+                body.distance(from: body.startIndex, to: eq) + 1
                 + afterEq.prefix { $0 == " " || $0 == "\t" }.count
             values[path] = Place(line: i + 1, column: indent + valueOffset + 1)
         }
@@ -62,7 +63,8 @@ struct SourceMap {
             let text = String(line.dropFirst(from))
             for quote in ["\"", "'"] {
                 if let r = text.range(of: quote + element + quote) {
-                    return Place(line: lineIndex + 1, column: from + text.distance(from: text.startIndex, to: r.lowerBound) + 1)
+                    return Place(
+                        line: lineIndex + 1, column: from + text.distance(from: text.startIndex, to: r.lowerBound) + 1)
                 }
             }
             if lineIndex > start.line - 1, text.contains("=") { break }
@@ -73,7 +75,9 @@ struct SourceMap {
     private static func split(_ key: Substring) -> [String] {
         key.split(separator: ".").map { part in
             var s = part.trimmingSpaces
-            if s.count >= 2, let f = s.first, f == "\"" || f == "'", s.last == f { s = String(s.dropFirst().dropLast()) }
+            if s.count >= 2, let f = s.first, f == "\"" || f == "'", s.last == f {
+                s = String(s.dropFirst().dropLast())
+            }
             return s
         }
     }

@@ -198,9 +198,11 @@ public struct OrientationPolicy: Sendable {
     /// The launch decision, before the first frame, then an evaluation of the starting state.
     public mutating func start(at t: Double) -> [PolicyOutput] {
         var out: [PolicyOutput] = [
-            .decision(record(RotationDecision(
-                t: t, kind: .rotate, interface: interface, strategy: strategy, scene: topScene, reason: .launch,
-                cause: "launch")))
+            .decision(
+                record(
+                    RotationDecision(
+                        t: t, kind: .rotate, interface: interface, strategy: strategy, scene: topScene, reason: .launch,
+                        cause: "launch")))
         ]
         out += evaluate(at: t, cause: "launch", entering: true)
         return out
@@ -390,9 +392,11 @@ public struct OrientationPolicy: Sendable {
         interface = target
         strategy = wanted
         var out: [PolicyOutput] = [
-            .decision(record(RotationDecision(
-                t: t, kind: .rotate, interface: target, strategy: wanted, scene: topScene, reason: reason,
-                cause: cause)))
+            .decision(
+                record(
+                    RotationDecision(
+                        t: t, kind: .rotate, interface: target, strategy: wanted, scene: topScene, reason: reason,
+                        cause: cause)))
         ]
         let quarterTurns = from.turn(to: target) / 90
         let duration = configuration.transitionDuration * Double(max(1, quarterTurns))
@@ -418,8 +422,10 @@ public struct OrientationPolicy: Sendable {
     }
 
     private mutating func keep(_ t: Double, _ reason: DecisionReason, _ cause: String) -> RotationDecision {
-        record(RotationDecision(
-            t: t, kind: .keep, interface: interface, strategy: .none, scene: topScene, reason: reason, cause: cause))
+        record(
+            RotationDecision(
+                t: t, kind: .keep, interface: interface, strategy: .none, scene: topScene, reason: reason, cause: cause)
+        )
     }
 
     private mutating func record(_ d: RotationDecision) -> RotationDecision {

@@ -65,7 +65,8 @@ public struct PolicyConfiguration: Sendable, Hashable {
             let mask = effectiveMask(of: name)
             if mask.isEmpty, !base.isEmpty {
                 out.append(
-                    .emptyIntersection(scene: name, app: appSupported, display: displaySupported, sceneMask: s.supported))
+                    .emptyIntersection(
+                        scene: name, app: appSupported, display: displaySupported, sceneMask: s.supported))
             }
             if let p = s.preferred, !mask.isEmpty, !mask.allows(p) {
                 out.append(.preferredOutsideMask(scene: name, preferred: p, mask: mask))

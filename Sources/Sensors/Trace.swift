@@ -43,6 +43,21 @@ public struct Trace: Sendable {
         return try parse(data, path: path)
     }
 
+    /// The trace as CSV text with the header `t,x,y,z`.
+    public var csv: String {
+        var text = "t,x,y,z\n"
+        text.reserveCapacity(samples.count * 36)
+        for s in samples {
+            text += "\(fixed(s.t, 4)),\(fixed(s.x, 4)),\(fixed(s.y, 4)),\(fixed(s.z, 4))\n"
+        }
+        return text
+    }
+
+    /// Writes the trace as CSV, replacing the file atomically.
+    public func write(to path: String) throws {
+        try csv.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
     /// Parses trace text; `path` is used in error messages only.
     public static func parse(_ text: String, path: String = "<trace>") throws(Failure) -> Trace {
         try parse(Data(text.utf8), path: path)
@@ -158,4 +173,9 @@ public struct Trace: Sendable {
         }
         return (index["t"]!, index["x"]!, index["y"]!, index["z"]!)
     }
+}
+
+/// `value` with `decimals` digits after the point (C formatting, the locale-independent way).
+private func fixed(_ value: Double, _ decimals: Int) -> String {
+    String(format: "%.\(decimals)f", value)
 }

@@ -31,6 +31,25 @@ struct ClassifierOptions: ParsableArguments {
     /// The default parameters with the given overrides applied.
     var parameters: OrientationClassifier.Parameters {
         var p = OrientationClassifier.Parameters()
+        p.override(with: self)
+        return p
+    }
+
+    func validate() throws {
+        let problems = parameters.problems
+        if !problems.isEmpty { throw ValidationError(problems.joined(separator: "; ")) }
+    }
+}
+
+extension OrientationClassifier.Parameters {
+    /// Applies the options given on the command line.
+    mutating func override(with o: ClassifierOptions) {
+        var p = self
+        defer { self = p }
+        let filterTimeConstant = o.filterTimeConstant, settleTime = o.settleTime, quietTime = o.quietTime
+        let accelerationTolerance = o.accelerationTolerance, freeFallMagnitude = o.freeFallMagnitude
+        let hysteresis = o.hysteresis, initialMargin = o.initialMargin, faceEnterTilt = o.faceEnterTilt
+        let faceExitTilt = o.faceExitTilt, maxTurnRate = o.maxTurnRate, maxGap = o.maxGap, gravity = o.gravity
         if let filterTimeConstant { p.filterTimeConstant = filterTimeConstant }
         if let settleTime { p.settleTime = settleTime }
         if let quietTime { p.quietTime = quietTime }
@@ -43,11 +62,5 @@ struct ClassifierOptions: ParsableArguments {
         if let maxTurnRate { p.maxTurnRate = maxTurnRate }
         if let maxGap { p.maxGap = maxGap }
         if let gravity { p.gravity = gravity }
-        return p
-    }
-
-    func validate() throws {
-        let problems = parameters.problems
-        if !problems.isEmpty { throw ValidationError(problems.joined(separator: "; ")) }
     }
 }

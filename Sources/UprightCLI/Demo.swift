@@ -11,12 +11,22 @@ struct Demo: ParsableCommand {
     @Flag(help: "Print JSON lines (as `upright replay --explain`) instead of the readable log.")
     var json = false
 
+    @Option(help: "Also write the demo trace to this CSV file (t,x,y,z), for `upright replay`.")
+    var writeTrace: String?
+
     @OptionGroup(title: "Classifier parameters")
     var classifier: ClassifierOptions
 
     func run() throws {
         var out = OutputBuffer()
         let samples = DemoTrace.samples()
+        if let writeTrace {
+            do {
+                try Trace(samples: samples).write(to: writeTrace)
+            } catch {
+                throw CLIFailure("cannot write the trace to \(writeTrace): \(error.localizedDescription)")
+            }
+        }
         var steps = DemoTrace.script.steps[...]
         if !json {
             out.write(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Config
 public import OrientationCore
 import Sensors
 
@@ -19,8 +20,28 @@ struct Replay: ParsableCommand {
     @Flag(help: "Add a \"why\" field that explains each change.")
     var explain = false
 
+    @Option(help: "Dry run: decide with this configuration's [app], [display], [scenes.NAME] and [lock] tables.")
+    var config: String?
+
+    @Option(help: "Dry run: commands at given times, JSON lines such as {\"t\": 5.0, \"command\": \"fullscreen\"}.")
+    var events: String?
+
+    @Option(help: "Dry run: what the display can do: kiosk (turns its output), windowed, or none.")
+    var display: DisplayChoice?
+
     @OptionGroup(title: "Classifier parameters")
     var classifier: ClassifierOptions
+
+    enum DisplayChoice: String, ExpressibleByArgument, CaseIterable {
+        case kiosk, windowed, none
+        var abilities: DisplayAbilities {
+            switch self {
+            case .kiosk: .kiosk
+            case .windowed: DisplayAbilities(canRotateOutput: true, ownsOutput: false)
+            case .none: .none
+            }
+        }
+    }
 
     func run() throws {
         let samples: [GravitySample]
@@ -30,10 +51,34 @@ struct Replay: ParsableCommand {
             throw CLIFailure(diagnostic: error.description)
         }
         var out = OutputBuffer()
-        ReplayRun.run(samples, parameters: classifier.parameters) { change in
-            out.write(ReplayRun.jsonLine(change, explain: explain))
+        defer { out.flush() }
+        guard config != nil || events != nil || display != nil else {
+            ReplayRun.run(samples, parameters: classifier.parameters) { change in
+                out.write(ReplayRun.jsonLine(change, explain: explain))
+            }
+            return
         }
-        out.flush()
+        var configuration = UprightConfiguration()
+        if let config {
+            do {
+                configuration = try UprightConfiguration.load(path: config)
+            } catch {
+                throw CLIFailure(diagnostic: error.description)
+            }
+            for w in configuration.warnings { writeStandardError("\(w)\n") }
+        }
+        let timed = try events.map { path throws(CLIFailure) in try EventsFile.load(path: path) } ?? []
+        var parameters = configuration.classifier
+        parameters.override(with: classifier)
+        let abilities = display?.abilities ?? (configuration.display.backend == "none" ? .none : .kiosk)
+        do {
+            try DryRun.run(
+                samples: samples, classifier: parameters, policy: configuration.policy, display: abilities,
+                locked: configuration.lock.locked, events: timed, explain: explain
+            ) { out.write($0) }
+        } catch {
+            throw CLIFailure(error.description)
+        }
     }
 }
 

@@ -4,8 +4,8 @@ import Glibc
 /// A failure that has already been worded for the user, exit status 1: printed as
 /// `upright: error: MESSAGE`, or as it is when it is a diagnostic that names its own place
 /// (`trace.csv:12: error: ...`).
-struct CLIFailure: Error, CustomStringConvertible {
-    var description: String
+public struct CLIFailure: Error, CustomStringConvertible {
+    public var description: String
     var isDiagnostic = false
     init(_ message: String) { description = message }
     init(diagnostic: String) {

@@ -53,39 +53,45 @@ struct ConfigTests {
             supported = ["portrait",
                          "landscap-left"]
             """
-        #expect(diagnostics(text) == [
-            "u.toml:3:14: error: unknown orientation 'landscap-left'; expected one of: portrait, landscape-right, "
-                + "portrait-upside-down, landscape-left"
-        ])
-        #expect(diagnostics("[app]\nlaunch = \"face-up\"\n") == [
-            "u.toml:2:10: error: unknown orientation 'face-up'; expected one of: portrait, landscape-right, "
-                + "portrait-upside-down, landscape-left ('face-up' is a device orientation, not an interface one)"
-        ])
+        #expect(
+            diagnostics(text) == [
+                "u.toml:3:14: error: unknown orientation 'landscap-left'; expected one of: portrait, landscape-right, "
+                    + "portrait-upside-down, landscape-left"
+            ])
+        #expect(
+            diagnostics("[app]\nlaunch = \"face-up\"\n") == [
+                "u.toml:2:10: error: unknown orientation 'face-up'; expected one of: portrait, landscape-right, "
+                    + "portrait-upside-down, landscape-left ('face-up' is a device orientation, not an interface one)"
+            ])
     }
 
     @Test func anEmptyIntersectionNamesTheSceneTheMasksAndThePlace() {
-        let text = "[display]\nsupported = [\"portrait\", \"landscape-right\"]\n\n[scenes.video]\nsupported = [\"landscape-left\"]\n"
-        #expect(diagnostics(text) == [
-            "u.toml:5:1: error: scene 'video' can show no orientation: its supported [landscape-left], the app's "
-                + "[portrait, landscape-right, landscape-left] and the display's [portrait, landscape-right] "
-                + "have nothing in common"
-        ])
+        let text =
+            "[display]\nsupported = [\"portrait\", \"landscape-right\"]\n\n[scenes.video]\nsupported = [\"landscape-left\"]\n"
+        #expect(
+            diagnostics(text) == [
+                "u.toml:5:1: error: scene 'video' can show no orientation: its supported [landscape-left], the app's "
+                    + "[portrait, landscape-right, landscape-left] and the display's [portrait, landscape-right] "
+                    + "have nothing in common"
+            ])
     }
 
     @Test func preferredOutsideTheMask() {
         let text = "[scenes.fullscreen]\n  preferred = \"portrait\"\n"
-        #expect(diagnostics(text) == [
-            "u.toml:2:3: error: scene 'fullscreen' prefers 'portrait', which is outside what it may show "
-                + "[landscape-right, landscape-left]"
-        ])
+        #expect(
+            diagnostics(text) == [
+                "u.toml:2:3: error: scene 'fullscreen' prefers 'portrait', which is outside what it may show "
+                    + "[landscape-right, landscape-left]"
+            ])
     }
 
     @Test func unknownKeysAreWarningsWithTheClosestKnownKey() {
-        #expect(diagnostics("[scenes.fullscreen]\nautorotat = true\n[sensr]\nx = 1\n[app]\nzzzzzz = 1\n") == [
-            "u.toml:3:1: warning: unknown key 'sensr'; did you mean 'sensor'?",
-            "u.toml:6:1: warning: unknown key 'app.zzzzzz'; it is ignored",
-            "u.toml:2:1: warning: unknown key 'scenes.fullscreen.autorotat'; did you mean 'autorotate'?",
-        ])
+        #expect(
+            diagnostics("[scenes.fullscreen]\nautorotat = true\n[sensr]\nx = 1\n[app]\nzzzzzz = 1\n") == [
+                "u.toml:3:1: warning: unknown key 'sensr'; did you mean 'sensor'?",
+                "u.toml:6:1: warning: unknown key 'app.zzzzzz'; it is ignored",
+                "u.toml:2:1: warning: unknown key 'scenes.fullscreen.autorotat'; did you mean 'autorotate'?",
+            ])
     }
 
     @Test func syntaxErrorsComeFromTheParserWithTheirPlace() {
@@ -96,14 +102,35 @@ struct ConfigTests {
 
     @Test(arguments: [
         ("[lock]\nlocked = \"yes\"\n", "u.toml:2:10: error: 'lock.locked' must be true or false, not string"),
-        ("[sensor]\nuri = \"http://x\"\n", "u.toml:2:7: error: bad sensor URI 'http://x'; expected local:, ip:HOST[:PORT], usb:, serial:, xml:FILE, replay:FILE.csv or none"),
+        (
+            "[sensor]\nuri = \"http://x\"\n",
+            "u.toml:2:7: error: bad sensor URI 'http://x'; expected local:, ip:HOST[:PORT], usb:, serial:, xml:FILE, replay:FILE.csv or none"
+        ),
         ("[sensor]\nrate_hz = 0\n", "u.toml:2:11: error: 'sensor.rate_hz' must be above 0 and at most 1000, not 0.0"),
-        ("[display]\nbackend = \"wayland\"\n", "u.toml:2:11: error: unknown display backend 'wayland'; expected one of: auto, sway, wlroots, x11, none"),
-        ("[scenes.fullscreen]\nstrategy = \"both\"\n", "u.toml:2:12: error: unknown strategy 'both'; expected one of: surface, interface, auto"),
-        ("[classifier]\nhysteresis = 50\n", "u.toml:2:14: error: hysteresis must be at least 0° and under 45°, not 50.0"),
-        ("[transition]\nduration = -1\n", "u.toml:2:12: error: 'transition.duration' must be 0 or more seconds, not -1.0"),
-        ("[app]\nlaunch = \"landscape-left\"\nsupported = [\"portrait\", \"landscape-right\"]\n", "u.toml:2:1: error: the launch orientation 'landscape-left' is not allowed by the app [portrait, landscape-right] and the display [portrait, landscape-right, portrait-upside-down, landscape-left]"),
-        ("[app]\nsupported = [\"portrait\"]\n", "u.toml:2:1: error: scene 'fullscreen' can show no orientation: its supported [landscape-right, landscape-left], the app's [portrait] and the display's [portrait, landscape-right, portrait-upside-down, landscape-left] have nothing in common (a built-in scene: give [scenes.fullscreen] a supported list the app and display allow)"),
+        (
+            "[display]\nbackend = \"wayland\"\n",
+            "u.toml:2:11: error: unknown display backend 'wayland'; expected one of: auto, sway, wlroots, x11, none"
+        ),
+        (
+            "[scenes.fullscreen]\nstrategy = \"both\"\n",
+            "u.toml:2:12: error: unknown strategy 'both'; expected one of: surface, interface, auto"
+        ),
+        (
+            "[classifier]\nhysteresis = 50\n",
+            "u.toml:2:14: error: hysteresis must be at least 0° and under 45°, not 50.0"
+        ),
+        (
+            "[transition]\nduration = -1\n",
+            "u.toml:2:12: error: 'transition.duration' must be 0 or more seconds, not -1.0"
+        ),
+        (
+            "[app]\nlaunch = \"landscape-left\"\nsupported = [\"portrait\", \"landscape-right\"]\n",
+            "u.toml:2:1: error: the launch orientation 'landscape-left' is not allowed by the app [portrait, landscape-right] and the display [portrait, landscape-right, portrait-upside-down, landscape-left]"
+        ),
+        (
+            "[app]\nsupported = [\"portrait\"]\n",
+            "u.toml:2:1: error: scene 'fullscreen' can show no orientation: its supported [landscape-right, landscape-left], the app's [portrait] and the display's [portrait, landscape-right, portrait-upside-down, landscape-left] have nothing in common (a built-in scene: give [scenes.fullscreen] a supported list the app and display allow)"
+        ),
     ])
     func badValues(text: String, expected: String) {
         #expect(diagnostics(text) == [expected])

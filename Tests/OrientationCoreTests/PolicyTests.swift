@@ -8,8 +8,10 @@ struct PolicyRun {
     var outputs: [PolicyOutput] = []
     var t = 0.0
 
-    init(_ configuration: PolicyConfiguration = PolicyConfiguration(), display: DisplayAbilities = .none,
-         locked: Bool = false) throws {
+    init(
+        _ configuration: PolicyConfiguration = PolicyConfiguration(), display: DisplayAbilities = .none,
+        locked: Bool = false
+    ) throws {
         policy = try OrientationPolicy(configuration: configuration, display: display, locked: locked)
         outputs = policy.start(at: 0)
     }
@@ -24,12 +26,18 @@ struct PolicyRun {
     }
 
     @discardableResult
-    mutating func device(_ o: DeviceOrientation, after dt: Double = 1) -> RotationDecision? { send(.device(o), after: dt).last }
+    mutating func device(_ o: DeviceOrientation, after dt: Double = 1) -> RotationDecision? {
+        send(.device(o), after: dt).last
+    }
     @discardableResult
-    mutating func command(_ c: PolicyCommand, after dt: Double = 1) -> RotationDecision? { send(.command(c), after: dt).last }
+    mutating func command(_ c: PolicyCommand, after dt: Double = 1) -> RotationDecision? {
+        send(.command(c), after: dt).last
+    }
 
     var decisions: [RotationDecision] { outputs.compactMap { if case .decision(let d) = $0 { d } else { nil } } }
-    var suggestions: [InterfaceOrientation?] { outputs.compactMap { if case .suggestion(let s, _) = $0 { s } else { nil } } }
+    var suggestions: [InterfaceOrientation?] {
+        outputs.compactMap { if case .suggestion(let s, _) = $0 { s } else { nil } }
+    }
 }
 
 let standard = PolicyConfiguration()
@@ -51,24 +59,31 @@ struct PolicyConfigurationTests {
         #expect(PolicyConfiguration(scenes: []).settings(of: Scene.fullscreen) == SceneSettings.defaults)
     }
 
-    @Test(arguments: [
-        (OrientationMask.all, OrientationMask.all, OrientationMask.landscape, OrientationMask.landscape),
-        (.allButUpsideDown, .all, .all, .allButUpsideDown),
-        (.allButUpsideDown, OrientationMask([.portrait, .landscapeLeft]), .landscape, .landscapeLeft),
-        (.portrait, .all, .landscape, OrientationMask()),
-    ] as [(OrientationMask, OrientationMask, OrientationMask, OrientationMask)])
-    func effectiveMaskIsTheIntersection(app: OrientationMask, display: OrientationMask, scene: OrientationMask,
-                                        expected: OrientationMask) {
-        let c = PolicyConfiguration(appSupported: app, displaySupported: display, scenes: [Scene("s", supported: scene)])
+    @Test(
+        arguments: [
+            (OrientationMask.all, OrientationMask.all, OrientationMask.landscape, OrientationMask.landscape),
+            (.allButUpsideDown, .all, .all, .allButUpsideDown),
+            (.allButUpsideDown, OrientationMask([.portrait, .landscapeLeft]), .landscape, .landscapeLeft),
+            (.portrait, .all, .landscape, OrientationMask()),
+        ] as [(OrientationMask, OrientationMask, OrientationMask, OrientationMask)])
+    func effectiveMaskIsTheIntersection(
+        app: OrientationMask, display: OrientationMask, scene: OrientationMask,
+        expected: OrientationMask
+    ) {
+        let c = PolicyConfiguration(
+            appSupported: app, displaySupported: display, scenes: [Scene("s", supported: scene)])
         #expect(c.effectiveMask(of: "s") == expected)
     }
 
     @Test func anEmptyIntersectionNamesTheSceneAndTheMasks() {
         let c = PolicyConfiguration(appSupported: .portrait, scenes: [Scene("video", supported: .landscape)])
-        #expect(c.problems == [.emptyIntersection(scene: "video", app: .portrait, display: .all, sceneMask: .landscape)])
-        #expect(c.problems[0].description
-            == "scene 'video' can show no orientation: its supported [landscape-right, landscape-left], the app's "
-            + "[portrait] and the display's [portrait, landscape-right, portrait-upside-down, landscape-left] have nothing in common")
+        #expect(
+            c.problems == [.emptyIntersection(scene: "video", app: .portrait, display: .all, sceneMask: .landscape)])
+        #expect(
+            c.problems[0].description
+                == "scene 'video' can show no orientation: its supported [landscape-right, landscape-left], the app's "
+                + "[portrait] and the display's [portrait, landscape-right, portrait-upside-down, landscape-left] have nothing in common"
+        )
         #expect(c.problems[0].scene == "video")
     }
 
@@ -78,8 +93,9 @@ struct PolicyConfigurationTests {
     }
 
     @Test func launchAndInitialSceneAndDuration() {
-        let c = PolicyConfiguration(appSupported: .landscape, launch: .portrait, scenes: [Scene(Scene.inline, supported: .landscape)],
-                                    initialScene: "nope", transitionDuration: -1)
+        let c = PolicyConfiguration(
+            appSupported: .landscape, launch: .portrait, scenes: [Scene(Scene.inline, supported: .landscape)],
+            initialScene: "nope", transitionDuration: -1)
         #expect(c.problems.contains(.launchOutsideMask(launch: .portrait, app: .landscape, display: .all)))
         #expect(c.problems.contains(.unknownScene("nope")))
         #expect(c.problems.contains(.badTransitionDuration(-1)))
@@ -105,22 +121,30 @@ struct PolicyDecisionTests {
         var c = standard
         c.launch = .portrait
         let run = try PolicyRun(c)
-        #expect(run.decisions.first == RotationDecision(t: 0, kind: .rotate, interface: .portrait, strategy: .surface,
-                                                        scene: Scene.inline, reason: .launch, cause: "launch"))
+        #expect(
+            run.decisions.first
+                == RotationDecision(
+                    t: 0, kind: .rotate, interface: .portrait, strategy: .surface,
+                    scene: Scene.inline, reason: .launch, cause: "launch"))
         #expect(run.policy.interface == .portrait)
     }
 
     /// In the standard full-screen scene (landscapes, autorotate), each device orientation.
     @Test(arguments: [
-        (DeviceOrientation.landscapeLeft, RotationDecision.Kind.rotate, InterfaceOrientation.landscapeRight, DecisionReason.device),
+        (
+            DeviceOrientation.landscapeLeft, RotationDecision.Kind.rotate, InterfaceOrientation.landscapeRight,
+            DecisionReason.device
+        ),
         (.portrait, .keep, .landscapeLeft, .unsupported),
         (.portraitUpsideDown, .keep, .landscapeLeft, .unsupported),
         (.faceUp, .keep, .landscapeLeft, .flat),
         (.faceDown, .keep, .landscapeLeft, .flat),
         (.unknown, .keep, .landscapeLeft, .unknown),
     ])
-    func deviceTurnsInFullScreen(device: DeviceOrientation, kind: RotationDecision.Kind, interface: InterfaceOrientation,
-                                 reason: DecisionReason) throws {
+    func deviceTurnsInFullScreen(
+        device: DeviceOrientation, kind: RotationDecision.Kind, interface: InterfaceOrientation,
+        reason: DecisionReason
+    ) throws {
         var run = try PolicyRun()
         #expect(run.command(.fullscreen)?.interface == .landscapeRight)  // preferred, device unknown
         #expect(run.device(.landscapeRight)?.interface == .landscapeLeft)  // held the other way first
@@ -171,7 +195,9 @@ struct PolicyDecisionTests {
         #expect(enter.scene == Scene.fullscreen)
         let leaveValue = run.command(.fullscreen)
         let leave = try #require(leaveValue)
-        #expect(leave.kind == .rotate && leave.interface == .portrait && leave.reason == .scene && leave.scene == Scene.inline)
+        #expect(
+            leave.kind == .rotate && leave.interface == .portrait && leave.reason == .scene
+                && leave.scene == Scene.inline)
 
         var upright = try PolicyRun()
         _ = upright.device(.portrait)
@@ -229,7 +255,9 @@ struct PolicyDecisionTests {
         (.landscapeRight, .keep, .already),
         (.portrait, .keep, .unsupported),
     ])
-    func rotateToStaysInsideTheMask(target: InterfaceOrientation, kind: RotationDecision.Kind, reason: DecisionReason) throws {
+    func rotateToStaysInsideTheMask(target: InterfaceOrientation, kind: RotationDecision.Kind, reason: DecisionReason)
+        throws
+    {
         var run = try PolicyRun()
         run.command(.fullscreen)
         let dValue = run.command(.rotateTo(target))
@@ -393,8 +421,9 @@ struct PolicyPropertyTests {
         switch k {
         case 1: c.appSupported = .all
         case 2: c.scenes[Scene.fullscreen]!.strategy = .interface; c.transitionDuration = 0
-        case 3: c.scenes[Scene.inline] = Scene(Scene.inline, supported: .all, autorotate: true, strategy: .surface)
-                c.appSupported = .all
+        case 3:
+            c.scenes[Scene.inline] = Scene(Scene.inline, supported: .all, autorotate: true, strategy: .surface)
+            c.appSupported = .all
         default: break
         }
         return c
