@@ -74,9 +74,16 @@ def main():
     print('| replay of the trace, wall time | %.0f ms | %.0f ms | %.1fx |' % (replay * 1e3, android * 1e3, android / replay))
     print('| of which process start-up | %.0f ms | - | - |' % (startup * 1e3))
     print('| replay end to end, samples/s | %.2f M | %.2f M | - |' % (n / replay / 1e6, n / android / 1e6))
+    out = subprocess.run([bench, '--policy', '--seconds', '2'], check=True, capture_output=True, text=True).stdout
+    policy = json.loads(out.strip().splitlines()[-1])
+    per_sample = 1e6 / ours
+    print('| policy decision (device turn, lock, scene, command), per event | %.2f us | - | goal < 5 us |'
+          % policy['us_per_event'])
+    print('| for scale: one classifier sample | %.3f us | %.1f us | - |' % (per_sample, 1e6 / theirs))
     print()
     goal = 20e6
     print('throughput goal (>= 20 M samples/s): %s' % ('met' if ours >= goal else 'NOT met'))
+    print('policy goal (< 5 us per decision): %s' % ('met' if policy['us_per_event'] < 5 else 'NOT met'))
 
 
 if __name__ == '__main__':

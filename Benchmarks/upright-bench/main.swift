@@ -1,9 +1,11 @@
-// Classifier throughput: samples per second on one core, release build.
+// Upright's micro-benchmarks, release build, one core.
 //
-//   upright-bench TRACE.csv [--seconds S]
+//   upright-bench TRACE.csv [--seconds S]     classifier throughput, samples per second
+//   upright-bench --policy [--seconds S]      policy decisions: time per event
 //
-// Feeds the trace to the classifier over and over (times shifted so they keep increasing) for
-// about S seconds and prints one JSON object with the figures.
+// The classifier is fed the trace over and over (times shifted so they keep increasing); the
+// policy a fixed, varied stream of device turns, lock and scene commands. Each prints one JSON
+// object with the figures.
 import Foundation
 import OrientationCore
 import Sensors
@@ -11,8 +13,54 @@ import Sensors
 var arguments = CommandLine.arguments.dropFirst()
 var budget = 3.0
 var path: String?
+var policyMode = false
 while let a = arguments.popFirst() {
-    if a == "--seconds", let v = arguments.popFirst(), let s = Double(v) { budget = s } else { path = a }
+    if a == "--seconds", let v = arguments.popFirst(), let s = Double(v) {
+        budget = s
+    } else if a == "--policy" {
+        policyMode = true
+    } else {
+        path = a
+    }
+}
+
+/// Decisions per second of the standard policy on a kiosk, every event evaluated at once
+/// (transitions of zero length, so nothing waits in the queue).
+func measurePolicy(budget: Double) -> (events: Int, seconds: Double, decisions: Int) {
+    var configuration = PolicyConfiguration()
+    configuration.scenes["menu"] = Scene("menu")
+    configuration.transitionDuration = 0
+    let script: [PolicyEvent] = [
+        .device(.portrait), .command(.fullscreen), .device(.landscapeLeft), .device(.landscapeRight),
+        .device(.faceUp), .command(.lock), .motion(.landscapeLeft), .command(.acceptSuggestion),
+        .command(.present("menu")), .device(.unknown), .command(.dismiss), .command(.unlock),
+        .device(.landscapeLeft), .command(.rotateTo(.landscapeLeft)), .display(.none), .display(.kiosk),
+        .command(.fullscreen), .device(.portraitUpsideDown),
+    ]
+    var policy = try! OrientationPolicy(configuration: configuration, display: .kiosk)
+    var t = 0.0
+    var events = 0, decisions = 0
+    let clock = ContinuousClock()
+    let start = clock.now
+    var elapsed = Duration.zero
+    repeat {
+        for e in script {
+            t += 0.01
+            for output in policy.handle(e, at: t) {
+                if case .decision = output { decisions += 1 }
+            }
+        }
+        events += script.count
+        elapsed = clock.now - start
+    } while elapsed < .seconds(budget)
+    return (events, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18, decisions)
+}
+
+if policyMode {
+    let (events, seconds, decisions) = measurePolicy(budget: budget)
+    print("{\"events\": \(events), \"decisions\": \(decisions), \"seconds\": \(seconds), "
+        + "\"us_per_event\": \(seconds / Double(events) * 1e6)}")
+    exit(0)
 }
 guard let path else {
     FileHandle.standardError.write(Data("usage: upright-bench TRACE.csv [--seconds S]\n".utf8))
