@@ -50,30 +50,29 @@ struct ConfigReader {
 
     // MARK: - Values
 
-    mutating func string(_ table: TOMLTable, _ path: [String]) -> String? {
+    /// The value at `path` converted by `convert`; an error saying what was `expected` when it does
+    /// not convert; `nil` when the key is absent or wrong.
+    mutating func value<T>(
+        _ table: TOMLTable, _ path: [String], expected: String, _ convert: (any TOMLValueConvertible) -> T?
+    ) -> T? {
         guard let v = table[path.last!] else { return nil }
-        guard let s = v.string else {
-            error("'\(path.joined(separator: "."))' must be a string, not \(v.type)", at: path)
+        guard let converted = convert(v) else {
+            error("'\(path.joined(separator: "."))' must be \(expected), not \(v.type)", at: path)
             return nil
         }
-        return s
+        return converted
+    }
+
+    mutating func string(_ table: TOMLTable, _ path: [String]) -> String? {
+        value(table, path, expected: "a string") { $0.string }
     }
 
     mutating func bool(_ table: TOMLTable, _ path: [String]) -> Bool? {
-        guard let v = table[path.last!] else { return nil }
-        guard let b = v.bool else {
-            error("'\(path.joined(separator: "."))' must be true or false, not \(v.type)", at: path)
-            return nil
-        }
-        return b
+        value(table, path, expected: "true or false") { $0.bool }
     }
 
     mutating func number(_ table: TOMLTable, _ path: [String]) -> Double? {
-        guard let v = table[path.last!] else { return nil }
-        if let d = v.double { return d }
-        if let i = v.int { return Double(i) }
-        error("'\(path.joined(separator: "."))' must be a number, not \(v.type)", at: path)
-        return nil
+        value(table, path, expected: "a number") { $0.double ?? $0.int.map(Double.init) }
     }
 
     mutating func orientation(_ table: TOMLTable, _ path: [String]) -> InterfaceOrientation? {

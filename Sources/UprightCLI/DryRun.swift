@@ -149,15 +149,18 @@ public enum DryRun {
             if explain { s += ", \"cause\": \(JSON.quote(d.cause))" }
             return s + "}"
         case .willRotate(let tr) where explain:
-            return "{\"t\": \(tr.start), \"event\": \"will-rotate\", \"from\": \"\(tr.from)\", \"to\": \"\(tr.to)\", "
-                + "\"strategy\": \"\(tr.strategy.rawValue)\", \"duration\": \(tr.duration)}"
+            return transitionLine("will-rotate", tr, at: tr.start)
         case .didRotate(let tr, let at) where explain:
-            return "{\"t\": \(at), \"event\": \"did-rotate\", \"from\": \"\(tr.from)\", \"to\": \"\(tr.to)\", "
-                + "\"strategy\": \"\(tr.strategy.rawValue)\", \"duration\": \(tr.duration)}"
+            return transitionLine("did-rotate", tr, at: at)
         case .suggestion(let s, let at) where explain:
             return "{\"t\": \(at), \"event\": \"suggestion\", \"interface\": " + (s.map { "\"\($0)\"" } ?? "null") + "}"
         default:
             return nil
         }
+    }
+
+    static func transitionLine(_ event: String, _ tr: Transition, at t: Double) -> String {
+        "{\"t\": \(t), \"event\": \"\(event)\", \"from\": \"\(tr.from)\", \"to\": \"\(tr.to)\", "
+            + "\"strategy\": \"\(tr.strategy.rawValue)\", \"duration\": \(tr.duration)}"
     }
 }
