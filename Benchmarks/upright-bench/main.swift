@@ -37,7 +37,9 @@ func measurePolicy(budget: Double) -> (events: Int, seconds: Double, decisions: 
         .device(.landscapeLeft), .command(.rotateTo(.landscapeLeft)), .display(.none), .display(.kiosk),
         .command(.fullscreen), .device(.portraitUpsideDown),
     ]
-    var policy = try! OrientationPolicy(configuration: configuration, display: .kiosk)
+    guard var policy = try? OrientationPolicy(configuration: configuration, display: .kiosk) else {
+        fatalError("the benchmark's policy configuration is invalid: \(configuration.problems)")
+    }
     var t = 0.0
     var events = 0, decisions = 0
     let clock = ContinuousClock()
@@ -58,8 +60,9 @@ func measurePolicy(budget: Double) -> (events: Int, seconds: Double, decisions: 
 
 if policyMode {
     let (events, seconds, decisions) = measurePolicy(budget: budget)
-    print("{\"events\": \(events), \"decisions\": \(decisions), \"seconds\": \(seconds), "
-        + "\"us_per_event\": \(seconds / Double(events) * 1e6)}")
+    print(
+        "{\"events\": \(events), \"decisions\": \(decisions), \"seconds\": \(seconds), "
+            + "\"us_per_event\": \(seconds / Double(events) * 1e6)}")
     exit(0)
 }
 guard let path else {

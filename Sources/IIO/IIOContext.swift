@@ -1,24 +1,31 @@
 import CIIO
 import Glibc
 
-/// An error from libiio: the call that failed and libiio's own message (which already names the errno).
+/// An error from libiio: what failed (the call, and the device and attribute when there is one)
+/// and libiio's own message, which already names the errno.
 public struct IIOError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The libiio call, for example `iio_create_context_from_uri("ip:10.0.0.5")`.
+    /// What failed, for example `iio_create_context_from_uri("ip:10.0.0.5")` or
+    /// `reading attribute 'scale' of channel accel_x on iio:device0 (accel_3d)`.
     public var call: String
     /// libiio's message for the error code.
     public var message: String
-    /// The positive errno value.
+    /// The positive errno value (0 for a problem libiio did not report, such as a missing channel).
     public var code: Int32
+
+    public init(call: String, message: String, code: Int32) {
+        self.call = call
+        self.message = message
+        self.code = code
+    }
 
     public var description: String { "\(call) failed: \(message)" }
 
-    /// Builds the error for a negative libiio return value or the current `errno`.
+    /// The error for a negative libiio return value or an `errno`, with `iio_strerror`'s text.
     static func from(_ call: String, code raw: Int32) -> IIOError {
         let code = raw < 0 ? -raw : raw
         var buffer = [CChar](repeating: 0, count: 256)
         iio_strerror(code, &buffer, buffer.count)
-        let message = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return IIOError(call: call, message: message, code: code)
+        return IIOError(call: call, message: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), code: code)
     }
 }
 
@@ -28,19 +35,23 @@ public struct IIODeviceInfo: Sendable, Hashable {
     public var id: String
     /// The device name (`accel_3d`), when it has one.
     public var name: String?
-    /// The ids of its input and output channels (`accel_x`, ...), in libiio's order.
+    /// The ids of its input channels (`accel_x`, ...), in libiio's order.
     public var channels: [String]
+
+    /// `iio:device0 (accel_3d)`, for messages.
+    public var label: String { name.map { "\(id) (\($0))" } ?? id }
 }
 
 /// A libiio context: the local sysfs (`local:`), a network `iiod` (`ip:HOST`), or any other URI
-/// libiio accepts. Owns the `iio_context` and destroys it in `deinit`.
+/// libiio 0.24 accepts (`usb:`, `serial:`, `xml:`). Owns the `iio_context` and destroys it in `deinit`.
 public final class IIOContext {
     let handle: OpaquePointer
 
     /// Opens a context with `iio_create_context_from_uri`.
     public init(uri: String) throws(IIOError) {
+        errno = 0
         guard let ctx = iio_create_context_from_uri(uri) else {
-            throw IIOError.from("iio_create_context_from_uri(\"\(uri)\")", code: errno)
+            throw IIOError.from("iio_create_context_from_uri(\"\(uri)\")", code: errno == 0 ? ENODEV : errno)
         }
         handle = ctx
     }
@@ -50,19 +61,106 @@ public final class IIOContext {
     /// The context's name (`local`, `network`, ...), from `iio_context_get_name`.
     public var name: String { String(cString: iio_context_get_name(handle)) }
 
-    /// Every device in the context (`iio_context_get_devices_count` and friends).
+    /// Sets the timeout of blocking operations (`iio_context_set_timeout`), in milliseconds; 0 waits forever.
+    public func setTimeout(milliseconds: UInt32) throws(IIOError) {
+        let status = iio_context_set_timeout(handle, milliseconds)
+        if status < 0 { throw IIOError.from("iio_context_set_timeout(\(milliseconds))", code: status) }
+    }
+
+    /// Every device in the context.
     public var devices: [IIODeviceInfo] {
         (0..<iio_context_get_devices_count(handle)).compactMap { i in
-            guard let dev = iio_context_get_device(handle, i) else { return nil }
-            let channels = (0..<iio_device_get_channels_count(dev)).compactMap { c -> String? in
-                guard let ch = iio_device_get_channel(dev, c) else { return nil }
-                return String(cString: iio_channel_get_id(ch))
-            }
-            return IIODeviceInfo(
-                id: String(cString: iio_device_get_id(dev)),
-                name: iio_device_get_name(dev).map { String(cString: $0) },
-                channels: channels)
+            iio_context_get_device(handle, i).map { IIODevice(context: self, handle: $0).info }
         }
+    }
+
+    /// The device with this id or name (`iio_context_find_device`), or `nil`.
+    public func device(_ idOrName: String) -> IIODevice? {
+        iio_context_find_device(handle, idOrName).map { IIODevice(context: self, handle: $0) }
+    }
+
+    /// The device at this position in ``devices``, or `nil`.
+    public func device(at index: Int) -> IIODevice? {
+        guard index >= 0, index < Int(iio_context_get_devices_count(handle)) else { return nil }
+        return iio_context_get_device(handle, UInt32(index)).map { IIODevice(context: self, handle: $0) }
+    }
+}
+
+/// A device of a context. It keeps its context alive.
+public final class IIODevice {
+    let context: IIOContext
+    let handle: OpaquePointer
+
+    init(context: IIOContext, handle: OpaquePointer) {
+        self.context = context
+        self.handle = handle
+    }
+
+    public var id: String { String(cString: iio_device_get_id(handle)) }
+    public var name: String? { iio_device_get_name(handle).map { String(cString: $0) } }
+
+    public var info: IIODeviceInfo {
+        let channels = (0..<iio_device_get_channels_count(handle)).compactMap { c -> String? in
+            guard let ch = iio_device_get_channel(handle, c), !iio_channel_is_output(ch) else { return nil }
+            return String(cString: iio_channel_get_id(ch))
+        }
+        return IIODeviceInfo(id: id, name: name, channels: channels)
+    }
+
+    /// The input channel with this id (`accel_x`), or `nil` (`iio_device_find_channel`).
+    public func channel(_ id: String) -> IIOChannel? {
+        iio_device_find_channel(handle, id, false).map { IIOChannel(device: self, handle: $0) }
+    }
+}
+
+/// An input channel of a device. It keeps its device (and context) alive.
+public final class IIOChannel {
+    let device: IIODevice
+    let handle: OpaquePointer
+
+    init(device: IIODevice, handle: OpaquePointer) {
+        self.device = device
+        self.handle = handle
+    }
+
+    public var id: String { String(cString: iio_channel_get_id(handle)) }
+
+    /// The channel's attribute names (`raw`, `scale`, `mount_matrix`, ...), shared ones included.
+    public var attributes: [String] {
+        (0..<iio_channel_get_attrs_count(handle)).compactMap { iio_channel_get_attr(handle, $0).map { String(cString: $0) } }
+    }
+
+    /// True when the channel has this attribute (`iio_channel_find_attr`).
+    public func has(_ attribute: String) -> Bool { iio_channel_find_attr(handle, attribute) != nil }
+
+    /// Reads an attribute as text (`iio_channel_attr_read`).
+    public func read(_ attribute: String) throws(IIOError) -> String {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let n = iio_channel_attr_read(handle, attribute, &buffer, buffer.count)
+        if n < 0 { throw IIOError.from(describe("reading", attribute), code: Int32(truncatingIfNeeded: n)) }
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+    }
+
+    /// Reads an attribute as a finite number.
+    ///
+    /// - Throws: ``IIOError`` when the read fails or the text is not a finite number (code `EINVAL`).
+    public func readDouble(_ attribute: String) throws(IIOError) -> Double {
+        let text = try read(attribute)
+        guard let v = Double(text), v.isFinite else {
+            throw IIOError(call: describe("reading", attribute), message: "'\(text)' is not a number", code: EINVAL)
+        }
+        return v
+    }
+
+    /// Writes an attribute (`iio_channel_attr_write`).
+    public func write(_ attribute: String, _ value: String) throws(IIOError) {
+        let n = iio_channel_attr_write(handle, attribute, value)
+        if n < 0 { throw IIOError.from(describe("writing '\(value)' to", attribute), code: Int32(truncatingIfNeeded: n)) }
+    }
+
+    func describe(_ verb: String, _ attribute: String) -> String {
+        "\(verb) attribute '\(attribute)' of channel \(id) on \(device.info.label)"
     }
 }
 
@@ -72,4 +170,14 @@ public var iioLibraryVersion: String {
     var tag = [CChar](repeating: 0, count: 8)
     iio_library_get_version(&major, &minor, &tag)
     return "\(major).\(minor)"
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
 }

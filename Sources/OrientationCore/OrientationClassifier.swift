@@ -304,3 +304,30 @@ func fmt(_ value: Double, _ decimals: Int = 2) -> String {
     }
     return (value < 0 && rounded != 0 ? "-" : "") + text
 }
+
+extension OrientationClassifier {
+    /// The orientation one steady reading points to, with a confidence from 0 to 1, without
+    /// hysteresis or settling: for the motion fallback, which samples a short burst while the
+    /// rotation lock is on. The confidence falls toward the 45° boundaries and the face limit, and
+    /// when |a| is far from g.
+    public static func snapshot(x: Double, y: Double, z: Double, parameters p: Parameters = Parameters())
+        -> (orientation: DeviceOrientation, confidence: Double)
+    {
+        let m = (x * x + y * y + z * z).squareRoot()
+        guard m >= p.freeFallMagnitude, m.isFinite else { return (.unknown, 0) }
+        let magnitude = max(0, 1 - abs(m - p.gravity) / (p.gravity * 0.5))
+        let tilt = Double.asin(max(-1, min(1, z / m))) * 180 / .pi
+        if abs(tilt) >= p.faceEnterTilt {
+            let c = 0.5 + 0.5 * min(1, (abs(tilt) - p.faceEnterTilt) / max(1, 90 - p.faceEnterTilt))
+            return (tilt > 0 ? .faceUp : .faceDown, c * magnitude)
+        }
+        let angle = Double.atan2(y: x, x: y) * 180 / .pi  // 0 portrait, 90 landscape-left
+        let k = Int(((angle + 45).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) / 90)
+        let orientation: DeviceOrientation = [.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight][k]
+        var off = abs(angle - Double(k) * 90).truncatingRemainder(dividingBy: 360)
+        if off > 180 { off = 360 - off }
+        let boundary = min(1, (45 - off) / 30)
+        let upright = min(1, (p.faceEnterTilt - abs(tilt)) / 15)
+        return (orientation, max(0, boundary) * max(0, upright) * magnitude)
+    }
+}

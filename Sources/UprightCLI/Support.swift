@@ -59,10 +59,14 @@ enum JSON {
 
 extension Upright {
     /// Runs the command line; worded failures print as `upright: error: ...` and exit with status 1.
-    public static func run(arguments: [String]? = nil) {
+    public static func run(arguments: [String]? = nil) async {
         do {
             var command = try parseAsRoot(arguments)
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let failure as CLIFailure {
             writeStandardError(
                 failure.isDiagnostic ? "\(failure.description)\n" : "upright: error: \(failure.description)\n")
@@ -74,10 +78,15 @@ extension Upright {
 }
 
 /// Writes text to standard error (file descriptor 2), unbuffered.
-func writeStandardError(_ text: String) {
+func writeStandardError(_ text: String) { writeAll(2, text) }
+
+/// Writes a line to standard output (file descriptor 1) at once, for output that follows live events.
+func writeLine(_ text: String) { writeAll(1, text + "\n") }
+
+private func writeAll(_ fd: Int32, _ text: String) {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
-        let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         if n <= 0 { return }
         bytes = bytes.dropFirst(n)
     }

@@ -1,12 +1,12 @@
 public import ArgumentParser
 
 /// The `upright` command line: the root command and its subcommands.
-public struct Upright: ParsableCommand {
+public struct Upright: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "upright",
         abstract: "A kiosk and tablet video player that keeps the picture the right way up.",
         version: "0.1.0",
-        subcommands: [Replay.self, Demo.self]
+        subcommands: [Replay.self, Demo.self, SensorCommand.self, RecordCommand.self, DoctorCommand.self]
     )
 
     public init() {}

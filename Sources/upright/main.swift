@@ -1,3 +1,3 @@
 import UprightCLI
 
-Upright.run()
+await Upright.run()

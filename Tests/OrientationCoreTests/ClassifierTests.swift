@@ -252,7 +252,7 @@ struct ClassifierPropertyTests {
     static let seeds = Gen.int(in: 0...1_000_000)
 
     @Test func reportsFollowTheHoldsAndNeverFlap() async {
-        await propertyCheck(count: 300, input: Self.holds, Self.rates, Self.seeds) { holds, rateIndex, seed in
+        await propertyCheck(count: 6000, input: Self.holds, Self.rates, Self.seeds) { holds, rateIndex, seed in
             var rng = SplitMix64(seed: UInt64(seed))
             let kinds: [DeviceOrientation] = [
                 .portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight, .faceUp, .faceDown,
@@ -295,7 +295,7 @@ struct ClassifierPropertyTests {
             var changes = 0
             var next = 0
             for s in script.samples(sampling(rate: rate, jitter: 0.2, drop: 0.02, noise: 0.08, seed: UInt64(seed))) {
-                if c.feed(s) != nil { changes += 1 }
+                if let ch = c.feed(s) { changes += 1; print("DBG", rate, ch.t, ch.orientation, ch.why) }
                 while next < expected.count, s.t >= expected[next].end - 0.05 {
                     #expect(c.orientation == expected[next].orientation, "hold \(next) at \(rate) Hz")
                     next += 1
@@ -305,6 +305,7 @@ struct ClassifierPropertyTests {
             var last: DeviceOrientation?
             for e in expected where e.orientation != last { distinct += 1; last = e.orientation }
             #expect(changes <= distinct, "\(changes) changes for \(distinct) distinct holds")
+            if changes > distinct { print("DBG", script.steps.map { "\($0.start) \($0.move)" }.joined(separator: "\nDBG ")) }
         }
     }
 }

@@ -1,0 +1,198 @@
+import Foundation
+public import IIO
+
+/// Where and how to read the accelerometer.
+public struct SensorSettings: Sendable, Hashable {
+    /// A libiio URI: `local:`, `ip:HOST[:PORT]`, `usb:`, `serial:`, `xml:FILE`.
+    public var uri = "local:"
+    /// `auto`, a device name (`accel_3d`), a device id (`iio:device2`) or an index among the accelerometers.
+    public var device = "auto"
+    public var rateHz = 25.0
+    /// `auto`, or a matrix in hwdb form (`"0, 1, 0; -1, 0, 0; 0, 0, 1"`).
+    public var mountMatrix = "auto"
+
+    public init(uri: String = "local:", device: String = "auto", rateHz: Double = 25, mountMatrix: String = "auto") {
+        self.uri = uri
+        self.device = device
+        self.rateHz = rateHz
+        self.mountMatrix = mountMatrix
+    }
+}
+
+/// Why the accelerometer cannot be read, in words that name the device and the attribute.
+public enum SensorError: Error, Sendable, Equatable, CustomStringConvertible {
+    case context(IIOError)
+    case noAccelerometer(uri: String, devices: [String])
+    case noSuchDevice(String, uri: String, accelerometers: [String])
+    case missingAttribute(device: String, channel: String, attribute: String)
+    case read(IIOError)
+    case badValue(device: String, channel: String, attribute: String, text: String)
+
+    public var description: String {
+        switch self {
+        case .context(let e): return "cannot open the sensor context: \(e)"
+        case .noAccelerometer(let uri, let devices):
+            return "no accelerometer at \(uri) (a device with accel_x, accel_y and accel_z channels); "
+                + (devices.isEmpty ? "it has no IIO devices" : "its devices: " + devices.joined(separator: ", "))
+        case .noSuchDevice(let d, let uri, let found):
+            return "no accelerometer named '\(d)' at \(uri); found: "
+                + (found.isEmpty ? "none" : found.joined(separator: ", "))
+        case .missingAttribute(let device, let channel, let attribute):
+            return "\(device): channel \(channel) has no '\(attribute)' attribute (in_\(channel)_\(attribute) or "
+                + "in_accel_\(attribute)); cannot convert its readings to m/s²"
+        case .read(let e): return e.description
+        case .badValue(let device, let channel, let attribute, let text):
+            return "\(device): \(channel) \(attribute) reads '\(text)', not a usable number"
+        }
+    }
+}
+
+/// An accelerometer opened through libiio: its three axes, their scale and offset, and the mount
+/// matrix that puts its readings into the device frame. Not thread-safe: one reader thread owns it.
+public final class Accelerometer {
+    public let uri: String
+    public let label: String
+    public let matrix: MountMatrix
+    public let matrixSource: MountMatrixSource
+    /// Matrices refused on the way, and other remarks, as sentences.
+    public let notes: [String]
+    /// `raw` (scaled here) or `input` (already in m/s²).
+    public let valueAttribute: String
+    public let scales: [Double]
+    public let offsets: [Double]
+    let context: IIOContext
+    let axes: [IIOChannel]
+
+    /// Opens the context, finds the accelerometer (or, with `kind: "gravity"`, a device with the
+    /// `gravity_x/y/z` channels of a sensor hub's gravity vector) and reads what converting its
+    /// values needs.
+    public init(settings: SensorSettings, kind: String = "accel") throws(SensorError) {
+        uri = settings.uri
+        do {
+            context = try IIOContext(uri: settings.uri)
+            try? context.setTimeout(milliseconds: 1000)
+        } catch {
+            throw .context(error)
+        }
+        let all = context.devices
+        let axisIDs = ["\(kind)_x", "\(kind)_y", "\(kind)_z"]
+        let accelerometers = all.filter { d in axisIDs.allSatisfy(d.channels.contains) }
+        let chosen: IIODeviceInfo
+        let wanted = settings.device.trimmingCharacters(in: .whitespaces)
+        if wanted.isEmpty || wanted == "auto" {
+            guard let d = accelerometers.first(where: { $0.name == "accel_3d" }) ?? accelerometers.first else {
+                throw .noAccelerometer(uri: settings.uri, devices: all.map(\.label))
+            }
+            chosen = d
+        } else if let i = Int(wanted) {
+            guard accelerometers.indices.contains(i) else {
+                throw .noSuchDevice(wanted, uri: settings.uri, accelerometers: accelerometers.map(\.label))
+            }
+            chosen = accelerometers[i]
+        } else {
+            guard let d = accelerometers.first(where: { $0.name == wanted || $0.id == wanted }) else {
+                throw .noSuchDevice(wanted, uri: settings.uri, accelerometers: accelerometers.map(\.label))
+            }
+            chosen = d
+        }
+        label = chosen.label
+        let device = context.device(chosen.id)!
+        axes = axisIDs.map { device.channel($0)! }
+        let useInput = axes.allSatisfy { $0.has("input") } && !axes.allSatisfy { $0.has("raw") }
+        valueAttribute = useInput ? "input" : "raw"
+        var scales: [Double] = [], offsets: [Double] = []
+        for ch in axes {
+            if useInput {
+                scales.append(1)
+                offsets.append(0)
+                continue
+            }
+            guard ch.has("scale") else { throw .missingAttribute(device: chosen.label, channel: ch.id, attribute: "scale") }
+            do {
+                let s = try ch.readDouble("scale")
+                guard s > 0 else {
+                    throw SensorError.badValue(device: chosen.label, channel: ch.id, attribute: "scale", text: String(s))
+                }
+                scales.append(s)
+                offsets.append(ch.has("offset") ? try ch.readDouble("offset") : 0)
+            } catch let e as IIOError {
+                throw .read(e)
+            } catch let e as SensorError {
+                throw e
+            } catch {
+                throw .read(IIOError(call: "reading scale of \(ch.id)", message: "\(error)", code: 0))
+            }
+        }
+        self.scales = scales
+        self.offsets = offsets
+
+        // The mount matrix: the configuration, then udev's ACCEL_MOUNT_MATRIX, then sysfs, then identity.
+        var notes: [String] = []
+        var found: (MountMatrix, MountMatrixSource)?
+        func consider(_ text: String?, _ source: MountMatrixSource) {
+            guard found == nil, let text, !text.isEmpty else { return }
+            guard let m = MountMatrix(parsing: text) else {
+                notes.append("refused the \(source.rawValue) '\(text)': it is not three rows of three numbers")
+                return
+            }
+            let problems = m.problems
+            guard problems.isEmpty else {
+                notes.append("refused the \(source.rawValue) '\(text)': " + problems.joined(separator: "; "))
+                return
+            }
+            found = (m, source)
+        }
+        let configured = settings.mountMatrix.trimmingCharacters(in: .whitespaces)
+        if configured != "auto", !configured.isEmpty { consider(configured, .configuration) }
+        if settings.uri == "local:" { consider(Self.udevMountMatrix(deviceID: chosen.id), .udev) }
+        consider(axes[0].has("mount_matrix") ? try? axes[0].read("mount_matrix") : nil, .sysfs)
+        (matrix, matrixSource) = found ?? (.identity, .identity)
+        self.notes = notes
+    }
+
+    /// One reading in the device frame, m/s².
+    ///
+    /// - Throws: ``SensorError/read(_:)`` when the device cannot be read (it went away, iiod stopped),
+    ///   ``SensorError/badValue(device:channel:attribute:text:)`` for a value that is not a number.
+    public func read() throws(SensorError) -> (x: Double, y: Double, z: Double) {
+        var v = (0.0, 0.0, 0.0)
+        for (i, ch) in axes.enumerated() {
+            let text: String
+            do {
+                text = try ch.read(valueAttribute)
+            } catch {
+                throw .read(error)
+            }
+            guard let n = Double(text), n.isFinite else {
+                throw .badValue(device: label, channel: ch.id, attribute: valueAttribute, text: text)
+            }
+            let value = (n + offsets[i]) * scales[i]
+            switch i {
+            case 0: v.0 = value
+            case 1: v.1 = value
+            default: v.2 = value
+            }
+        }
+        return matrix.gravity(v)
+    }
+
+    /// udev's `ACCEL_MOUNT_MATRIX` for a local device (from systemd's hwdb), via `udevadm`, if any.
+    static func udevMountMatrix(deviceID: String) -> String? {
+        let udevadm = ["/usr/bin/udevadm", "/bin/udevadm"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let udevadm else { return nil }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: udevadm)
+        p.arguments = ["info", "--query=property", "--path=/sys/bus/iio/devices/\(deviceID)"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { return nil }
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("ACCEL_MOUNT_MATRIX=") {
+            return String(line.dropFirst("ACCEL_MOUNT_MATRIX=".count))
+        }
+        return nil
+    }
+}

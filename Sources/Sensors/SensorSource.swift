@@ -1,0 +1,247 @@
+import Foundation
+public import OrientationCore
+import Synchronization
+
+/// What a sensor source reports: readings, and changes of its health.
+public enum SensorEvent: Sendable, Hashable {
+    case sample(GravitySample)
+    case status(SensorStatus)
+}
+
+/// The sensor's health, for logs and the status command.
+public struct SensorStatus: Sendable, Hashable, CustomStringConvertible {
+    public enum State: String, Sendable, Hashable {
+        /// Reading samples.
+        case reading
+        /// Polling stopped while the rotation lock is on.
+        case paused
+        /// The device cannot be read now; retrying.
+        case faulty
+        /// No accelerometer (none configured, or none found); retrying.
+        case absent
+        /// A replay ended.
+        case ended
+    }
+
+    public var state: State
+    /// The device in use (`iio:device0 (accel_3d) at local:`), when there is one.
+    public var device: String?
+    /// Why, in a sentence.
+    public var message: String
+    /// Readings skipped because a value was not a number or was absurd.
+    public var skippedValues: Int
+
+    public init(state: State, device: String? = nil, message: String, skippedValues: Int = 0) {
+        self.state = state
+        self.device = device
+        self.message = message
+        self.skippedValues = skippedValues
+    }
+
+    public var description: String { "sensor \(state.rawValue): \(message)" }
+}
+
+/// Controls a running source from any thread: pause while locked, resume, stop.
+public final class SensorControl: Sendable {
+    private struct State {
+        var paused = false
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Stops regular polling (the rotation lock is on) or starts it again.
+    public func setPaused(_ paused: Bool) { state.withLock { $0.paused = paused } }
+    /// Ends the source; its stream finishes.
+    public func stop() { state.withLock { $0.stopped = true } }
+
+    public var isPaused: Bool { state.withLock { $0.paused } }
+    public var isStopped: Bool { state.withLock { $0.stopped } }
+}
+
+/// Monotonic seconds (`CLOCK_MONOTONIC`), the time base of live samples.
+public func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// Sleeps until the monotonic time `deadline`, or for at most `cap` seconds, whichever comes first.
+func sleep(until deadline: Double, cap: Double = 0.05) {
+    let dt = min(cap, deadline - monotonicSeconds())
+    guard dt > 0 else { return }
+    var ts = timespec(tv_sec: Int(dt), tv_nsec: Int((dt - Double(Int(dt))) * 1e9))
+    nanosleep(&ts, nil)
+}
+
+/// Opens the sensor a URI names, as a stream of events produced on a dedicated thread (blocking C
+/// reads never run on the cooperative pool).
+///
+/// - `local:`, `ip:HOST[:PORT]` and the other libiio URIs: the accelerometer through libiio, polled at
+///   `rateHz`. A fault is reported and retried with backoff (0.25 s doubling to 5 s); the device is
+///   found again when it comes back. Values that are not numbers or are absurd (beyond 16 g) are
+///   skipped and counted.
+/// - `replay:FILE.csv[?loop=1][&speed=N]`: a recorded trace in real time.
+/// - `none`: no accelerometer; the stream reports `absent` and stays open.
+public enum SensorSource {
+    public static func open(_ settings: SensorSettings, control: SensorControl = SensorControl())
+        -> AsyncStream<SensorEvent>
+    {
+        let (stream, continuation) = AsyncStream.makeStream(of: SensorEvent.self, bufferingPolicy: .bufferingNewest(4096))
+        continuation.onTermination = { _ in control.stop() }
+        let thread = Thread {
+            if settings.uri.hasPrefix("replay:") {
+                runReplay(settings.uri, control: control, continuation)
+            } else if settings.uri == "none" {
+                continuation.yield(.status(SensorStatus(state: .absent, message: "no sensor is configured (uri = \"none\")")))
+                while !control.isStopped { sleep(until: monotonicSeconds() + 0.2) }
+            } else {
+                runPoller(settings, control: control, continuation)
+            }
+            continuation.finish()
+        }
+        thread.name = "upright-sensor"
+        thread.start()
+        return stream
+    }
+
+    static func runPoller(_ settings: SensorSettings, control: SensorControl,
+                          _ continuation: AsyncStream<SensorEvent>.Continuation) {
+        let period = 1 / max(0.1, settings.rateHz)
+        var accelerometer: Accelerometer?
+        var backoff = 0.25
+        var skipped = 0
+        var lastStatus: SensorStatus?
+        func report(_ s: SensorStatus) {
+            guard s != lastStatus else { return }
+            lastStatus = s
+            continuation.yield(.status(s))
+        }
+        var next = monotonicSeconds()
+        while !control.isStopped {
+            if control.isPaused {
+                if let a = accelerometer {
+                    report(SensorStatus(state: .paused, device: "\(a.label) at \(a.uri)",
+                                        message: "polling stopped while the rotation lock is on", skippedValues: skipped))
+                }
+                sleep(until: monotonicSeconds() + 0.05)
+                next = monotonicSeconds()
+                continue
+            }
+            guard let a = accelerometer else {
+                do {
+                    let a = try Accelerometer(settings: settings)
+                    accelerometer = a
+                    backoff = 0.25
+                    var message = "reading \(a.label) at \(settings.uri), \(a.valueAttribute) values, mount matrix "
+                        + "\(a.matrix) from the \(a.matrixSource.rawValue)"
+                    if !a.notes.isEmpty { message += "; " + a.notes.joined(separator: "; ") }
+                    report(SensorStatus(state: .reading, device: "\(a.label) at \(settings.uri)", message: message,
+                                        skippedValues: skipped))
+                    next = monotonicSeconds()
+                } catch {
+                    let state: SensorStatus.State
+                    switch error {
+                    case .noAccelerometer, .noSuchDevice: state = .absent
+                    default: state = .faulty
+                    }
+                    report(SensorStatus(state: state, message: error.description + "; retrying", skippedValues: skipped))
+                    let until = monotonicSeconds() + backoff
+                    while !control.isStopped, monotonicSeconds() < until { sleep(until: until) }
+                    backoff = min(backoff * 2, 5)
+                }
+                continue
+            }
+            do {
+                let v = try a.read()
+                let limit = 16 * standardGravity
+                if abs(v.x) > limit || abs(v.y) > limit || abs(v.z) > limit {
+                    skipped += 1
+                    if skipped == 1 || skipped % 100 == 0 {
+                        report(SensorStatus(state: .reading, device: "\(a.label) at \(settings.uri)",
+                                            message: "skipped \(skipped) absurd reading(s), the last (\(v.x), \(v.y), \(v.z)) m/s²",
+                                            skippedValues: skipped))
+                    }
+                } else {
+                    continuation.yield(.sample(GravitySample(t: monotonicSeconds(), x: v.x, y: v.y, z: v.z)))
+                }
+            } catch {
+                if case .badValue = error {
+                    skipped += 1
+                    if skipped == 1 || skipped % 100 == 0 {
+                        report(SensorStatus(state: .reading, device: "\(a.label) at \(settings.uri)",
+                                            message: "skipped \(skipped) reading(s): \(error)", skippedValues: skipped))
+                    }
+                } else {
+                    accelerometer = nil
+                    report(SensorStatus(state: .faulty, device: "\(a.label) at \(settings.uri)",
+                                        message: "lost the accelerometer: \(error); finding it again", skippedValues: skipped))
+                    continue
+                }
+            }
+            next += period
+            let now = monotonicSeconds()
+            if next < now - period { next = now }  // fell behind: do not try to catch up in a burst
+            while !control.isStopped, monotonicSeconds() < next { sleep(until: next) }
+        }
+    }
+
+    /// `replay:FILE.csv?loop=1&speed=N`.
+    static func runReplay(_ uri: String, control: SensorControl, _ continuation: AsyncStream<SensorEvent>.Continuation) {
+        let spec = ReplaySpec(uri)
+        let trace: Trace
+        do {
+            trace = try Trace.load(path: spec.path)
+        } catch {
+            continuation.yield(.status(SensorStatus(state: .absent, message: "cannot replay: \(error)")))
+            while !control.isStopped { sleep(until: monotonicSeconds() + 0.2) }
+            return
+        }
+        guard let first = trace.samples.first, let last = trace.samples.last else {
+            continuation.yield(.status(SensorStatus(state: .ended, message: "\(spec.path) has no samples")))
+            return
+        }
+        continuation.yield(.status(SensorStatus(
+            state: .reading, device: "replay of \(spec.path)",
+            message: "replaying \(trace.samples.count) samples from \(spec.path) at \(spec.speed)x"
+                + (spec.loop ? ", looping" : ""))))
+        let span = last.t - first.t + (trace.samples.count > 1 ? (last.t - first.t) / Double(trace.samples.count - 1) : 0.1)
+        var start = monotonicSeconds()
+        repeat {
+            for s in trace.samples {
+                let due = start + (s.t - first.t) / spec.speed
+                while !control.isStopped, monotonicSeconds() < due { sleep(until: due) }
+                if control.isStopped { return }
+                if control.isPaused { continue }
+                continuation.yield(.sample(GravitySample(t: due, x: s.x, y: s.y, z: s.z)))
+            }
+            start += span / spec.speed
+        } while spec.loop && !control.isStopped
+        continuation.yield(.status(SensorStatus(state: .ended, device: "replay of \(spec.path)",
+                                                message: "the replay of \(spec.path) ended")))
+        while !control.isStopped { sleep(until: monotonicSeconds() + 0.2) }
+    }
+}
+
+/// `replay:FILE.csv?loop=1&speed=N` taken apart.
+public struct ReplaySpec: Sendable, Hashable {
+    public var path: String
+    public var loop = false
+    public var speed = 1.0
+
+    public init(_ uri: String) {
+        var rest = uri.hasPrefix("replay:") ? String(uri.dropFirst("replay:".count)) : uri
+        if let q = rest.firstIndex(of: "?") {
+            for pair in rest[rest.index(after: q)...].split(separator: "&") {
+                let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard kv.count == 2 else { continue }
+                if kv[0] == "loop" { loop = kv[1] == "1" || kv[1] == "true" || kv[1] == "yes" }
+                if kv[0] == "speed", let s = Double(kv[1]), s > 0, s.isFinite { speed = s }
+            }
+            rest = String(rest[..<q])
+        }
+        path = rest
+    }
+}

@@ -1,0 +1,217 @@
+import ArgumentParser
+import Config
+import Foundation
+import IIO
+import OrientationCore
+import Sensors
+
+/// Where to read the sensor: the command line over the configuration over the defaults.
+struct SensorOptions: ParsableArguments {
+    @Option(help: "Configuration file whose [sensor] table to use.")
+    var config: String?
+    @Option(help: "Sensor URI: local:, ip:HOST[:PORT], replay:FILE.csv[?loop=1&speed=N], none.")
+    var uri: String?
+    @Option(help: "Accelerometer: auto, a device name or id, or an index.")
+    var device: String?
+    @Option(help: "Polling rate, Hz.")
+    var rate: Double?
+    @Option(help: "Mount matrix: auto, or \"a,b,c; d,e,f; g,h,i\" as in the hwdb.")
+    var mountMatrix: String?
+
+    func settings() throws -> (SensorSettings, OrientationClassifier.Parameters) {
+        var configuration = UprightConfiguration()
+        if let config {
+            do {
+                configuration = try UprightConfiguration.load(path: config)
+            } catch {
+                throw CLIFailure(diagnostic: error.description)
+            }
+        }
+        var s = SensorSettings(uri: configuration.sensor.uri, device: configuration.sensor.device,
+                               rateHz: configuration.sensor.rateHz, mountMatrix: configuration.sensor.mountMatrix)
+        if let uri { s.uri = uri }
+        if let device { s.device = device }
+        if let rate {
+            guard rate > 0, rate <= 1000 else { throw ValidationError("--rate must be above 0 and at most 1000 Hz") }
+            s.rateHz = rate
+        }
+        if let mountMatrix { s.mountMatrix = mountMatrix }
+        return (s, configuration.classifier)
+    }
+}
+
+/// Runs `body` over a sensor stream until it ends, `duration` passes, or SIGINT/SIGTERM.
+func consume(_ settings: SensorSettings, duration: Double?, _ body: (SensorEvent, Double) -> Void) async {
+    let control = SensorControl()
+    let stream = SensorSource.open(settings, control: control)
+    let start = monotonicSeconds()
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+    for s in signals {
+        s.setEventHandler { control.stop() }
+        s.resume()
+    }
+    let timer = Thread {
+        while !control.isStopped {
+            if let duration, monotonicSeconds() - start >= duration { control.stop() }
+            var ts = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+            nanosleep(&ts, nil)
+        }
+    }
+    timer.start()
+    for await event in stream {
+        if control.isStopped { break }
+        body(event, start)
+    }
+    control.stop()
+    for s in signals { s.cancel() }
+}
+
+/// `upright sensor`: orientation changes as they happen, like monitor-sensor.
+struct SensorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sensor", abstract: "Print the device orientation each time it changes, until interrupted.")
+
+    @OptionGroup var sensor: SensorOptions
+    @Flag(help: "Print JSON lines, as `upright replay` does (t in seconds since the start).")
+    var json = false
+    @Flag(help: "Also print every reading (m/s², device frame).")
+    var raw = false
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+
+    func run() async throws {
+        let (settings, parameters) = try sensor.settings()
+        var classifier = OrientationClassifier(parameters: parameters)
+        await consume(settings, duration: duration) { event, start in
+            switch event {
+            case .status(let s):
+                writeStandardError("upright: \(s)\n")
+            case .sample(let sample):
+                var rel = sample
+                rel.t = sample.t - start
+                if raw {
+                    let line = json ? "{\"t\": \(fixed(rel.t, 3)), \"x\": \(fixed(rel.x, 4)), \"y\": \(fixed(rel.y, 4)), \"z\": \(fixed(rel.z, 4))}"
+                        : "\(fixed(rel.t, 3)) s  x \(fixed(rel.x, 3))  y \(fixed(rel.y, 3))  z \(fixed(rel.z, 3)) m/s²"
+                    writeLine(line)
+                }
+                if let change = classifier.feed(rel) {
+                    writeLine(json ? ReplayRun.jsonLine(change, explain: false)
+                              : "\(fixed(change.t, 2)) s  orientation: \(change.orientation)  (\(change.why))")
+                }
+            }
+        }
+    }
+}
+
+/// `upright record`: a trace from the live sensor.
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record", abstract: "Record the accelerometer to a trace file (CSV t,x,y,z), for replay and bug reports.")
+
+    @OptionGroup var sensor: SensorOptions
+    @Option(help: "The trace file to write.")
+    var out: String
+    @Option(help: "Stop after this many seconds (default: until interrupted).")
+    var duration: Double?
+
+    func run() async throws {
+        let (settings, _) = try sensor.settings()
+        var samples: [GravitySample] = []
+        await consume(settings, duration: duration) { event, start in
+            switch event {
+            case .status(let s): writeStandardError("upright: \(s)\n")
+            case .sample(var s):
+                s.t -= start
+                samples.append(s)
+            }
+        }
+        do {
+            try Trace(samples: samples).write(to: out)
+        } catch {
+            throw CLIFailure("cannot write the trace to \(out): \(error.localizedDescription)")
+        }
+        writeStandardError("upright: wrote \(samples.count) samples to \(out)\n")
+    }
+}
+
+/// `upright doctor`: what Upright finds, and every problem in plain words.
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor", abstract: "List sensor contexts, devices, the mount matrix, lock switches and problems.")
+
+    @OptionGroup var sensor: SensorOptions
+
+    func run() throws {
+        let (settings, parameters) = try sensor.settings()
+        var problems: [String] = []
+        print("libiio \(iioLibraryVersion), libmpv client API \(mpvVersionForDoctor())")
+        print("sensor URI: \(settings.uri)")
+        if settings.uri.hasPrefix("replay:") {
+            let spec = ReplaySpec(settings.uri)
+            print(FileManager.default.fileExists(atPath: spec.path) ? "replay file: \(spec.path)" : "replay file: missing")
+            if !FileManager.default.fileExists(atPath: spec.path) { problems.append("the replay file \(spec.path) does not exist") }
+        } else if settings.uri != "none" {
+            var opened = false
+            do {
+                let context = try IIOContext(uri: settings.uri)
+                let devices = context.devices
+                opened = true
+                print("context: \(context.name), \(devices.count) device(s)")
+                for d in devices { print("  \(d.label): " + (d.channels.isEmpty ? "no input channels" : d.channels.joined(separator: ", "))) }
+            } catch {
+                var problem = "cannot open \(settings.uri): \(error.message)"
+                if settings.uri == "local:", error.code == ENOENT { problem += " (no IIO devices on this machine: /sys/bus/iio is missing)" }
+                problems.append(problem)
+            }
+            if opened {
+                do {
+                    let a = try Accelerometer(settings: settings)
+                    print("accelerometer: \(a.label), \(a.valueAttribute) values"
+                        + (a.valueAttribute == "raw" ? ", scale \(a.scales.map { String($0) }.joined(separator: "/"))" : ""))
+                    print("mount matrix: \(a.matrix) (from the \(a.matrixSource.rawValue))")
+                    for note in a.notes { problems.append("mount matrix: \(note)") }
+                    let v = try a.read()
+                    let g = (v.x * v.x + v.y * v.y + v.z * v.z).squareRoot()
+                    let (o, c) = OrientationClassifier.snapshot(x: v.x, y: v.y, z: v.z, parameters: parameters)
+                    print("reading now: x \(fixed(v.x, 2)), y \(fixed(v.y, 2)), z \(fixed(v.z, 2)) m/s², |g| \(fixed(g, 2)) → \(o) (confidence \(fixed(c, 2)))")
+                    if abs(g - 9.81) > 2 {
+                        problems.append("|g| reads \(fixed(g, 2)) m/s², far from 9.81: the scale (in_accel_scale) looks wrong, or the device is moving")
+                    }
+                } catch {
+                    problems.append(error.description)
+                }
+            }
+            let gravity = try? Accelerometer(settings: SensorSettings(uri: settings.uri), kind: "gravity")
+            print("gravity channel: " + (gravity.map { "\($0.label)" } ?? "none (the motion fallback low-passes the accelerometer)"))
+        } else {
+            print("no sensor configured: Upright stays in the launch orientation")
+        }
+        let switches = RotationLockSwitch.find()
+        if switches.isEmpty {
+            print("rotation-lock switches: none found (the lock still works from the configuration and commands)")
+        } else {
+            for s in switches {
+                let fd = open(s.path, O_RDONLY | O_NONBLOCK)
+                let state = fd >= 0 ? RotationLockSwitch.currentState(fd: fd) : nil
+                if fd >= 0 { close(fd) }
+                print("rotation-lock switch: \(s.path)" + (s.switch ? " SW_ROTATE_LOCK" : "") + (s.key ? " KEY_ROTATE_LOCK_TOGGLE" : "")
+                    + (state.map { $0 ? " (locked)" : " (unlocked)" } ?? ""))
+            }
+        }
+        if problems.isEmpty {
+            print("no problems found")
+        } else {
+            print("problems:")
+            for p in problems { print("  - \(p)") }
+            throw ExitCode(1)
+        }
+    }
+}
+
+func fixed(_ v: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", v) }
+
+import MPV
+
+func mpvVersionForDoctor() -> String { mpvClientAPIVersion }
