@@ -7,7 +7,7 @@ public struct UprightConfiguration: Sendable {
     /// Where the accelerometer is read.
     public struct Sensor: Sendable, Hashable {
         public var uri = "local:"
-        public var device = "accel_3d"
+        public var device = "auto"
         public var rateHz = 25.0
         public var mountMatrix = "auto"
     }

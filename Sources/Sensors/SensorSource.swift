@@ -91,6 +91,9 @@ public enum SensorSource {
     {
         let (stream, continuation) = AsyncStream.makeStream(of: SensorEvent.self, bufferingPolicy: .bufferingNewest(4096))
         continuation.onTermination = { _ in control.stop() }
+        // libiio writes to iiod's socket without MSG_NOSIGNAL: a server that goes away must give an
+        // error to retry, not a SIGPIPE that ends the process.
+        signal(SIGPIPE, SIG_IGN)
         let thread = Thread {
             if settings.uri.hasPrefix("replay:") {
                 runReplay(settings.uri, control: control, continuation)

@@ -80,9 +80,17 @@ struct SensorCommand: AsyncParsableCommand {
     var raw = false
     @Option(help: "Stop after this many seconds.")
     var duration: Double?
+    @Flag(help: "Measure once with the motion fallback (a 0.2 s burst, as while locked), print it and exit.")
+    var motion = false
 
     func run() async throws {
         let (settings, parameters) = try sensor.settings()
+        if motion {
+            let m = MotionFallback.measure(settings, parameters: parameters)
+            writeLine("{\"orientation\": \"\(m.orientation)\", \"confidence\": \(fixed(m.confidence, 3)), "
+                + "\"samples\": \(m.samples), \"source\": \"\(m.source)\", \"elapsed\": \(fixed(m.elapsed, 3))}")
+            return
+        }
         var classifier = OrientationClassifier(parameters: parameters)
         await consume(settings, duration: duration) { event, start in
             switch event {

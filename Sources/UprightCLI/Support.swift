@@ -60,6 +60,8 @@ enum JSON {
 extension Upright {
     /// Runs the command line; worded failures print as `upright: error: ...` and exit with status 1.
     public static func run(arguments: [String]? = nil) async {
+        // A network sensor (iiod) that goes away must be an error to retry, not a SIGPIPE that ends us.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+/// A fake IIO accelerometer: a sysfs-like tree that `scripts/with-fake-iio.sh` mounts over
+/// /sys/bus/iio in a private mount namespace, so the real libiio (and a real iiod) read it.
+final class FakeIIO {
+    let root: URL
+    var device: URL { root.appendingPathComponent("devices/iio:device0") }
+    let scale = 0.00981
+
+    init(name: String = "accel_3d", scale: Bool = true, matrix: String? = "1, 0, 0; 0, 1, 0; 0, 0, 1",
+         channels: [String] = ["x", "y", "z"]) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("upright-iio-\(UUID().uuidString)")
+        let dev = root.appendingPathComponent("devices/iio:device0")
+        try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
+        try write("name", name)
+        for c in channels { try write("in_accel_\(c)_raw", "0") }
+        if scale { try write("in_accel_scale", String(self.scale)) }
+        if let matrix { try write("in_accel_mount_matrix", matrix) }
+        try write("in_accel_sampling_frequency", "25")
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    /// Writes a file atomically (a temporary file moved over the old one), as a driver's value changes.
+    func write(_ file: String, _ value: String) throws {
+        let tmp = device.appendingPathComponent(".\(file).tmp")
+        try (value + "\n").write(to: tmp, atomically: false, encoding: .utf8)
+        _ = rename(tmp.path, device.appendingPathComponent(file).path)
+    }
+
+    /// Sets the reading to a device-frame vector in m/s² (identity mount matrix: raw = −x, −y, +z).
+    func set(x: Double, y: Double, z: Double) throws {
+        try write("in_accel_x_raw", String(Int((-x / scale).rounded())))
+        try write("in_accel_y_raw", String(Int((-y / scale).rounded())))
+        try write("in_accel_z_raw", String(Int((z / scale).rounded())))
+    }
+
+    func portrait() throws { try set(x: 0.3, y: 9.7, z: 1.2) }
+    func landscapeLeft() throws { try set(x: 9.7, y: 0.2, z: 1.2) }
+    func faceUp() throws { try set(x: 0.1, y: 0.2, z: 9.8) }
+
+    /// Hides the device (as if unplugged) or brings it back.
+    func unplug() throws {
+        try FileManager.default.moveItem(at: device, to: root.appendingPathComponent("unplugged"))
+    }
+
+    func replug() throws {
+        try FileManager.default.moveItem(at: root.appendingPathComponent("unplugged"), to: device)
+    }
+}
+
+/// The repository's root (this file is Tests/SensorsIntegrationTests/FakeIIO.swift).
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// The built `upright` next to the test bundle.
+let uprightPath: String = {
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = dir.appendingPathComponent("upright").path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        dir.deleteLastPathComponent()
+    }
+    return repositoryRoot.appendingPathComponent(".build/debug/upright").path
+}()
+
+/// True when this machine can make a private mount namespace (root, or user namespaces allowed).
+let namespacesWork: Bool = {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = getuid() == 0 ? ["unshare", "-m", "true"] : ["unshare", "-r", "-m", "true"]
+    p.standardError = FileHandle.nullDevice
+    do { try p.run() } catch { return false }
+    p.waitUntilExit()
+    return p.terminationStatus == 0
+}()
+
+let iiodPath: String? = ["/usr/sbin/iiod", "/usr/bin/iiod"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+/// A running process whose output is collected.
+final class Running: @unchecked Sendable {
+    // @unchecked: `out` and `err` are only touched under `lock`; Process is used from the test thread only.
+    let process = Process()
+    private let lock = NSLock()
+    private var out = Data(), err = Data()
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let o = Pipe(), e = Pipe()
+        process.standardOutput = o
+        process.standardError = e
+        o.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, error: false) }
+        e.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, error: true) }
+        try process.run()
+    }
+
+    private func append(_ d: Data, error: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if error { err.append(d) } else { out.append(d) }
+    }
+
+    var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
+    var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
+
+    /// Waits for the process to end by itself (at most `timeout` seconds), then for the pipes to drain.
+    func wait(timeout: Double = 30) {
+        let end = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < end { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        Thread.sleep(forTimeInterval: 0.1)
+    }
+
+    /// Waits until `condition` holds for the output (at most `timeout` seconds).
+    @discardableResult
+    func waitFor(timeout: Double = 10, _ condition: (Running) -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if condition(self) { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return condition(self)
+    }
+
+    /// Ends the process: SIGTERM, or SIGKILL with `kill` (as a crash; iiod keeps running on SIGTERM
+    /// while a client is connected).
+    func stop(kill: Bool = false) {
+        if process.isRunning {
+            if kill { Glibc.kill(process.processIdentifier, SIGKILL) } else { process.terminate() }
+        }
+        process.waitUntilExit()
+    }
+}
+
+/// Runs `upright ARGS` inside the fake tree's namespace.
+func uprightInNamespace(_ fake: FakeIIO, _ arguments: [String]) throws -> Running {
+    try Running(repositoryRoot.appendingPathComponent("scripts/with-fake-iio.sh").path,
+                [fake.root.path, uprightPath] + arguments)
+}
+
+func orientations(_ jsonLines: String) -> [String] {
+    jsonLines.split(separator: "\n").compactMap { line in
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["orientation"] as? String
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+/// The real libiio reading a fake sysfs tree in a private mount namespace, and a real iiod.
+@Suite("Sensor with the real libiio", .serialized,
+       .enabled(if: namespacesWork, "needs a private mount namespace (root, or unprivileged user namespaces)"))
+struct SensorIntegrationTests {
+    @Test func followsAScriptedRotationThroughTheLocalBackend() throws {
+        let fake = try FakeIIO()
+        try fake.portrait()
+        let run = try uprightInNamespace(fake, ["sensor", "--uri", "local:", "--json", "--rate", "50", "--duration", "4"])
+        #expect(run.waitFor { orientations($0.stdout) == ["portrait"] })
+        try fake.landscapeLeft()
+        #expect(run.waitFor { orientations($0.stdout).count == 2 })
+        try fake.faceUp()
+        run.wait()
+        #expect(orientations(run.stdout) == ["portrait", "landscape-left", "face-up"], "\(run.stderr)")
+        #expect(run.stderr.contains("reading iio:device0 (accel_3d) at local:, raw values, mount matrix 1, 0, 0; 0, 1, 0; 0, 0, 1 from the sysfs mount_matrix"))
+        #expect(run.process.terminationStatus == 0)
+    }
+
+    @Test func theDeviceGoesAwayAndComesBack() throws {
+        let fake = try FakeIIO()
+        try fake.portrait()
+        let run = try uprightInNamespace(fake, ["sensor", "--json", "--rate", "50", "--duration", "6"])
+        #expect(run.waitFor { orientations($0.stdout) == ["portrait"] })
+        try fake.unplug()
+        #expect(run.waitFor { $0.stderr.contains("lost the accelerometer") })
+        #expect(run.waitFor { $0.stderr.contains("sensor absent: no accelerometer at local:") || $0.stderr.contains("sensor faulty") })
+        try fake.replug()
+        try fake.landscapeLeft()
+        run.wait()
+        #expect(orientations(run.stdout) == ["portrait", "landscape-left"], "\(run.stderr)")
+        #expect(run.stderr.components(separatedBy: "sensor reading: reading iio:device0").count == 3, "found again: \(run.stderr)")
+    }
+
+    @Test func badValuesAreSkippedAndCounted() throws {
+        let fake = try FakeIIO()
+        try fake.portrait()
+        let run = try uprightInNamespace(fake, ["sensor", "--json", "--rate", "50", "--duration", "3"])
+        #expect(run.waitFor { orientations($0.stdout) == ["portrait"] })
+        try fake.write("in_accel_x_raw", "abc")
+        #expect(run.waitFor { $0.stderr.contains("skipped 1 reading(s): iio:device0 (accel_3d): accel_x raw reads 'abc', not a usable number") })
+        try fake.write("in_accel_x_raw", "99999999")
+        #expect(run.waitFor { $0.stderr.contains("absurd reading") })
+        try fake.landscapeLeft()
+        run.wait()
+        #expect(orientations(run.stdout) == ["portrait", "landscape-left"])
+        #expect(run.process.terminationStatus == 0)
+    }
+
+    @Test func aMissingScaleNamesTheAttribute() throws {
+        let fake = try FakeIIO(scale: false)
+        let run = try uprightInNamespace(fake, ["sensor", "--duration", "1"])
+        run.wait()
+        #expect(run.stderr.contains("iio:device0 (accel_3d): channel accel_x has no 'scale' attribute"), "\(run.stderr)")
+        #expect(run.process.terminationStatus == 0)
+    }
+
+    @Test func noAccelerometerAtAll() throws {
+        let fake = try FakeIIO(name: "als", channels: [])
+        let run = try uprightInNamespace(fake, ["sensor", "--duration", "1"])
+        run.wait()
+        #expect(run.stderr.contains("sensor absent: no accelerometer at local:"), "\(run.stderr)")
+        #expect(run.process.terminationStatus == 0)
+        let doctor = try uprightInNamespace(fake, ["doctor"])
+        doctor.wait()
+        #expect(doctor.process.terminationStatus == 1)
+        #expect(doctor.stdout.contains("  - no accelerometer at local:"))
+    }
+
+    @Test func theConfiguredMountMatrixWinsAndABadOneIsRefused() throws {
+        let fake = try FakeIIO(matrix: "0, 0, 0; 0, 1, 0; 0, 0, 1")
+        // Raw (−9.7 on x): with identity the device reads x = +9.7, landscape-left.
+        try fake.write("in_accel_x_raw", String(Int((-9.7 / fake.scale).rounded())))
+        let doctor = try uprightInNamespace(fake, ["doctor"])
+        doctor.wait()
+        #expect(doctor.stdout.contains("mount matrix: 1, 0, 0; 0, 1, 0; 0, 0, 1 (from the identity (none given))"))
+        #expect(doctor.stdout.contains("refused the sysfs mount_matrix '0, 0, 0; 0, 1, 0; 0, 0, 1': the first row is all zeros"))
+        #expect(doctor.stdout.contains("→ landscape-left"))
+        // A sensor mounted turned: the hwdb-style matrix "0, -1, 0; 1, 0, 0; 0, 0, 1" makes the same raw
+        // reading (−9.7, 0, 0) read (0, −9.7, 0) in iio-sensor-proxy's frame: upright, portrait.
+        let turned = try uprightInNamespace(fake, ["doctor", "--mount-matrix", "0, -1, 0; 1, 0, 0; 0, 0, 1"])
+        turned.wait()
+        #expect(turned.stdout.contains("(from the configuration)"))
+        #expect(turned.stdout.contains("→ portrait ("), "\(turned.stdout)")
+    }
+
+    @Test func recordWritesATrace() throws {
+        let fake = try FakeIIO()
+        try fake.portrait()
+        let out = fake.root.appendingPathComponent("rec.csv").path
+        let run = try uprightInNamespace(fake, ["record", "--out", out, "--rate", "50", "--duration", "1"])
+        run.wait()
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        let lines = text.split(separator: "\n")
+        #expect(lines.first == "t,x,y,z")
+        #expect(lines.count > 35 && lines.count < 60, "\(lines.count) lines")
+        #expect(run.stderr.contains("wrote \(lines.count - 1) samples to \(out)"))
+        let replay = try Running(uprightPath, ["replay", out])
+        replay.wait()
+        #expect(orientations(replay.stdout) == ["portrait"])
+    }
+
+    @Test func theMotionFallbackAnswersWithin300ms() throws {
+        let fake = try FakeIIO()
+        try fake.landscapeLeft()
+        let run = try uprightInNamespace(fake, ["sensor", "--motion"])
+        run.wait()
+        let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
+        #expect(object["orientation"] as? String == "landscape-left")
+        #expect((object["confidence"] as? Double ?? 0) > 0.8)
+        #expect((object["elapsed"] as? Double ?? 1) < 0.3)
+        #expect(object["source"] as? String == "accelerometer")
+        #expect((object["samples"] as? Int ?? 0) >= 5)
+        // With no sensor it answers unknown at once.
+        let none = try Running(uprightPath, ["sensor", "--motion", "--uri", "none"])
+        none.wait()
+        #expect(none.stdout.contains("\"orientation\": \"unknown\", \"confidence\": 0.000, \"samples\": 0, \"source\": \"none\""))
+    }
+
+    @Test(.enabled(if: iiodPath != nil, "needs iiod (Debian package iiod)"))
+    func throughARealIiodWhichStopsAndComesBack() throws {
+        let fake = try FakeIIO()
+        try fake.portrait()
+        let port = String(30_431 + Int.random(in: 100...2000))
+        var iiod = try Running(repositoryRoot.appendingPathComponent("scripts/with-fake-iio.sh").path,
+                               [fake.root.path, iiodPath!, "-p", port])
+        defer { iiod.stop(kill: true) }
+        Thread.sleep(forTimeInterval: 0.8)
+        let run = try Running(uprightPath, ["sensor", "--uri", "ip:127.0.0.1:\(port)", "--json", "--rate", "25", "--duration", "12"])
+        #expect(run.waitFor { orientations($0.stdout) == ["portrait"] }, "\(run.stderr)")
+        try fake.landscapeLeft()
+        #expect(run.waitFor { orientations($0.stdout).count == 2 })
+        iiod.stop(kill: true)
+        #expect(run.waitFor { $0.stderr.contains("lost the accelerometer") || $0.stderr.contains("sensor faulty") })
+        iiod = try Running(repositoryRoot.appendingPathComponent("scripts/with-fake-iio.sh").path,
+                           [fake.root.path, iiodPath!, "-p", port])
+        try fake.faceUp()
+        run.wait(timeout: 20)
+        #expect(orientations(run.stdout) == ["portrait", "landscape-left", "face-up"], "\(run.stderr)")
+        #expect(run.stderr.contains("sensor reading: reading iio:device0 (accel_3d) at ip:127.0.0.1:\(port)"))
+    }
+}
