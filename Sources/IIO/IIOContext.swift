@@ -25,7 +25,10 @@ public struct IIOError: Error, Sendable, Equatable, CustomStringConvertible {
         let code = raw < 0 ? -raw : raw
         var buffer = [CChar](repeating: 0, count: 256)
         iio_strerror(code, &buffer, buffer.count)
-        return IIOError(call: call, message: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), code: code)
+        return IIOError(
+            call: call,
+            message: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+            code: code)
     }
 }
 
@@ -127,7 +130,9 @@ public final class IIOChannel {
 
     /// The channel's attribute names (`raw`, `scale`, `mount_matrix`, ...), shared ones included.
     public var attributes: [String] {
-        (0..<iio_channel_get_attrs_count(handle)).compactMap { iio_channel_get_attr(handle, $0).map { String(cString: $0) } }
+        (0..<iio_channel_get_attrs_count(handle)).compactMap {
+            iio_channel_get_attr(handle, $0).map { String(cString: $0) }
+        }
     }
 
     /// True when the channel has this attribute (`iio_channel_find_attr`).
@@ -156,7 +161,9 @@ public final class IIOChannel {
     /// Writes an attribute (`iio_channel_attr_write`).
     public func write(_ attribute: String, _ value: String) throws(IIOError) {
         let n = iio_channel_attr_write(handle, attribute, value)
-        if n < 0 { throw IIOError.from(describe("writing '\(value)' to", attribute), code: Int32(truncatingIfNeeded: n)) }
+        if n < 0 {
+            throw IIOError.from(describe("writing '\(value)' to", attribute), code: Int32(truncatingIfNeeded: n))
+        }
     }
 
     func describe(_ verb: String, _ attribute: String) -> String {

@@ -107,11 +107,14 @@ public final class Accelerometer {
                 offsets.append(0)
                 continue
             }
-            guard ch.has("scale") else { throw .missingAttribute(device: chosen.label, channel: ch.id, attribute: "scale") }
+            guard ch.has("scale") else {
+                throw .missingAttribute(device: chosen.label, channel: ch.id, attribute: "scale")
+            }
             do {
                 let s = try ch.readDouble("scale")
                 guard s > 0 else {
-                    throw SensorError.badValue(device: chosen.label, channel: ch.id, attribute: "scale", text: String(s))
+                    throw SensorError.badValue(
+                        device: chosen.label, channel: ch.id, attribute: "scale", text: String(s))
                 }
                 scales.append(s)
                 offsets.append(ch.has("offset") ? try ch.readDouble("offset") : 0)
@@ -190,7 +193,8 @@ public final class Accelerometer {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else { return nil }
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("ACCEL_MOUNT_MATRIX=") {
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n")
+        where line.hasPrefix("ACCEL_MOUNT_MATRIX=") {
             return String(line.dropFirst("ACCEL_MOUNT_MATRIX=".count))
         }
         return nil

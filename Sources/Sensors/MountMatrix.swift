@@ -29,7 +29,9 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     public var problems: [String] {
         var out: [String] = []
         let names = ["first", "second", "third"]
-        for (i, r) in rows.enumerated() where r.allSatisfy({ $0 == 0 }) { out.append("the \(names[i]) row is all zeros") }
+        for (i, r) in rows.enumerated() where r.allSatisfy({ $0 == 0 }) {
+            out.append("the \(names[i]) row is all zeros")
+        }
         for i in 0..<3 {
             for j in (i + 1)..<3 where rows[i] == rows[j] && !rows[i].allSatisfy({ $0 == 0 }) {
                 out.append("the \(names[i]) and \(names[j]) rows are the same")
@@ -55,9 +57,11 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     /// `M · v`.
     public func apply(_ v: (Double, Double, Double)) -> (Double, Double, Double) {
         let r = rows
-        return (r[0][0] * v.0 + r[0][1] * v.1 + r[0][2] * v.2,
-                r[1][0] * v.0 + r[1][1] * v.1 + r[1][2] * v.2,
-                r[2][0] * v.0 + r[2][1] * v.1 + r[2][2] * v.2)
+        return (
+            r[0][0] * v.0 + r[0][1] * v.1 + r[0][2] * v.2,
+            r[1][0] * v.0 + r[1][1] * v.1 + r[1][2] * v.2,
+            r[2][0] * v.0 + r[2][1] * v.1 + r[2][2] * v.2
+        )
     }
 
     /// A reading in m/s² on the chip's axes, in Upright's device frame: diag(−1, −1, +1) · M · raw.

@@ -25,8 +25,9 @@ public enum RotationLockSwitch {
         while i + recordSize <= bytes.count {
             let type = UInt16(bytes[i + 16]) | UInt16(bytes[i + 17]) << 8
             let code = UInt16(bytes[i + 18]) | UInt16(bytes[i + 19]) << 8
-            let value = Int32(bitPattern: UInt32(bytes[i + 20]) | UInt32(bytes[i + 21]) << 8
-                | UInt32(bytes[i + 22]) << 16 | UInt32(bytes[i + 23]) << 24)
+            let value = Int32(
+                bitPattern: UInt32(bytes[i + 20]) | UInt32(bytes[i + 21]) << 8
+                    | UInt32(bytes[i + 22]) << 16 | UInt32(bytes[i + 23]) << 24)
             if type == evSw, code == swRotateLock { out.append(.set(value != 0)) }
             if type == evKey, code == keyRotateLockToggle, value == 1 { out.append(.toggle) }
             i += recordSize
@@ -45,11 +46,15 @@ public enum RotationLockSwitch {
     }
 
     /// `SW_ROTATE_LOCK` set or cleared, as a record.
-    public static func switchRecord(locked: Bool) -> [UInt8] { record(type: evSw, code: swRotateLock, value: locked ? 1 : 0) }
+    public static func switchRecord(locked: Bool) -> [UInt8] {
+        record(type: evSw, code: swRotateLock, value: locked ? 1 : 0)
+    }
     /// A press of `KEY_ROTATE_LOCK_TOGGLE`, as a record.
     public static func toggleRecord() -> [UInt8] { record(type: evKey, code: keyRotateLockToggle, value: 1) }
 
-    static func ioc(read size: Int, _ nr: UInt) -> UInt { (2 << 30) | (UInt(size) << 16) | (UInt(UInt8(ascii: "E")) << 8) | nr }
+    static func ioc(read size: Int, _ nr: UInt) -> UInt {
+        (2 << 30) | (UInt(size) << 16) | (UInt(UInt8(ascii: "E")) << 8) | nr
+    }
 
     /// The switch's state now (`EVIOCGSW`), or `nil` when `fd` is not an input device with it.
     public static func currentState(fd: Int32) -> Bool? {
@@ -102,7 +107,8 @@ public enum RotationLockSwitch {
                 let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 if n < 0, errno == EINTR { continue }
                 if n < 0 {
-                    continuation.finish(throwing: LockSwitchError(path: path, message: String(cString: strerror(errno))))
+                    continuation.finish(
+                        throwing: LockSwitchError(path: path, message: String(cString: strerror(errno))))
                     return
                 }
                 if n == 0 { break }

@@ -89,7 +89,8 @@ public enum SensorSource {
     public static func open(_ settings: SensorSettings, control: SensorControl = SensorControl())
         -> AsyncStream<SensorEvent>
     {
-        let (stream, continuation) = AsyncStream.makeStream(of: SensorEvent.self, bufferingPolicy: .bufferingNewest(4096))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: SensorEvent.self, bufferingPolicy: .bufferingNewest(4096))
         continuation.onTermination = { _ in control.stop() }
         // libiio writes to iiod's socket without MSG_NOSIGNAL: a server that goes away must give an
         // error to retry, not a SIGPIPE that ends the process.
@@ -98,7 +99,8 @@ public enum SensorSource {
             if settings.uri.hasPrefix("replay:") {
                 runReplay(settings.uri, control: control, continuation)
             } else if settings.uri == "none" {
-                continuation.yield(.status(SensorStatus(state: .absent, message: "no sensor is configured (uri = \"none\")")))
+                continuation.yield(
+                    .status(SensorStatus(state: .absent, message: "no sensor is configured (uri = \"none\")")))
                 while !control.isStopped { sleep(until: monotonicSeconds() + 0.2) }
             } else {
                 runPoller(settings, control: control, continuation)
@@ -110,8 +112,10 @@ public enum SensorSource {
         return stream
     }
 
-    static func runPoller(_ settings: SensorSettings, control: SensorControl,
-                          _ continuation: AsyncStream<SensorEvent>.Continuation) {
+    static func runPoller(
+        _ settings: SensorSettings, control: SensorControl,
+        _ continuation: AsyncStream<SensorEvent>.Continuation
+    ) {
         let period = 1 / max(0.1, settings.rateHz)
         var accelerometer: Accelerometer?
         var backoff = 0.25
@@ -126,8 +130,10 @@ public enum SensorSource {
         while !control.isStopped {
             if control.isPaused {
                 if let a = accelerometer {
-                    report(SensorStatus(state: .paused, device: "\(a.label) at \(a.uri)",
-                                        message: "polling stopped while the rotation lock is on", skippedValues: skipped))
+                    report(
+                        SensorStatus(
+                            state: .paused, device: "\(a.label) at \(a.uri)",
+                            message: "polling stopped while the rotation lock is on", skippedValues: skipped))
                 }
                 sleep(until: monotonicSeconds() + 0.05)
                 next = monotonicSeconds()
@@ -138,11 +144,14 @@ public enum SensorSource {
                     let a = try Accelerometer(settings: settings)
                     accelerometer = a
                     backoff = 0.25
-                    var message = "reading \(a.label) at \(settings.uri), \(a.valueAttribute) values, mount matrix "
+                    var message =
+                        "reading \(a.label) at \(settings.uri), \(a.valueAttribute) values, mount matrix "
                         + "\(a.matrix) from the \(a.matrixSource.rawValue)"
                     if !a.notes.isEmpty { message += "; " + a.notes.joined(separator: "; ") }
-                    report(SensorStatus(state: .reading, device: "\(a.label) at \(settings.uri)", message: message,
-                                        skippedValues: skipped))
+                    report(
+                        SensorStatus(
+                            state: .reading, device: "\(a.label) at \(settings.uri)", message: message,
+                            skippedValues: skipped))
                     next = monotonicSeconds()
                 } catch {
                     let state: SensorStatus.State
@@ -150,7 +159,8 @@ public enum SensorSource {
                     case .noAccelerometer, .noSuchDevice: state = .absent
                     default: state = .faulty
                     }
-                    report(SensorStatus(state: state, message: error.description + "; retrying", skippedValues: skipped))
+                    report(
+                        SensorStatus(state: state, message: error.description + "; retrying", skippedValues: skipped))
                     let until = monotonicSeconds() + backoff
                     while !control.isStopped, monotonicSeconds() < until { sleep(until: until) }
                     backoff = min(backoff * 2, 5)
@@ -163,9 +173,11 @@ public enum SensorSource {
                 if abs(v.x) > limit || abs(v.y) > limit || abs(v.z) > limit {
                     skipped += 1
                     if skipped == 1 || skipped % 100 == 0 {
-                        report(SensorStatus(state: .reading, device: "\(a.label) at \(settings.uri)",
-                                            message: "skipped \(skipped) absurd reading(s), the last (\(v.x), \(v.y), \(v.z)) m/s²",
-                                            skippedValues: skipped))
+                        report(
+                            SensorStatus(
+                                state: .reading, device: "\(a.label) at \(settings.uri)",
+                                message: "skipped \(skipped) absurd reading(s), the last (\(v.x), \(v.y), \(v.z)) m/s²",
+                                skippedValues: skipped))
                     }
                 } else {
                     continuation.yield(.sample(GravitySample(t: monotonicSeconds(), x: v.x, y: v.y, z: v.z)))
@@ -174,13 +186,17 @@ public enum SensorSource {
                 if case .badValue = error {
                     skipped += 1
                     if skipped == 1 || skipped % 100 == 0 {
-                        report(SensorStatus(state: .reading, device: "\(a.label) at \(settings.uri)",
-                                            message: "skipped \(skipped) reading(s): \(error)", skippedValues: skipped))
+                        report(
+                            SensorStatus(
+                                state: .reading, device: "\(a.label) at \(settings.uri)",
+                                message: "skipped \(skipped) reading(s): \(error)", skippedValues: skipped))
                     }
                 } else {
                     accelerometer = nil
-                    report(SensorStatus(state: .faulty, device: "\(a.label) at \(settings.uri)",
-                                        message: "lost the accelerometer: \(error); finding it again", skippedValues: skipped))
+                    report(
+                        SensorStatus(
+                            state: .faulty, device: "\(a.label) at \(settings.uri)",
+                            message: "lost the accelerometer: \(error); finding it again", skippedValues: skipped))
                     continue
                 }
             }
@@ -192,7 +208,8 @@ public enum SensorSource {
     }
 
     /// `replay:FILE.csv?loop=1&speed=N`.
-    static func runReplay(_ uri: String, control: SensorControl, _ continuation: AsyncStream<SensorEvent>.Continuation) {
+    static func runReplay(_ uri: String, control: SensorControl, _ continuation: AsyncStream<SensorEvent>.Continuation)
+    {
         let spec = ReplaySpec(uri)
         let trace: Trace
         do {
@@ -206,11 +223,14 @@ public enum SensorSource {
             continuation.yield(.status(SensorStatus(state: .ended, message: "\(spec.path) has no samples")))
             return
         }
-        continuation.yield(.status(SensorStatus(
-            state: .reading, device: "replay of \(spec.path)",
-            message: "replaying \(trace.samples.count) samples from \(spec.path) at \(spec.speed)x"
-                + (spec.loop ? ", looping" : ""))))
-        let span = last.t - first.t + (trace.samples.count > 1 ? (last.t - first.t) / Double(trace.samples.count - 1) : 0.1)
+        continuation.yield(
+            .status(
+                SensorStatus(
+                    state: .reading, device: "replay of \(spec.path)",
+                    message: "replaying \(trace.samples.count) samples from \(spec.path) at \(spec.speed)x"
+                        + (spec.loop ? ", looping" : ""))))
+        let span =
+            last.t - first.t + (trace.samples.count > 1 ? (last.t - first.t) / Double(trace.samples.count - 1) : 0.1)
         var start = monotonicSeconds()
         repeat {
             for s in trace.samples {
@@ -222,8 +242,11 @@ public enum SensorSource {
             }
             start += span / spec.speed
         } while spec.loop && !control.isStopped
-        continuation.yield(.status(SensorStatus(state: .ended, device: "replay of \(spec.path)",
-                                                message: "the replay of \(spec.path) ended")))
+        continuation.yield(
+            .status(
+                SensorStatus(
+                    state: .ended, device: "replay of \(spec.path)",
+                    message: "the replay of \(spec.path) ended")))
         while !control.isStopped { sleep(until: monotonicSeconds() + 0.2) }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Config
 import Foundation
 import IIO
+import MPV
 import OrientationCore
 import Sensors
 
@@ -27,8 +28,9 @@ struct SensorOptions: ParsableArguments {
                 throw CLIFailure(diagnostic: error.description)
             }
         }
-        var s = SensorSettings(uri: configuration.sensor.uri, device: configuration.sensor.device,
-                               rateHz: configuration.sensor.rateHz, mountMatrix: configuration.sensor.mountMatrix)
+        var s = SensorSettings(
+            uri: configuration.sensor.uri, device: configuration.sensor.device,
+            rateHz: configuration.sensor.rateHz, mountMatrix: configuration.sensor.mountMatrix)
         if let uri { s.uri = uri }
         if let device { s.device = device }
         if let rate {
@@ -87,8 +89,9 @@ struct SensorCommand: AsyncParsableCommand {
         let (settings, parameters) = try sensor.settings()
         if motion {
             let m = MotionFallback.measure(settings, parameters: parameters)
-            writeLine("{\"orientation\": \"\(m.orientation)\", \"confidence\": \(fixed(m.confidence, 3)), "
-                + "\"samples\": \(m.samples), \"source\": \"\(m.source)\", \"elapsed\": \(fixed(m.elapsed, 3))}")
+            writeLine(
+                "{\"orientation\": \"\(m.orientation)\", \"confidence\": \(fixed(m.confidence, 3)), "
+                    + "\"samples\": \(m.samples), \"source\": \"\(m.source)\", \"elapsed\": \(fixed(m.elapsed, 3))}")
             return
         }
         var classifier = OrientationClassifier(parameters: parameters)
@@ -100,13 +103,17 @@ struct SensorCommand: AsyncParsableCommand {
                 var rel = sample
                 rel.t = sample.t - start
                 if raw {
-                    let line = json ? "{\"t\": \(fixed(rel.t, 3)), \"x\": \(fixed(rel.x, 4)), \"y\": \(fixed(rel.y, 4)), \"z\": \(fixed(rel.z, 4))}"
+                    let line =
+                        json
+                        ? "{\"t\": \(fixed(rel.t, 3)), \"x\": \(fixed(rel.x, 4)), \"y\": \(fixed(rel.y, 4)), \"z\": \(fixed(rel.z, 4))}"
                         : "\(fixed(rel.t, 3)) s  x \(fixed(rel.x, 3))  y \(fixed(rel.y, 3))  z \(fixed(rel.z, 3)) m/s²"
                     writeLine(line)
                 }
                 if let change = classifier.feed(rel) {
-                    writeLine(json ? ReplayRun.jsonLine(change, explain: false)
-                              : "\(fixed(change.t, 2)) s  orientation: \(change.orientation)  (\(change.why))")
+                    writeLine(
+                        json
+                            ? ReplayRun.jsonLine(change, explain: false)
+                            : "\(fixed(change.t, 2)) s  orientation: \(change.orientation)  (\(change.why))")
                 }
             }
         }
@@ -116,7 +123,8 @@ struct SensorCommand: AsyncParsableCommand {
 /// `upright record`: a trace from the live sensor.
 struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "record", abstract: "Record the accelerometer to a trace file (CSV t,x,y,z), for replay and bug reports.")
+        commandName: "record",
+        abstract: "Record the accelerometer to a trace file (CSV t,x,y,z), for replay and bug reports.")
 
     @OptionGroup var sensor: SensorOptions
     @Option(help: "The trace file to write.")
@@ -158,8 +166,12 @@ struct DoctorCommand: ParsableCommand {
         print("sensor URI: \(settings.uri)")
         if settings.uri.hasPrefix("replay:") {
             let spec = ReplaySpec(settings.uri)
-            print(FileManager.default.fileExists(atPath: spec.path) ? "replay file: \(spec.path)" : "replay file: missing")
-            if !FileManager.default.fileExists(atPath: spec.path) { problems.append("the replay file \(spec.path) does not exist") }
+            print(
+                FileManager.default.fileExists(atPath: spec.path) ? "replay file: \(spec.path)" : "replay file: missing"
+            )
+            if !FileManager.default.fileExists(atPath: spec.path) {
+                problems.append("the replay file \(spec.path) does not exist")
+            }
         } else if settings.uri != "none" {
             var opened = false
             do {
@@ -167,32 +179,46 @@ struct DoctorCommand: ParsableCommand {
                 let devices = context.devices
                 opened = true
                 print("context: \(context.name), \(devices.count) device(s)")
-                for d in devices { print("  \(d.label): " + (d.channels.isEmpty ? "no input channels" : d.channels.joined(separator: ", "))) }
+                for d in devices {
+                    print(
+                        "  \(d.label): "
+                            + (d.channels.isEmpty ? "no input channels" : d.channels.joined(separator: ", ")))
+                }
             } catch {
                 var problem = "cannot open \(settings.uri): \(error.message)"
-                if settings.uri == "local:", error.code == ENOENT { problem += " (no IIO devices on this machine: /sys/bus/iio is missing)" }
+                if settings.uri == "local:", error.code == ENOENT {
+                    problem += " (no IIO devices on this machine: /sys/bus/iio is missing)"
+                }
                 problems.append(problem)
             }
             if opened {
                 do {
                     let a = try Accelerometer(settings: settings)
-                    print("accelerometer: \(a.label), \(a.valueAttribute) values"
-                        + (a.valueAttribute == "raw" ? ", scale \(a.scales.map { String($0) }.joined(separator: "/"))" : ""))
+                    print(
+                        "accelerometer: \(a.label), \(a.valueAttribute) values"
+                            + (a.valueAttribute == "raw"
+                                ? ", scale \(a.scales.map { String($0) }.joined(separator: "/"))" : ""))
                     print("mount matrix: \(a.matrix) (from the \(a.matrixSource.rawValue))")
                     for note in a.notes { problems.append("mount matrix: \(note)") }
                     let v = try a.read()
                     let g = (v.x * v.x + v.y * v.y + v.z * v.z).squareRoot()
                     let (o, c) = OrientationClassifier.snapshot(x: v.x, y: v.y, z: v.z, parameters: parameters)
-                    print("reading now: x \(fixed(v.x, 2)), y \(fixed(v.y, 2)), z \(fixed(v.z, 2)) m/s², |g| \(fixed(g, 2)) → \(o) (confidence \(fixed(c, 2)))")
+                    print(
+                        "reading now: x \(fixed(v.x, 2)), y \(fixed(v.y, 2)), z \(fixed(v.z, 2)) m/s², |g| \(fixed(g, 2)) → \(o) (confidence \(fixed(c, 2)))"
+                    )
                     if abs(g - 9.81) > 2 {
-                        problems.append("|g| reads \(fixed(g, 2)) m/s², far from 9.81: the scale (in_accel_scale) looks wrong, or the device is moving")
+                        problems.append(
+                            "|g| reads \(fixed(g, 2)) m/s², far from 9.81: the scale (in_accel_scale) looks wrong, or the device is moving"
+                        )
                     }
                 } catch {
                     problems.append(error.description)
                 }
             }
             let gravity = try? Accelerometer(settings: SensorSettings(uri: settings.uri), kind: "gravity")
-            print("gravity channel: " + (gravity.map { "\($0.label)" } ?? "none (the motion fallback low-passes the accelerometer)"))
+            print(
+                "gravity channel: "
+                    + (gravity.map { "\($0.label)" } ?? "none (the motion fallback low-passes the accelerometer)"))
         } else {
             print("no sensor configured: Upright stays in the launch orientation")
         }
@@ -204,8 +230,10 @@ struct DoctorCommand: ParsableCommand {
                 let fd = open(s.path, O_RDONLY | O_NONBLOCK)
                 let state = fd >= 0 ? RotationLockSwitch.currentState(fd: fd) : nil
                 if fd >= 0 { close(fd) }
-                print("rotation-lock switch: \(s.path)" + (s.switch ? " SW_ROTATE_LOCK" : "") + (s.key ? " KEY_ROTATE_LOCK_TOGGLE" : "")
-                    + (state.map { $0 ? " (locked)" : " (unlocked)" } ?? ""))
+                print(
+                    "rotation-lock switch: \(s.path)" + (s.switch ? " SW_ROTATE_LOCK" : "")
+                        + (s.key ? " KEY_ROTATE_LOCK_TOGGLE" : "")
+                        + (state.map { $0 ? " (locked)" : " (unlocked)" } ?? ""))
             }
         }
         if problems.isEmpty {
@@ -219,7 +247,5 @@ struct DoctorCommand: ParsableCommand {
 }
 
 func fixed(_ v: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", v) }
-
-import MPV
 
 func mpvVersionForDoctor() -> String { mpvClientAPIVersion }

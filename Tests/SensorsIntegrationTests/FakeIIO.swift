@@ -8,8 +8,10 @@ final class FakeIIO {
     var device: URL { root.appendingPathComponent("devices/iio:device0") }
     let scale = 0.00981
 
-    init(name: String = "accel_3d", scale: Bool = true, matrix: String? = "1, 0, 0; 0, 1, 0; 0, 0, 1",
-         channels: [String] = ["x", "y", "z"]) throws {
+    init(
+        name: String = "accel_3d", scale: Bool = true, matrix: String? = "1, 0, 0; 0, 1, 0; 0, 0, 1",
+        channels: [String] = ["x", "y", "z"]
+    ) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("upright-iio-\(UUID().uuidString)")
         let dev = root.appendingPathComponent("devices/iio:device0")
         try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
@@ -137,8 +139,9 @@ final class Running: @unchecked Sendable {
 
 /// Runs `upright ARGS` inside the fake tree's namespace.
 func uprightInNamespace(_ fake: FakeIIO, _ arguments: [String]) throws -> Running {
-    try Running(repositoryRoot.appendingPathComponent("scripts/with-fake-iio.sh").path,
-                [fake.root.path, uprightPath] + arguments)
+    try Running(
+        repositoryRoot.appendingPathComponent("scripts/with-fake-iio.sh").path,
+        [fake.root.path, uprightPath] + arguments)
 }
 
 func orientations(_ jsonLines: String) -> [String] {
