@@ -22,7 +22,8 @@ struct ConfigReader {
     static let sceneKeys = ["supported", "autorotate", "preferred", "strategy", "force_when_locked"]
     static let classifierKeys = [
         "filter_time_constant", "settle_time", "quiet_time", "acceleration_tolerance", "free_fall_magnitude",
-        "hysteresis", "initial_margin", "face_enter_tilt", "face_exit_tilt", "max_turn_rate", "max_gap", "gravity",
+        "hysteresis", "initial_margin", "face_enter_tilt", "face_exit_tilt", "max_turn_rate", "turn_rate_window",
+        "max_gap", "gravity",
     ]
 
     // MARK: - Diagnostics
@@ -258,6 +259,7 @@ struct ConfigReader {
             set("face_enter_tilt") { $0.faceEnterTilt = $1 }
             set("face_exit_tilt") { $0.faceExitTilt = $1 }
             set("max_turn_rate") { $0.maxTurnRate = $1 }
+            set("turn_rate_window") { $0.turnRateWindow = $1 }
             set("max_gap") { $0.maxGap = $1 }
             set("gravity") { $0.gravity = $1 }
             for problem in p.problems {

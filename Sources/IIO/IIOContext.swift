@@ -1,4 +1,5 @@
 import CIIO
+import Foundation
 import Glibc
 
 /// An error from libiio: what failed (the call, and the device and attribute when there is one)
@@ -143,19 +144,41 @@ public final class IIOChannel {
         var buffer = [CChar](repeating: 0, count: 512)
         let n = iio_channel_attr_read(handle, attribute, &buffer, buffer.count)
         if n < 0 { throw IIOError.from(describe("reading", attribute), code: Int32(truncatingIfNeeded: n)) }
-        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+        // Trim ASCII white space around the value (sysfs ends it with a newline).
+        var lo = 0, hi = buffer.firstIndex(of: 0) ?? buffer.count
+        func space(_ c: CChar) -> Bool { c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D }
+        while lo < hi, space(buffer[lo]) { lo += 1 }
+        while hi > lo, space(buffer[hi - 1]) { hi -= 1 }
+        return String(decoding: buffer[lo..<hi].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Reads an attribute as a finite number.
+    /// Reads an attribute as a finite number, without building a string on the way (this is the
+    /// per-sample path of a poller).
     ///
-    /// - Throws: ``IIOError`` when the read fails or the text is not a finite number (code `EINVAL`).
+    /// - Throws: ``IIOError`` when the read fails or the text is not a finite number (code `EINVAL`,
+    ///   the message quoting the text).
     public func readDouble(_ attribute: String) throws(IIOError) -> Double {
-        let text = try read(attribute)
-        guard let v = Double(text), v.isFinite else {
-            throw IIOError(call: describe("reading", attribute), message: "'\(text)' is not a number", code: EINVAL)
+        let result: Result<Double, IIOError> = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { buffer in
+            let n = iio_channel_attr_read(handle, attribute, buffer.baseAddress, buffer.count)
+            if n < 0 {
+                return .failure(IIOError.from(describe("reading", attribute), code: Int32(truncatingIfNeeded: n)))
+            }
+            let base = buffer.baseAddress!
+            var end: UnsafeMutablePointer<CChar>?
+            let v = strtod(base, &end)
+            // The number must be all there is, but for trailing white space (sysfs ends it with a newline).
+            var rest = end ?? base
+            while rest.pointee == 0x20 || rest.pointee == 0x0A || rest.pointee == 0x09 || rest.pointee == 0x0D {
+                rest += 1
+            }
+            if end == base || rest.pointee != 0 || !v.isFinite {
+                let text = String(cString: base).trimmingCharacters(in: .whitespacesAndNewlines)
+                return .failure(
+                    IIOError(call: describe("reading", attribute), message: "'\(text)' is not a number", code: EINVAL))
+            }
+            return .success(v)
         }
-        return v
+        return try result.get()
     }
 
     /// Writes an attribute (`iio_channel_attr_write`).
@@ -177,14 +200,4 @@ public var iioLibraryVersion: String {
     var tag = [CChar](repeating: 0, count: 8)
     iio_library_get_version(&major, &minor, &tag)
     return "\(major).\(minor)"
-}
-
-extension String {
-    var trimmingWhitespace: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return "" }
-        return String(scalars[first...last])
-    }
 }

@@ -54,6 +54,9 @@ public struct OrientationClassifier: Sendable {
         /// screen plane for an upright orientation), so a quick half turn is reported once, at its end,
         /// not also as the quarter turn it passes through.
         public var maxTurnRate: Double = 60
+        /// The raw readings' turn rate is measured over windows at least this long (s), so sensor noise
+        /// at high sample rates does not look like turning.
+        public var turnRateWindow: Double = 0.04
         /// A gap between samples longer than this (s) restarts the filter and any pending change.
         public var maxGap: Double = 1.0
         /// The gravity magnitude the motion test compares with (m/s²).
@@ -81,6 +84,7 @@ public struct OrientationClassifier: Sendable {
                 faceExitTilt > 0 && faceExitTilt <= faceEnterTilt,
                 "face-exit-tilt must be above 0° and at most face-enter-tilt (\(faceEnterTilt)°), not \(faceExitTilt)")
             check(maxTurnRate > 0, "max-turn-rate must be above 0 °/s, not \(maxTurnRate)")
+            check(turnRateWindow >= 0, "turn-rate-window must be 0 or more seconds, not \(turnRateWindow)")
             check(maxGap > 0, "max-gap must be above 0 seconds, not \(maxGap)")
             check(gravity > 0, "gravity must be above 0 m/s², not \(gravity)")
             return out
@@ -129,6 +133,10 @@ public struct OrientationClassifier: Sendable {
     private var fx = 0.0, fy = 0.0, fz = 0.0
     private var lastT = -Double.infinity
     private var primed = false
+    // Turn rate, measured on the raw readings over windows of at least `turnRateWindow`: a step (a
+    // new attitude read at once) is over in one window, while a hand turning keeps every window busy.
+    private var ax = 0.0, ay = 0.0, az = 0.0, at = -Double.infinity  // the window's first reading
+    private var turningInSpace = false, turningInPlane = false
     private var px = 0.0, py = 0.0, pz = 0.0  // the filtered vector one sample earlier
     // Motion state.
     private var lastMotionT = -Double.infinity
@@ -176,6 +184,8 @@ public struct OrientationClassifier: Sendable {
             fx = s.x; fy = s.y; fz = s.z
             primed = true
             pending = orientation
+            ax = s.x; ay = s.y; az = s.z; at = s.t
+            turningInSpace = false; turningInPlane = false
             px = fx; py = fy; pz = fz
         } else {
             let alpha = dt / (parameters.filterTimeConstant + dt)
@@ -184,6 +194,8 @@ public struct OrientationClassifier: Sendable {
             fy += alpha * (s.y - fy)
             fz += alpha * (s.z - fz)
         }
+
+        if s.t - at >= parameters.turnRateWindow { measureTurn(s) }
 
         let m2 = s.x * s.x + s.y * s.y + s.z * s.z
         if m2 < motionLow * motionLow || m2 > motionHigh * motionHigh || m2 < freeFall * freeFall {
@@ -215,15 +227,36 @@ public struct OrientationClassifier: Sendable {
         return change
     }
 
-    /// True when the filtered direction turned faster than ``Parameters/maxTurnRate`` over the last
-    /// sample: sin²(step) = |p × f|² / (|p|²|f|²), compared with (rate · dt)² without a root or a
-    /// division. The turn in space always counts; for an upright candidate the turn in the screen plane
-    /// counts too (a half turn with the device leaning back turns fast in the plane but slowly in space).
+    /// Closes a turn-rate window at reading `s`: did the readings turn faster than
+    /// ``Parameters/maxTurnRate`` since the window's first reading? sin²(angle) = |a × s|² / (|a|²|s|²),
+    /// compared with (rate · elapsed)², in space and in the screen plane.
+    private mutating func measureTurn(_ s: GravitySample) {
+        let elapsed = s.t - at
+        let limit = maxTurnRate2 * elapsed * elapsed
+        let cz = ax * s.y - ay * s.x
+        let cx = ay * s.z - az * s.y, cy = az * s.x - ax * s.z
+        turningInPlane = cz * cz > limit * (ax * ax + ay * ay) * (s.x * s.x + s.y * s.y)
+        turningInSpace =
+            cx * cx + cy * cy + cz * cz
+            > limit * (ax * ax + ay * ay + az * az) * (s.x * s.x + s.y * s.y + s.z * s.z)
+        ax = s.x; ay = s.y; az = s.z; at = s.t
+    }
+
+    /// True while the device is turning faster than ``Parameters/maxTurnRate``: the filtered direction
+    /// turned that fast over the last sample (sin²(step) = |p × f|² / (|p|²|f|²) against (rate · dt)²,
+    /// without a root or a division) *and* so did the raw readings over the last window. The filter
+    /// alone would still be catching up after a step (an attitude read at once), and the raw readings
+    /// alone are noisy. The turn in space always counts; for an upright candidate the turn in the
+    /// screen plane counts too (a half turn with the device leaning back turns fast in the plane but
+    /// slowly in space).
     @inline(__always)
     private func isTurning(toward candidate: DeviceOrientation, dt: Double) -> Bool {
         let cz = px * fy - py * fx
         let limit = maxTurnRate2 * dt * dt
-        if candidate.isUpright, cz * cz > limit * (px * px + py * py) * (fx * fx + fy * fy) { return true }
+        if candidate.isUpright, turningInPlane, cz * cz > limit * (px * px + py * py) * (fx * fx + fy * fy) {
+            return true
+        }
+        guard turningInSpace else { return false }
         let cx = py * fz - pz * fy, cy = pz * fx - px * fz
         let cross2 = cx * cx + cy * cy + cz * cz
         let norms2 = (px * px + py * py + pz * pz) * (fx * fx + fy * fy + fz * fz)

@@ -160,14 +160,16 @@ public final class Accelerometer {
     public func read() throws(SensorError) -> (x: Double, y: Double, z: Double) {
         var v = (0.0, 0.0, 0.0)
         for (i, ch) in axes.enumerated() {
-            let text: String
+            let n: Double
             do {
-                text = try ch.read(valueAttribute)
+                n = try ch.readDouble(valueAttribute)
+            } catch  where error.code == EINVAL {
+                let text =
+                    error.message.hasPrefix("'")
+                    ? String(error.message.dropFirst().prefix { $0 != "'" }) : error.message
+                throw .badValue(device: label, channel: ch.id, attribute: valueAttribute, text: text)
             } catch {
                 throw .read(error)
-            }
-            guard let n = Double(text), n.isFinite else {
-                throw .badValue(device: label, channel: ch.id, attribute: valueAttribute, text: text)
             }
             let value = (n + offsets[i]) * scales[i]
             switch i {

@@ -6,6 +6,9 @@ import Synchronization
 public enum SensorEvent: Sendable, Hashable {
     case sample(GravitySample)
     case status(SensorStatus)
+    /// A change of the device orientation, from a source that classifies on its own thread
+    /// (``SensorSource/orientations(_:parameters:control:)``).
+    case change(OrientationClassifier.Change)
 }
 
 /// The sensor's health, for logs and the status command.
@@ -89,9 +92,32 @@ public enum SensorSource {
     public static func open(_ settings: SensorSettings, control: SensorControl = SensorControl())
         -> AsyncStream<SensorEvent>
     {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: SensorEvent.self, bufferingPolicy: .bufferingNewest(4096))
-        continuation.onTermination = { _ in control.stop() }
+        start(settings, control: control) { $0 }
+    }
+
+    /// The device orientation from a sensor: the classifier runs on the sensor's own thread, so the
+    /// stream carries only changes and status (no hop to another thread per reading: the cheapest
+    /// way to watch a sensor for a long time).
+    public static func orientations(
+        _ settings: SensorSettings, parameters: OrientationClassifier.Parameters = .init(),
+        control: SensorControl = SensorControl()
+    ) -> AsyncStream<SensorEvent> {
+        // The classifier is touched only by the sensor thread, which alone calls this closure.
+        nonisolated(unsafe) var classifier = OrientationClassifier(parameters: parameters)
+        return start(settings, control: control) { event in
+            guard case .sample(let s) = event else { return event }
+            return classifier.feed(s).map(SensorEvent.change)
+        }
+    }
+
+    /// Starts the sensor thread; `transform` runs on it for every event, and what it returns is sent.
+    static func start(
+        _ settings: SensorSettings, control: SensorControl,
+        transform: @escaping @Sendable (SensorEvent) -> SensorEvent?
+    ) -> AsyncStream<SensorEvent> {
+        let (stream, raw) = AsyncStream.makeStream(of: SensorEvent.self, bufferingPolicy: .bufferingNewest(4096))
+        let continuation = Relay(continuation: raw, transform: transform)
+        raw.onTermination = { _ in control.stop() }
         // libiio writes to iiod's socket without MSG_NOSIGNAL: a server that goes away must give an
         // error to retry, not a SIGPIPE that ends the process.
         signal(SIGPIPE, SIG_IGN)
@@ -114,7 +140,7 @@ public enum SensorSource {
 
     static func runPoller(
         _ settings: SensorSettings, control: SensorControl,
-        _ continuation: AsyncStream<SensorEvent>.Continuation
+        _ continuation: Relay
     ) {
         let period = 1 / max(0.1, settings.rateHz)
         var accelerometer: Accelerometer?
@@ -208,8 +234,7 @@ public enum SensorSource {
     }
 
     /// `replay:FILE.csv?loop=1&speed=N`.
-    static func runReplay(_ uri: String, control: SensorControl, _ continuation: AsyncStream<SensorEvent>.Continuation)
-    {
+    static func runReplay(_ uri: String, control: SensorControl, _ continuation: Relay) {
         let spec = ReplaySpec(uri)
         let trace: Trace
         do {
@@ -249,6 +274,18 @@ public enum SensorSource {
                     message: "the replay of \(spec.path) ended")))
         while !control.isStopped { sleep(until: monotonicSeconds() + 0.2) }
     }
+}
+
+/// The sensor thread's end of the stream: each event goes through the transform first.
+struct Relay: Sendable {
+    let continuation: AsyncStream<SensorEvent>.Continuation
+    let transform: @Sendable (SensorEvent) -> SensorEvent?
+
+    func yield(_ event: SensorEvent) {
+        if let e = transform(event) { continuation.yield(e) }
+    }
+
+    func finish() { continuation.finish() }
 }
 
 /// `replay:FILE.csv?loop=1&speed=N` taken apart.

@@ -23,6 +23,8 @@ struct ClassifierOptions: ParsableArguments {
     var faceExitTilt: Double?
     @Option(help: "A change is committed only while the direction turns slower than this, °/s.")
     var maxTurnRate: Double?
+    @Option(help: "The turn rate is measured over windows at least this long, seconds.")
+    var turnRateWindow: Double?
     @Option(help: "A gap between samples longer than this, seconds, restarts the filter.")
     var maxGap: Double?
     @Option(help: "Gravity magnitude the motion test compares with, m/s².")
@@ -50,6 +52,7 @@ extension OrientationClassifier.Parameters {
         let accelerationTolerance = o.accelerationTolerance, freeFallMagnitude = o.freeFallMagnitude
         let hysteresis = o.hysteresis, initialMargin = o.initialMargin, faceEnterTilt = o.faceEnterTilt
         let faceExitTilt = o.faceExitTilt, maxTurnRate = o.maxTurnRate, maxGap = o.maxGap, gravity = o.gravity
+        let turnRateWindow = o.turnRateWindow
         if let filterTimeConstant { p.filterTimeConstant = filterTimeConstant }
         if let settleTime { p.settleTime = settleTime }
         if let quietTime { p.quietTime = quietTime }
@@ -60,6 +63,7 @@ extension OrientationClassifier.Parameters {
         if let faceEnterTilt { p.faceEnterTilt = faceEnterTilt }
         if let faceExitTilt { p.faceExitTilt = faceExitTilt }
         if let maxTurnRate { p.maxTurnRate = maxTurnRate }
+        if let turnRateWindow { p.turnRateWindow = turnRateWindow }
         if let maxGap { p.maxGap = maxGap }
         if let gravity { p.gravity = gravity }
     }

@@ -43,9 +43,14 @@ struct SensorOptions: ParsableArguments {
 }
 
 /// Runs `body` over a sensor stream until it ends, `duration` passes, or SIGINT/SIGTERM.
-func consume(_ settings: SensorSettings, duration: Double?, _ body: (SensorEvent, Double) -> Void) async {
+func consume(
+    _ settings: SensorSettings, duration: Double?, orientations parameters: OrientationClassifier.Parameters? = nil,
+    _ body: (SensorEvent, Double) -> Void
+) async {
     let control = SensorControl()
-    let stream = SensorSource.open(settings, control: control)
+    let stream =
+        parameters.map { SensorSource.orientations(settings, parameters: $0, control: control) }
+        ?? SensorSource.open(settings, control: control)
     let start = monotonicSeconds()
     signal(SIGINT, SIG_IGN)
     signal(SIGTERM, SIG_IGN)
@@ -54,19 +59,18 @@ func consume(_ settings: SensorSettings, duration: Double?, _ body: (SensorEvent
         s.setEventHandler { control.stop() }
         s.resume()
     }
-    let timer = Thread {
-        while !control.isStopped {
-            if let duration, monotonicSeconds() - start >= duration { control.stop() }
-            var ts = timespec(tv_sec: 0, tv_nsec: 20_000_000)
-            nanosleep(&ts, nil)
+    let timer = duration.map { d in
+        Task {
+            try? await Task.sleep(for: .seconds(d))
+            control.stop()
         }
     }
-    timer.start()
     for await event in stream {
         if control.isStopped { break }
         body(event, start)
     }
     control.stop()
+    timer?.cancel()
     for s in signals { s.cancel() }
 }
 
@@ -95,10 +99,20 @@ struct SensorCommand: AsyncParsableCommand {
             return
         }
         var classifier = OrientationClassifier(parameters: parameters)
-        await consume(settings, duration: duration) { event, start in
+        func show(_ change: OrientationClassifier.Change) {
+            writeLine(
+                json
+                    ? ReplayRun.jsonLine(change, explain: false)
+                    : "\(fixed(change.t, 2)) s  orientation: \(change.orientation)  (\(change.why))")
+        }
+        // Without --raw the classifier runs on the sensor thread and only changes come across.
+        await consume(settings, duration: duration, orientations: raw ? nil : parameters) { event, start in
             switch event {
             case .status(let s):
                 writeStandardError("upright: \(s)\n")
+            case .change(var change):
+                change.t -= start
+                show(change)
             case .sample(let sample):
                 var rel = sample
                 rel.t = sample.t - start
@@ -141,6 +155,7 @@ struct RecordCommand: AsyncParsableCommand {
             case .sample(var s):
                 s.t -= start
                 samples.append(s)
+            case .change: break
             }
         }
         do {

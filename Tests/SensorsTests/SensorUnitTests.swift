@@ -139,6 +139,7 @@ struct SensorSourceTests {
             case .status(let s):
                 statuses.append(s.state)
                 if s.state == .ended { control.stop() }
+            case .change: Issue.record("open() sends readings, not changes")
             }
         }
         #expect(statuses == [.reading, .ended])
@@ -146,6 +147,26 @@ struct SensorSourceTests {
         // Each sample is due at the trace's own time, divided by the speed.
         let span = times.last! - times.first!
         #expect(abs(span - (original.last!.t - original.first!.t) / 4) < 1e-6)
+    }
+
+    @Test func orientationsAreClassifiedOnTheSensorThread() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).csv").path
+        defer { unlink(path) }
+        var script = TraceScript(start: .init(angle: 0, tilt: 10))
+        script.add(.hold(.init(angle: 0, tilt: 10), seconds: 1))
+        script.add(.turn(to: .init(angle: 90, tilt: 10), seconds: 0.5))
+        script.add(.hold(.init(angle: 90, tilt: 10), seconds: 1))
+        try Trace(samples: script.samples()).write(to: path)
+        let control = SensorControl()
+        var changes: [DeviceOrientation] = []
+        for await event in SensorSource.orientations(SensorSettings(uri: "replay:\(path)?speed=5"), control: control) {
+            switch event {
+            case .sample: Issue.record("orientations() sends changes, not readings")
+            case .change(let c): changes.append(c.orientation)
+            case .status(let s): if s.state == .ended { control.stop() }
+            }
+        }
+        #expect(changes == [.portrait, .landscapeLeft])
     }
 
     @Test func pausedWhileLockedItReadsNothing() async throws {
