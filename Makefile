@@ -33,6 +33,7 @@ quality: release
 	scripts/quality.sh $$($(SWIFT) build -c release --show-bin-path)/upright
 
 bench: release
+	@scripts/install-deps.sh bench
 	scripts/bench.sh $$($(SWIFT) build -c release --show-bin-path)
 
 clean:

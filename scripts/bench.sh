@@ -6,5 +6,7 @@ cd "$(dirname "$0")/.."
 bin=${1:?usage: scripts/bench.sh RELEASE_BIN_DIR}
 python3 scripts/bench.py "$bin"
 echo
+python3 scripts/bench_sensor.py "$bin"
+echo
 echo "Detector quality on the public traces (scorer, --isolate):"
 scripts/quality.sh "$bin/upright" | sed -n '/^Traces:/,$p'

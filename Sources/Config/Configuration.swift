@@ -16,6 +16,7 @@ public struct UprightConfiguration: Sendable {
     public struct Lock: Sendable, Hashable {
         public var locked = false
         public var evdev = "auto"
+        public init() {}
     }
 
     /// The display backend.

@@ -49,6 +49,7 @@ public final class SensorControl: Sendable {
     private struct State {
         var paused = false
         var stopped = false
+        var generation = 0
     }
 
     private let state = Mutex(State())
@@ -59,6 +60,10 @@ public final class SensorControl: Sendable {
     public func setPaused(_ paused: Bool) { state.withLock { $0.paused = paused } }
     /// Ends the source; its stream finishes.
     public func stop() { state.withLock { $0.stopped = true } }
+
+    /// Asks a classifying source to start afresh (after the lock: the device may have turned).
+    public func restartClassifier() { state.withLock { $0.generation += 1 } }
+    var generation: Int { state.withLock { $0.generation } }
 
     public var isPaused: Bool { state.withLock { $0.paused } }
     public var isStopped: Bool { state.withLock { $0.stopped } }
@@ -104,8 +109,14 @@ public enum SensorSource {
     ) -> AsyncStream<SensorEvent> {
         // The classifier is touched only by the sensor thread, which alone calls this closure.
         nonisolated(unsafe) var classifier = OrientationClassifier(parameters: parameters)
+        nonisolated(unsafe) var generation = 0
         return start(settings, control: control) { event in
             guard case .sample(let s) = event else { return event }
+            let g = control.generation
+            if g != generation {
+                generation = g
+                classifier = OrientationClassifier(parameters: parameters)
+            }
             return classifier.feed(s).map(SensorEvent.change)
         }
     }

@@ -19,6 +19,16 @@ struct SensorOptions: ParsableArguments {
     @Option(help: "Mount matrix: auto, or \"a,b,c; d,e,f; g,h,i\" as in the hwdb.")
     var mountMatrix: String?
 
+    /// The configuration's [lock] table.
+    func lockSettings() throws -> UprightConfiguration.Lock {
+        guard let config else { return UprightConfiguration.Lock() }
+        do {
+            return try UprightConfiguration.load(path: config).lock
+        } catch {
+            throw CLIFailure(diagnostic: error.description)
+        }
+    }
+
     func settings() throws -> (SensorSettings, OrientationClassifier.Parameters) {
         var configuration = UprightConfiguration()
         if let config {
@@ -88,6 +98,11 @@ struct SensorCommand: AsyncParsableCommand {
     var duration: Double?
     @Flag(help: "Measure once with the motion fallback (a 0.2 s burst, as while locked), print it and exit.")
     var motion = false
+    @Option(
+        help: "Rotation-lock switch: auto (every input device with SW_ROTATE_LOCK), none, or a device or pipe path.")
+    var lockSwitch: String?
+    @Flag(help: "Start with the rotation lock on.")
+    var locked = false
 
     func run() async throws {
         let (settings, parameters) = try sensor.settings()
@@ -98,40 +113,84 @@ struct SensorCommand: AsyncParsableCommand {
                     + "\"samples\": \(m.samples), \"source\": \"\(m.source)\", \"elapsed\": \(fixed(m.elapsed, 3))}")
             return
         }
-        var classifier = OrientationClassifier(parameters: parameters)
         func show(_ change: OrientationClassifier.Change) {
             writeLine(
                 json
                     ? ReplayRun.jsonLine(change, explain: false)
                     : "\(fixed(change.t, 2)) s  orientation: \(change.orientation)  (\(change.why))")
         }
-        // Without --raw the classifier runs on the sensor thread and only changes come across.
-        await consume(settings, duration: duration, orientations: raw ? nil : parameters) { event, start in
-            switch event {
-            case .status(let s):
-                writeStandardError("upright: \(s)\n")
-            case .change(var change):
-                change.t -= start
-                show(change)
-            case .sample(let sample):
-                var rel = sample
-                rel.t = sample.t - start
-                if raw {
-                    let line =
-                        json
-                        ? "{\"t\": \(fixed(rel.t, 3)), \"x\": \(fixed(rel.x, 4)), \"y\": \(fixed(rel.y, 4)), \"z\": \(fixed(rel.z, 4))}"
-                        : "\(fixed(rel.t, 3)) s  x \(fixed(rel.x, 3))  y \(fixed(rel.y, 3))  z \(fixed(rel.z, 3)) m/s²"
-                    writeLine(line)
-                }
-                if let change = classifier.feed(rel) {
+        if raw {
+            var classifier = OrientationClassifier(parameters: parameters)
+            await consume(settings, duration: duration) { event, start in
+                switch event {
+                case .status(let s): writeStandardError("upright: \(s)\n")
+                case .change: break
+                case .sample(var s):
+                    s.t -= start
                     writeLine(
                         json
-                            ? ReplayRun.jsonLine(change, explain: false)
-                            : "\(fixed(change.t, 2)) s  orientation: \(change.orientation)  (\(change.why))")
+                            ? "{\"t\": \(fixed(s.t, 3)), \"x\": \(fixed(s.x, 4)), \"y\": \(fixed(s.y, 4)), \"z\": \(fixed(s.z, 4))}"
+                            : "\(fixed(s.t, 3)) s  x \(fixed(s.x, 3))  y \(fixed(s.y, 3))  z \(fixed(s.z, 3)) m/s²")
+                    if let change = classifier.feed(s) { show(change) }
+                }
+            }
+            return
+        }
+        // The classifier runs on the sensor thread and only changes come across; the lock applies.
+        let lockConfig = try sensor.lockSettings()
+        let monitor = OrientationMonitor(
+            sensor: settings, parameters: parameters, locked: locked || lockConfig.locked,
+            lockSwitch: lockSwitch ?? lockConfig.evdev)
+        let start = monotonicSeconds()
+        let stopper = Task {
+            await waitForStop(duration: duration)
+            await monitor.stop()
+        }
+        for await event in monitor.events {
+            let t = monotonicSeconds() - start
+            switch event {
+            case .status(let s): writeStandardError("upright: \(s)\n")
+            case .switchFault(let message): writeStandardError("upright: \(message)\n")
+            case .lock(let on, let source):
+                writeLine(
+                    json
+                        ? "{\"t\": \(fixed(t, 3)), \"locked\": \(on), \"source\": \"\(source)\"}"
+                        : "\(fixed(t, 2)) s  rotation lock \(on ? "on" : "off") (\(source))")
+            case .orientation(let o, let change):
+                if var change {
+                    change.t -= start
+                    show(change)
+                } else {
+                    writeLine(
+                        json
+                            ? "{\"t\": \(fixed(t, 3)), \"orientation\": \"\(o)\"}"
+                            : "\(fixed(t, 2)) s  orientation: \(o)  (the rotation lock is on)")
                 }
             }
         }
+        stopper.cancel()
     }
+}
+
+/// Returns after `duration` seconds, or at SIGINT or SIGTERM.
+func waitForStop(duration: Double?) async {
+    let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+    for s in signals {
+        s.setEventHandler { continuation.yield() }
+        s.resume()
+    }
+    let timer = duration.map { d in
+        Task {
+            try? await Task.sleep(for: .seconds(d))
+            continuation.yield()
+        }
+    }
+    for await _ in stream { break }
+    timer?.cancel()
+    for s in signals { s.cancel() }
 }
 
 /// `upright record`: a trace from the live sensor.

@@ -149,3 +149,21 @@ func orientations(_ jsonLines: String) -> [String] {
         (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["orientation"] as? String
     }
 }
+
+/// `struct input_event` records (64-bit Linux: timeval, type, code, value) for the lock switch.
+enum RotationLockSwitchRecords {
+    static func record(type: UInt16, code: UInt16, value: Int32) -> [UInt8] {
+        var r = [UInt8](repeating: 0, count: 16)
+        withUnsafeBytes(of: type.littleEndian) { r += $0 }
+        withUnsafeBytes(of: code.littleEndian) { r += $0 }
+        withUnsafeBytes(of: value.littleEndian) { r += $0 }
+        return r
+    }
+
+    /// EV_SW SW_ROTATE_LOCK.
+    static func switched(on: Bool) -> [UInt8] { record(type: 0x05, code: 0x0c, value: on ? 1 : 0) }
+    /// EV_KEY KEY_ROTATE_LOCK_TOGGLE pressed and released.
+    static func keyPress() -> [UInt8] {
+        record(type: 0x01, code: 0x231, value: 1) + record(type: 0x01, code: 0x231, value: 0)
+    }
+}

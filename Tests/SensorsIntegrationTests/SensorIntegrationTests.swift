@@ -24,6 +24,31 @@ struct SensorIntegrationTests {
         #expect(run.process.terminationStatus == 0)
     }
 
+    @Test func theLockSwitchMakesTheOrientationUnknownAndStopsPolling() throws {
+        let fake = try FakeIIO()
+        try fake.portrait()
+        let fifo = fake.root.appendingPathComponent("lock-switch").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let run = try uprightInNamespace(
+            fake, ["sensor", "--json", "--rate", "50", "--lock-switch", fifo, "--duration", "6"])
+        let writer = FileHandle(forWritingAtPath: fifo)!
+        #expect(run.waitFor { orientations($0.stdout) == ["portrait"] })
+        writer.write(Data(RotationLockSwitchRecords.switched(on: true)))
+        #expect(run.waitFor { orientations($0.stdout) == ["portrait", "unknown"] })
+        // Turned while locked: nothing is reported, and nothing is read.
+        try fake.landscapeLeft()
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(orientations(run.stdout) == ["portrait", "unknown"])
+        #expect(run.stderr.contains("sensor paused: polling stopped while the rotation lock is on"))
+        // The rotate-lock key toggles it off again; the orientation now is reported at once.
+        writer.write(Data(RotationLockSwitchRecords.keyPress()))
+        run.wait()
+        writer.closeFile()
+        #expect(orientations(run.stdout) == ["portrait", "unknown", "landscape-left"], "\(run.stdout)")
+        let locks = run.stdout.split(separator: "\n").filter { $0.contains("\"locked\"") }
+        #expect(locks.count == 3 && locks[1].contains("\"locked\": true, \"source\": \"switch\""))
+    }
+
     @Test func theDeviceGoesAwayAndComesBack() throws {
         let fake = try FakeIIO()
         try fake.portrait()

@@ -1,0 +1,101 @@
+public import OrientationCore
+
+/// What the device-orientation monitor reports.
+public enum MonitorEvent: Sendable, Hashable {
+    /// The device orientation as UIKit's `UIDevice` would give it: `unknown` while locked.
+    case orientation(DeviceOrientation, change: OrientationClassifier.Change?)
+    /// The rotation lock changed; `source` is `configuration`, `command` or `switch`.
+    case lock(Bool, source: String)
+    case status(SensorStatus)
+    /// The lock switch could not be read (it keeps working from the configuration and commands).
+    case switchFault(String)
+}
+
+/// The device orientation stream: the sensor, classified on its own thread, and the rotation lock
+/// from its three sources. While locked the orientation reads `unknown` and regular polling stops;
+/// on unlock polling resumes and the classifier starts afresh, so the first report after it is the
+/// device's orientation now.
+public actor OrientationMonitor {
+    public nonisolated let events: AsyncStream<MonitorEvent>
+    private let continuation: AsyncStream<MonitorEvent>.Continuation
+    private let control = SensorControl()
+    private var lock: RotationLockState
+    private var current: DeviceOrientation = .unknown
+    private var tasks: [Task<Void, Never>] = []
+
+    /// Starts reading. `lockSwitch` is a path to an input device (or a pipe of `input_event`
+    /// records), `auto` for every device that has the switch or key, or `none`.
+    public init(
+        sensor: SensorSettings, parameters: OrientationClassifier.Parameters = .init(), locked: Bool = false,
+        lockSwitch: String = "auto"
+    ) {
+        (events, continuation) = AsyncStream.makeStream(of: MonitorEvent.self)
+        lock = RotationLockState(configured: locked)
+        control.setPaused(locked)
+        continuation.yield(.lock(locked, source: "configuration"))
+        let stream = SensorSource.orientations(sensor, parameters: parameters, control: control)
+        let paths =
+            lockSwitch == "none" ? [] : lockSwitch == "auto" ? RotationLockSwitch.find().map(\.path) : [lockSwitch]
+        Task { await self.start(stream, switches: paths) }
+    }
+
+    private func start(_ stream: AsyncStream<SensorEvent>, switches: [String]) {
+        tasks.append(
+            Task {
+                for await e in stream { self.sensor(e) }
+            })
+        for path in switches {
+            tasks.append(
+                Task {
+                    do {
+                        for try await e in RotationLockSwitch.events(path: path) { self.switchEvent(e) }
+                    } catch {
+                        self.emit(.switchFault("\(error)"))
+                    }
+                })
+        }
+    }
+
+    /// The lock on or off, from a command.
+    public func setLocked(_ on: Bool) {
+        if lock.command(locked: on) { applyLock() }
+    }
+
+    public var isLocked: Bool { lock.locked }
+    public var orientation: DeviceOrientation { lock.locked ? .unknown : current }
+
+    /// Stops reading; the event stream finishes.
+    public func stop() {
+        control.stop()
+        for t in tasks { t.cancel() }
+        continuation.finish()
+    }
+
+    private func emit(_ e: MonitorEvent) { continuation.yield(e) }
+
+    private func switchEvent(_ e: LockSwitchEvent) {
+        if lock.apply(e) { applyLock() }
+    }
+
+    private func applyLock() {
+        continuation.yield(.lock(lock.locked, source: lock.source))
+        control.setPaused(lock.locked)
+        if lock.locked {
+            if current != .unknown { continuation.yield(.orientation(.unknown, change: nil)) }
+        } else {
+            current = .unknown
+            control.restartClassifier()
+        }
+    }
+
+    private func sensor(_ e: SensorEvent) {
+        switch e {
+        case .status(let s): continuation.yield(.status(s))
+        case .change(let c):
+            guard !lock.locked else { return }
+            current = c.orientation
+            continuation.yield(.orientation(c.orientation, change: c))
+        case .sample: break
+        }
+    }
+}
