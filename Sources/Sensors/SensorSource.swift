@@ -155,6 +155,7 @@ public enum SensorSource {
     ) {
         let period = 1 / max(0.1, settings.rateHz)
         var accelerometer: Accelerometer?
+        var selfCheck = ScaleCheck()
         var backoff = 0.25
         var skipped = 0
         var lastStatus: SensorStatus?
@@ -218,6 +219,10 @@ public enum SensorSource {
                     }
                 } else {
                     continuation.yield(.sample(GravitySample(t: monotonicSeconds(), x: v.x, y: v.y, z: v.z)))
+                    if let warning = selfCheck.add(v, device: a.label) {
+                        report(SensorStatus(state: .reading, device: "\(a.label) at \(settings.uri)", message: warning,
+                                            skippedValues: skipped))
+                    }
                 }
             } catch {
                 if case .badValue = error {
@@ -284,6 +289,25 @@ public enum SensorSource {
                     state: .ended, device: "replay of \(spec.path)",
                     message: "the replay of \(spec.path) ended")))
         while !control.isStopped { sleep(until: monotonicSeconds() + 0.2) }
+    }
+}
+
+/// Warns once when |g| at rest is far from 9.81 m/s²: a wrong scale (or offset) on the device.
+struct ScaleCheck {
+    private var sum = 0.0, count = 0, done = false
+
+    /// Adds a reading; returns the warning the first time 50 steady readings average far from g.
+    mutating func add(_ v: (x: Double, y: Double, z: Double), device: String) -> String? {
+        guard !done else { return nil }
+        let m = (v.x * v.x + v.y * v.y + v.z * v.z).squareRoot()
+        sum += m
+        count += 1
+        guard count >= 50 else { return nil }
+        done = true
+        let mean = sum / Double(count)
+        guard abs(mean - standardGravity) > 0.2 * standardGravity else { return nil }
+        return "\(device): |g| averages \((mean * 100).rounded() / 100) m/s² over the first \(count) readings, "
+            + "far from 9.81: its scale (in_accel_scale) or offset looks wrong"
     }
 }
 

@@ -97,6 +97,16 @@ struct SensorIntegrationTests {
         #expect(run.process.terminationStatus == 0)
     }
 
+    @Test func aWrongScaleIsCalledOut() throws {
+        let fake = try FakeIIO()
+        try fake.portrait()
+        try fake.write("in_accel_scale", "0.000981")  // ten times too small
+        let run = try uprightInNamespace(fake, ["sensor", "--rate", "50", "--duration", "1.5"])
+        run.wait()
+        #expect(run.stderr.contains("iio:device0 (accel_3d): |g| averages 0.98 m/s² over the first 50 readings, far from 9.81"),
+                "\(run.stderr)")
+    }
+
     @Test func noAccelerometerAtAll() throws {
         let fake = try FakeIIO(name: "als", channels: [])
         let run = try uprightInNamespace(fake, ["sensor", "--duration", "1"])
