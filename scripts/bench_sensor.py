@@ -92,6 +92,21 @@ def read_line(p, timeout):
     return p.stdout.readline().decode() if r else None
 
 
+def wait_orientation(p, name, timeout):
+    """Reads lines until the orientation `name` is reported; False on timeout."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        line = read_line(p, end - time.monotonic())
+        if line is None:
+            return False
+        try:
+            if json.loads(line).get('orientation') == name:
+                return True
+        except ValueError:
+            pass
+    return False
+
+
 def measure(bin_dir, context):
     root, dev = make_tree()
     attitude(dev, *PORTRAIT)
@@ -102,7 +117,7 @@ def measure(bin_dir, context):
             iiod, port = start_iiod(root)
             uri = 'ip:127.0.0.1:' + port
         p = sensor(bin_dir, root, uri)
-        assert read_line(p, 10) is not None, 'no first report'
+        assert wait_orientation(p, 'portrait', 10), 'no first report'
         # CPU over 10 s of steady polling.
         c0, w0 = cpu_seconds(p.pid), time.monotonic()
         s0 = cpu_seconds(iiod.pid) if iiod else 0
@@ -112,14 +127,12 @@ def measure(bin_dir, context):
         # Latency of 12 quarter turns.
         lat = []
         for k in range(12):
-            target = LANDSCAPE if k % 2 == 0 else PORTRAIT
+            target, name = (LANDSCAPE, 'landscape-left') if k % 2 == 0 else (PORTRAIT, 'portrait')
             time.sleep(0.5 + random.random() * 0.04)
             t0 = time.monotonic()
             attitude(dev, *target)
-            line = read_line(p, 5)
-            if line is None:
-                continue
-            lat.append(time.monotonic() - t0)
+            if wait_orientation(p, name, 5):
+                lat.append(time.monotonic() - t0)
         p.terminate()
         p.wait()
         return cpu, server, lat
@@ -171,7 +184,7 @@ def main():
         print('| %s | %.3f %% | %s | %.0f / %.0f / %.0f ms (n=%d) | %.0f ms |' % (
             context, 100 * cpu, '-' if server is None else '%.3f %%' % (100 * server),
             1e3 * statistics.median(lat), 1e3 * p95, 1e3 * lat[-1], len(lat), 1e3 * goal))
-    print('| none (baseline: the same process, no sensor) | %.3f %% | - | - | - |' % (100 * idle_cpu(bin_dir)))
+    print('| none (baseline: the same process, no sensor) | %.3f %% | - | - | - |' % (100 * max(0.0, idle_cpu(bin_dir))))
     med, worst = motion(bin_dir)
     print()
     print('motion fallback answer: median %.0f ms, worst %.0f ms of 5 (budget 300 ms)' % (1e3 * med, 1e3 * worst))
