@@ -95,9 +95,16 @@ public struct UprightConfiguration: Sendable {
         var config = reader.read(table)
         config.file = file
         reader.validate(&config)
-        let errors = reader.diagnostics.filter { $0.severity == .error }
-        guard errors.isEmpty else { throw ConfigurationError(diagnostics: reader.diagnostics) }
-        config.warnings = reader.diagnostics
+        // In the order of the file, as a compiler lists them.
+        let diagnostics = reader.diagnostics.enumerated().sorted {
+            ($0.element.line ?? 0, $0.element.column ?? 0, $0.offset) < (
+                $1.element.line ?? 0, $1.element.column ?? 0, $1.offset
+            )
+        }.map(\.element)
+        guard diagnostics.allSatisfy({ $0.severity != .error }) else {
+            throw ConfigurationError(diagnostics: diagnostics)
+        }
+        config.warnings = diagnostics
         return config
     }
 }

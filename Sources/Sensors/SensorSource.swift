@@ -220,8 +220,10 @@ public enum SensorSource {
                 } else {
                     continuation.yield(.sample(GravitySample(t: monotonicSeconds(), x: v.x, y: v.y, z: v.z)))
                     if let warning = selfCheck.add(v, device: a.label) {
-                        report(SensorStatus(state: .reading, device: "\(a.label) at \(settings.uri)", message: warning,
-                                            skippedValues: skipped))
+                        report(
+                            SensorStatus(
+                                state: .reading, device: "\(a.label) at \(settings.uri)", message: warning,
+                                skippedValues: skipped))
                     }
                 }
             } catch {

@@ -6,7 +6,9 @@ public struct Upright: AsyncParsableCommand {
         commandName: "upright",
         abstract: "A kiosk and tablet video player that keeps the picture the right way up.",
         version: "0.1.0",
-        subcommands: [Replay.self, Demo.self, SensorCommand.self, RecordCommand.self, DoctorCommand.self]
+        subcommands: [
+            Replay.self, Demo.self, SensorCommand.self, RecordCommand.self, DoctorCommand.self, CheckConfig.self,
+        ]
     )
 
     public init() {}

@@ -88,9 +88,9 @@ struct ConfigTests {
     @Test func unknownKeysAreWarningsWithTheClosestKnownKey() {
         #expect(
             diagnostics("[scenes.fullscreen]\nautorotat = true\n[sensr]\nx = 1\n[app]\nzzzzzz = 1\n") == [
+                "u.toml:2:1: warning: unknown key 'scenes.fullscreen.autorotat'; did you mean 'autorotate'?",
                 "u.toml:3:1: warning: unknown key 'sensr'; did you mean 'sensor'?",
                 "u.toml:6:1: warning: unknown key 'app.zzzzzz'; it is ignored",
-                "u.toml:2:1: warning: unknown key 'scenes.fullscreen.autorotat'; did you mean 'autorotate'?",
             ])
     }
 
@@ -153,4 +153,47 @@ struct ConfigTests {
         let c = try parse("[classifier]\nsettle_time = 0.2\nhysteresis = 20\n")
         #expect(c.classifier.settleTime == 0.2 && c.classifier.hysteresis == 20)
     }
+}
+
+@Suite("Effective configuration")
+struct EffectiveConfigurationTests {
+    @Test func theRenderedConfigurationReadsBackTheSame() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/upright.toml").standardized
+        let c = try UprightConfiguration.load(path: example.path)
+        let again = try UprightConfiguration.parse(c.toml, file: "rendered.toml")
+        #expect(again.warnings.isEmpty, "\(again.warnings)")
+        #expect(samePolicy(again.policy, c.policy))
+        #expect(again.classifier == c.classifier)
+        #expect(
+            again.sensor == c.sensor && again.lock == c.lock && again.display == c.display && again.player == c.player)
+        #expect(again.hotkeys == c.hotkeys)
+        #expect(samePolicy(try UprightConfiguration.parse(UprightConfiguration().toml).policy, PolicyConfiguration()))
+    }
+
+    @Test func theSearchOrder() throws {
+        #expect(
+            UprightConfiguration.searchPath(environment: ["HOME": "/home/k", "XDG_CONFIG_HOME": "/x"])
+                == ["/x/upright/upright.toml", "/etc/upright/upright.toml"])
+        #expect(
+            UprightConfiguration.searchPath(environment: ["HOME": "/home/k"])
+                == ["/home/k/.config/upright/upright.toml", "/etc/upright/upright.toml"])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("upright"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "[lock]\nlocked = true\n".write(
+            to: dir.appendingPathComponent("upright/upright.toml"), atomically: true, encoding: .utf8)
+        let found = try UprightConfiguration.locate(
+            explicit: nil, environment: ["XDG_CONFIG_HOME": dir.path, "HOME": "/nonexistent"])
+        #expect(found.lock.locked && found.file == dir.appendingPathComponent("upright/upright.toml").path)
+    }
+}
+
+/// Two policy configurations that decide alike: the same masks, timing and resolved scenes.
+func samePolicy(_ a: PolicyConfiguration, _ b: PolicyConfiguration) -> Bool {
+    a.appSupported == b.appSupported && a.launch == b.launch && a.displaySupported == b.displaySupported
+        && a.initialScene == b.initialScene && a.transitionDuration == b.transitionDuration
+        && Set(a.scenes.keys) == Set(b.scenes.keys)
+        && a.scenes.keys.allSatisfy { a.settings(of: $0) == b.settings(of: $0) }
 }

@@ -103,8 +103,10 @@ struct SensorIntegrationTests {
         try fake.write("in_accel_scale", "0.000981")  // ten times too small
         let run = try uprightInNamespace(fake, ["sensor", "--rate", "50", "--duration", "1.5"])
         run.wait()
-        #expect(run.stderr.contains("iio:device0 (accel_3d): |g| averages 0.98 m/s² over the first 50 readings, far from 9.81"),
-                "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "iio:device0 (accel_3d): |g| averages 0.98 m/s² over the first 50 readings, far from 9.81"),
+            "\(run.stderr)")
     }
 
     @Test func noAccelerometerAtAll() throws {

@@ -143,3 +143,29 @@ struct JSONTextTests {
                 == input)
     }
 }
+
+@Suite("upright check-config")
+struct CheckConfigTests {
+    @Test func printsTheEffectiveConfiguration() throws {
+        let config = try temporaryFile("[scenes.menu]\nautorotate = true\n")
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let run = try upright(["check-config", config])
+        #expect(run.status == 0)
+        #expect(
+            run.stdout.hasPrefix(
+                "# from \(config)\n[app]\nsupported = [\"portrait\", \"landscape-right\", \"landscape-left\"]"))
+        #expect(run.stdout.contains("[scenes.menu]\nsupported = [\"portrait\"]\nautorotate = true\n"))
+    }
+
+    @Test func errorsAndExitStatusOne() throws {
+        let config = try temporaryFile("[app]\nlaunch = \"sideways\"\n[sensr]\n")
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let run = try upright(["check-config", config])
+        #expect(run.status == 1)
+        #expect(
+            run.stderr == "\(config):2:10: error: unknown orientation 'sideways'; expected one of: portrait, "
+                + "landscape-right, portrait-upside-down, landscape-left\n\(config):3:1: warning: unknown key 'sensr'; did you mean 'sensor'?\n"
+        )
+        #expect(run.stdout.isEmpty)
+    }
+}

@@ -1,0 +1,67 @@
+public import Foundation
+import OrientationCore
+
+extension UprightConfiguration {
+    /// Where a configuration is looked for, in order: `$XDG_CONFIG_HOME/upright/upright.toml`
+    /// (`~/.config` when unset), then `/etc/upright/upright.toml`.
+    public static func searchPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let xdg = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        return [xdg + "/upright/upright.toml", "/etc/upright/upright.toml"]
+    }
+
+    /// The configuration `--config` names, else the first file of ``searchPath(environment:)`` that
+    /// exists, else the built-in defaults.
+    public static func locate(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ConfigurationError) -> UprightConfiguration
+    {
+        if let explicit { return try load(path: explicit) }
+        for path in searchPath(environment: environment) where FileManager.default.fileExists(atPath: path) {
+            return try load(path: path)
+        }
+        return UprightConfiguration()
+    }
+
+    /// The effective configuration as TOML: every setting, defaults included.
+    public var toml: String {
+        func q(_ s: String) -> String {
+            "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        func list(_ m: OrientationMask) -> String { "[" + m.names.map(q).joined(separator: ", ") + "]" }
+        func num(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d) }
+        var out = "# " + (file.map { "from \($0)" } ?? "built-in defaults") + "\n"
+        out += "[app]\nsupported = \(list(policy.appSupported))\nlaunch = \(q(policy.launch.name))\n\n"
+        out += "[transition]\nduration = \(num(policy.transitionDuration))\n\n"
+        out += "[sensor]\nuri = \(q(sensor.uri))\ndevice = \(q(sensor.device))\nrate_hz = \(num(sensor.rateHz))\n"
+        out += "mount_matrix = \(q(sensor.mountMatrix))\n\n"
+        out += "[lock]\nlocked = \(lock.locked)\nevdev = \(q(lock.evdev))\n\n"
+        out += "[display]\nbackend = \(q(display.backend))\noutput = \(q(display.output))\n"
+        out += "natural = \(q(display.natural.name))\nsupported = \(list(policy.displaySupported))\n"
+        for name in policy.scenes.keys.sorted() {
+            let s = policy.settings(of: name)!
+            out += "\n[scenes.\(name)]\nsupported = \(list(s.supported))\nautorotate = \(s.autorotate)\n"
+            if let p = s.preferred { out += "preferred = \(q(p.name))\n" }
+            out += "strategy = \(q(s.strategy.rawValue))\nforce_when_locked = \(s.forceWhenLocked)\n"
+        }
+        out +=
+            "\n[player]\nplaylist = [" + player.playlist.map(q).joined(separator: ", ") + "]\nloop = \(player.loop)\n"
+        if !player.mpv.isEmpty {
+            out += "\n[player.mpv]\n" + player.mpv.keys.sorted().map { "\($0) = \(q(player.mpv[$0]!))\n" }.joined()
+        }
+        out +=
+            "\n[hotkeys]\n"
+            + hotkeys.keys.sorted().map { "\($0) = [" + hotkeys[$0]!.map(q).joined(separator: ", ") + "]\n" }.joined()
+        let c = classifier
+        out += "\n[classifier]\n"
+        for (k, v) in [
+            ("filter_time_constant", c.filterTimeConstant), ("settle_time", c.settleTime), ("quiet_time", c.quietTime),
+            ("acceleration_tolerance", c.accelerationTolerance), ("free_fall_magnitude", c.freeFallMagnitude),
+            ("hysteresis", c.hysteresis), ("initial_margin", c.initialMargin), ("face_enter_tilt", c.faceEnterTilt),
+            ("face_exit_tilt", c.faceExitTilt), ("max_turn_rate", c.maxTurnRate),
+            ("turn_rate_window", c.turnRateWindow), ("max_gap", c.maxGap), ("gravity", c.gravity),
+        ] {
+            out += "\(k) = \(num(v))\n"
+        }
+        return out
+    }
+}
