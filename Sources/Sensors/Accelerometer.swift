@@ -153,6 +153,27 @@ public final class Accelerometer {
         self.notes = notes
     }
 
+    /// The device's sampling frequency in Hz (the shared `sampling_frequency` attribute), if it has one.
+    public var samplingFrequency: Double? {
+        guard axes[0].has("sampling_frequency") else { return nil }
+        return try? axes[0].readDouble("sampling_frequency")
+    }
+
+    /// Sets the device's sampling frequency (`sampling_frequency`).
+    ///
+    /// - Throws: ``SensorError/read(_:)`` with libiio's message (a read-only attribute, a value the
+    ///   driver refuses), or ``SensorError/missingAttribute(device:channel:attribute:)``.
+    public func setSamplingFrequency(_ hz: Double) throws(SensorError) {
+        guard axes[0].has("sampling_frequency") else {
+            throw .missingAttribute(device: label, channel: axes[0].id, attribute: "sampling_frequency")
+        }
+        do {
+            try axes[0].write("sampling_frequency", hz == hz.rounded() ? String(Int(hz)) : String(hz))
+        } catch {
+            throw .read(error)
+        }
+    }
+
     /// One reading in the device frame, m/s².
     ///
     /// - Throws: ``SensorError/read(_:)`` when the device cannot be read (it went away, iiod stopped),

@@ -186,6 +186,16 @@ public enum SensorSource {
                         "reading \(a.label) at \(settings.uri), \(a.valueAttribute) values, mount matrix "
                         + "\(a.matrix) from the \(a.matrixSource.rawValue)"
                     if !a.notes.isEmpty { message += "; " + a.notes.joined(separator: "; ") }
+                    // A device sampling slower than we poll would hand out stale readings: ask for more.
+                    if let odr = a.samplingFrequency, odr < settings.rateHz {
+                        do {
+                            try a.setSamplingFrequency(settings.rateHz)
+                            message += "; sampling frequency raised from \(odr) to \(settings.rateHz) Hz"
+                        } catch {
+                            message +=
+                                "; the device samples at \(odr) Hz, under the \(settings.rateHz) Hz poll: \(error)"
+                        }
+                    }
                     report(
                         SensorStatus(
                             state: .reading, device: "\(a.label) at \(settings.uri)", message: message,

@@ -42,6 +42,21 @@ final class FakeIIO {
     func landscapeLeft() throws { try set(x: 9.7, y: 0.2, z: 1.2) }
     func faceUp() throws { try set(x: 0.1, y: 0.2, z: 9.8) }
 
+    /// Adds a sensor hub's gravity device (`iio:device1`, `gravity_x/y/z`) reading this device-frame vector.
+    func addGravityDevice(x: Double, y: Double, z: Double) throws {
+        let dev = root.appendingPathComponent("devices/iio:device1")
+        try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
+        let files = [
+            ("name", "gravity"), ("in_gravity_scale", String(scale)),
+            ("in_gravity_x_raw", String(Int((-x / scale).rounded()))),
+            ("in_gravity_y_raw", String(Int((-y / scale).rounded()))),
+            ("in_gravity_z_raw", String(Int((z / scale).rounded()))),
+        ]
+        for (name, value) in files {
+            try (value + "\n").write(to: dev.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+    }
+
     /// Hides the device (as if unplugged) or brings it back.
     func unplug() throws {
         try FileManager.default.moveItem(at: device, to: root.appendingPathComponent("unplugged"))

@@ -22,6 +22,21 @@ struct SensorIntegrationTests {
                 "reading iio:device0 (accel_3d) at local:, raw values, mount matrix 1, 0, 0; 0, 1, 0; 0, 0, 1 from the sysfs mount_matrix"
             ))
         #expect(run.process.terminationStatus == 0)
+        // It asked the device for readings at least as often as it polls.
+        #expect(run.stderr.contains("sampling frequency raised from 25.0 to 50.0 Hz"))
+        let odr = try String(
+            contentsOf: fake.device.appendingPathComponent("in_accel_sampling_frequency"), encoding: .utf8)
+        #expect(odr.trimmingCharacters(in: .whitespacesAndNewlines) == "50")
+    }
+
+    @Test func theMotionFallbackPrefersAGravityChannel() throws {
+        let fake = try FakeIIO()
+        try fake.portrait()
+        try fake.addGravityDevice(x: 9.7, y: 0.3, z: 1.0)  // the fused gravity says landscape-left
+        let run = try uprightInNamespace(fake, ["sensor", "--motion"])
+        run.wait()
+        #expect(run.stdout.hasPrefix("{\"orientation\": \"landscape-left\""), "\(run.stdout)")
+        #expect(run.stdout.contains("\"source\": \"gravity channel\""))
     }
 
     @Test func theLockSwitchMakesTheOrientationUnknownAndStopsPolling() throws {
