@@ -58,15 +58,7 @@ struct Replay: ParsableCommand {
             }
             return
         }
-        var configuration = UprightConfiguration()
-        if let config {
-            do {
-                configuration = try UprightConfiguration.load(path: config)
-            } catch {
-                throw CLIFailure(diagnostic: error.description)
-            }
-            for w in configuration.warnings { writeStandardError("\(w)\n") }
-        }
+        let configuration = try loadConfiguration(config)
         let timed = try events.map { path throws(CLIFailure) in try EventsFile.load(path: path) } ?? []
         var parameters = configuration.classifier
         parameters.override(with: classifier)

@@ -19,25 +19,14 @@ struct SensorOptions: ParsableArguments {
     @Option(help: "Mount matrix: auto, or \"a,b,c; d,e,f; g,h,i\" as in the hwdb.")
     var mountMatrix: String?
 
-    /// The configuration's [lock] table.
-    func lockSettings() throws -> UprightConfiguration.Lock {
-        guard let config else { return UprightConfiguration.Lock() }
-        do {
-            return try UprightConfiguration.load(path: config).lock
-        } catch {
-            throw CLIFailure(diagnostic: error.description)
-        }
+    func settings() throws -> (SensorSettings, OrientationClassifier.Parameters) {
+        let (s, p, _) = try resolve()
+        return (s, p)
     }
 
-    func settings() throws -> (SensorSettings, OrientationClassifier.Parameters) {
-        var configuration = UprightConfiguration()
-        if let config {
-            do {
-                configuration = try UprightConfiguration.load(path: config)
-            } catch {
-                throw CLIFailure(diagnostic: error.description)
-            }
-        }
+    /// The sensor settings, the classifier's parameters and the [lock] table, read once.
+    func resolve() throws -> (SensorSettings, OrientationClassifier.Parameters, UprightConfiguration.Lock) {
+        let configuration = try loadConfiguration(config)
         var s = SensorSettings(
             uri: configuration.sensor.uri, device: configuration.sensor.device,
             rateHz: configuration.sensor.rateHz, mountMatrix: configuration.sensor.mountMatrix)
@@ -48,7 +37,7 @@ struct SensorOptions: ParsableArguments {
             s.rateHz = rate
         }
         if let mountMatrix { s.mountMatrix = mountMatrix }
-        return (s, configuration.classifier)
+        return (s, configuration.classifier, configuration.lock)
     }
 }
 
@@ -62,26 +51,16 @@ func consume(
         parameters.map { SensorSource.orientations(settings, parameters: $0, control: control) }
         ?? SensorSource.open(settings, control: control)
     let start = monotonicSeconds()
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-    for s in signals {
-        s.setEventHandler { control.stop() }
-        s.resume()
-    }
-    let timer = duration.map { d in
-        Task {
-            try? await Task.sleep(for: .seconds(d))
-            control.stop()
-        }
+    let stopper = Task {
+        await waitForStop(duration: duration)
+        control.stop()
     }
     for await event in stream {
         if control.isStopped { break }
         body(event, start)
     }
     control.stop()
-    timer?.cancel()
-    for s in signals { s.cancel() }
+    stopper.cancel()
 }
 
 /// `upright sensor`: orientation changes as they happen, like monitor-sensor.
@@ -105,7 +84,7 @@ struct SensorCommand: AsyncParsableCommand {
     var locked = false
 
     func run() async throws {
-        let (settings, parameters) = try sensor.settings()
+        let (settings, parameters, lockConfig) = try sensor.resolve()
         if motion {
             let m = MotionFallback.measure(settings, parameters: parameters)
             writeLine(
@@ -137,7 +116,6 @@ struct SensorCommand: AsyncParsableCommand {
             return
         }
         // The classifier runs on the sensor thread and only changes come across; the lock applies.
-        let lockConfig = try sensor.lockSettings()
         let monitor = OrientationMonitor(
             sensor: settings, parameters: parameters, locked: locked || lockConfig.locked,
             lockSwitch: lockSwitch ?? lockConfig.evdev)

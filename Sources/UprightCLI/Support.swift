@@ -1,4 +1,5 @@
 import ArgumentParser
+import Config
 import Glibc
 
 /// A failure that has already been worded for the user, exit status 1: printed as
@@ -11,6 +12,19 @@ public struct CLIFailure: Error, CustomStringConvertible {
     init(diagnostic: String) {
         description = diagnostic
         isDiagnostic = true
+    }
+}
+
+/// The configuration at `path` with its warnings printed to standard error, or the built-in
+/// defaults when `path` is `nil`; errors become a failure printed as the diagnostics.
+func loadConfiguration(_ path: String?) throws(CLIFailure) -> UprightConfiguration {
+    guard let path else { return UprightConfiguration() }
+    do {
+        let configuration = try UprightConfiguration.load(path: path)
+        for w in configuration.warnings { writeStandardError("\(w)\n") }
+        return configuration
+    } catch {
+        throw CLIFailure(diagnostic: error.description)
     }
 }
 
