@@ -109,6 +109,7 @@ public enum SensorSource {
     ) -> AsyncStream<SensorEvent> {
         // The classifier is touched only by the sensor thread, which alone calls this closure.
         nonisolated(unsafe) var classifier = OrientationClassifier(parameters: parameters)
+        // Likewise the generation it last saw: read and written only by the sensor thread.
         nonisolated(unsafe) var generation = 0
         return start(settings, control: control) { event in
             guard case .sample(let s) = event else { return event }

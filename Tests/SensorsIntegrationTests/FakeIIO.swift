@@ -96,8 +96,8 @@ let namespacesWork: Bool = {
 let iiodPath: String? = ["/usr/sbin/iiod", "/usr/bin/iiod"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
 /// A running process whose output is collected.
+// @unchecked: `out` and `err` are only touched under `lock`; Process is used from the test thread only.
 final class Running: @unchecked Sendable {
-    // @unchecked: `out` and `err` are only touched under `lock`; Process is used from the test thread only.
     let process = Process()
     private let lock = NSLock()
     private var out = Data(), err = Data()
