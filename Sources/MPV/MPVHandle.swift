@@ -1,11 +1,18 @@
 import CMPV
-import Glibc
+import Foundation
 
-/// An error from libmpv: the call that failed and mpv's own message (`mpv_error_string`).
+/// An error from libmpv: the call that failed (with the property or command) and mpv's own
+/// message (`mpv_error_string`).
 public struct MPVError: Error, Sendable, Equatable, CustomStringConvertible {
     public var call: String
     public var message: String
     public var code: Int32
+
+    public init(call: String, message: String, code: Int32) {
+        self.call = call
+        self.message = message
+        self.code = code
+    }
 
     public var description: String { "\(call) failed: \(message)" }
 
@@ -16,26 +23,235 @@ public struct MPVError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// An owned, initialized libmpv client (`mpv_create` + `mpv_initialize`), destroyed with
-/// `mpv_terminate_destroy` in `deinit`.
-public final class MPVHandle {
+/// A property or option value as mpv passes it.
+public enum MPVValue: Sendable, Hashable {
+    case string(String)
+    case flag(Bool)
+    case int64(Int64)
+    case double(Double)
+}
+
+/// A Swift type that maps to one of mpv's value formats, for typed properties.
+public protocol MPVConvertible: Sendable {
+    init?(mpvValue: MPVValue)
+    var mpvValue: MPVValue { get }
+    /// The format to ask mpv for.
+    static var mpvKind: MPVValue.Kind { get }
+}
+
+extension MPVValue {
+    /// The format of a value, without the value.
+    public enum Kind: Sendable, Hashable {
+        case string, flag, int64, double
+    }
+}
+
+extension String: MPVConvertible {
+    public init?(mpvValue: MPVValue) {
+        guard case .string(let s) = mpvValue else { return nil }
+        self = s
+    }
+    public var mpvValue: MPVValue { .string(self) }
+    public static var mpvKind: MPVValue.Kind { .string }
+}
+
+extension Bool: MPVConvertible {
+    public init?(mpvValue: MPVValue) {
+        guard case .flag(let b) = mpvValue else { return nil }
+        self = b
+    }
+    public var mpvValue: MPVValue { .flag(self) }
+    public static var mpvKind: MPVValue.Kind { .flag }
+}
+
+extension Int64: MPVConvertible {
+    public init?(mpvValue: MPVValue) {
+        guard case .int64(let i) = mpvValue else { return nil }
+        self = i
+    }
+    public var mpvValue: MPVValue { .int64(self) }
+    public static var mpvKind: MPVValue.Kind { .int64 }
+}
+
+extension Double: MPVConvertible {
+    public init?(mpvValue: MPVValue) {
+        switch mpvValue {
+        case .double(let d): self = d
+        case .int64(let i): self = Double(i)
+        default: return nil
+        }
+    }
+    public var mpvValue: MPVValue { .double(self) }
+    public static var mpvKind: MPVValue.Kind { .double }
+}
+
+/// A typed mpv property: `MPVProperty<Int64>.videoRotate` cannot be set to a string.
+public struct MPVProperty<Value: MPVConvertible>: Sendable, Hashable {
+    public let name: String
+    public init(_ name: String) { self.name = name }
+}
+
+extension MPVProperty where Value == Int64 {
+    /// Clockwise rotation applied on top of the file's own (`video-rotate`).
+    public static let videoRotate = MPVProperty("video-rotate")
+    public static let osdWidth = MPVProperty("osd-width")
+    public static let osdHeight = MPVProperty("osd-height")
+    /// The video as decoded (`video-params/w`, `/h`) and as shown after filters (`video-out-params/...`).
+    public static let videoWidth = MPVProperty("video-params/w")
+    public static let videoHeight = MPVProperty("video-params/h")
+    public static let videoOutWidth = MPVProperty("video-out-params/w")
+    public static let videoOutHeight = MPVProperty("video-out-params/h")
+    /// The file's own rotation metadata.
+    public static let videoMetadataRotate = MPVProperty("video-params/rotate")
+    public static let playlistCount = MPVProperty("playlist-count")
+    public static let playlistPosition = MPVProperty("playlist-pos")
+}
+
+extension MPVProperty where Value == Bool {
+    public static let pause = MPVProperty("pause")
+    public static let fullscreen = MPVProperty("fullscreen")
+    public static let idleActive = MPVProperty("idle-active")
+}
+
+extension MPVProperty where Value == Double {
+    public static let timePosition = MPVProperty("time-pos")
+    public static let duration = MPVProperty("duration")
+}
+
+extension MPVProperty where Value == String {
+    public static let path = MPVProperty("path")
+    public static let mediaTitle = MPVProperty("media-title")
+    public static let videoOutput = MPVProperty("current-vo")
+    public static let mpvVersion = MPVProperty("mpv-version")
+}
+
+/// An event from mpv, copied out of `mpv_event` at once (its memory dies at the next wait).
+public enum MPVEvent: Sendable, Hashable {
+    case startFile(playlistEntry: Int64)
+    case fileLoaded
+    /// A file ended: `reason` is eof, stop, quit, error or redirect; `error` is mpv's message for errors.
+    case endFile(reason: String, error: String?)
+    case playbackRestart
+    case videoReconfigured
+    case idle
+    /// An observed property changed (`nil`: unavailable now).
+    case propertyChange(name: String, value: MPVValue?)
+    /// `script-message` (for example from a `keybind`) and its arguments.
+    case clientMessage([String])
+    case log(prefix: String, level: String, text: String)
+    /// mpv is shutting down: the stream ends after this.
+    case shutdown
+    /// Any other event, by its mpv name.
+    case other(String)
+}
+
+/// An owned, initialized libmpv client (`mpv_create` + `mpv_initialize`); `mpv_terminate_destroy`
+/// in `deinit`. Events arrive on ``events``, drained by a dedicated thread that blocks in
+/// `mpv_wait_event`, never on the cooperative pool.
+// @unchecked: libmpv's client API is thread-safe (client.h: every function may be called from any
+// thread, except where noted: mpv_wait_event, called only by the event thread, and the render API).
+public final class MPVHandle: @unchecked Sendable {
     let handle: OpaquePointer
+    /// The events, until mpv shuts down.
+    public let events: AsyncStream<MPVEvent>
 
     /// Creates a player with `options` set before `mpv_initialize` (for example `vo=null`).
     public init(options: [(String, String)] = []) throws(MPVError) {
         // mpv parses numbers with the C locale and refuses to start under another LC_NUMERIC.
         setlocale(LC_NUMERIC, "C")
         guard let h = mpv_create() else {
-            throw MPVError(call: "mpv_create()", message: "out of memory or bad locale", code: -1)
+            throw MPVError(call: "mpv_create()", message: "out of memory or a bad locale", code: -1)
         }
         handle = h
         for (name, value) in options {
-            try MPVError.check(mpv_set_option_string(h, name, value), "mpv_set_option_string(\(name)=\(value))")
+            let status = mpv_set_option_string(h, name, value)
+            if status < 0 { mpv_terminate_destroy(h) }
+            try MPVError.check(status, "mpv_set_option_string(\(name)=\(value))")
         }
-        try MPVError.check(mpv_initialize(h), "mpv_initialize()")
+        let status = mpv_initialize(h)
+        if status < 0 { mpv_terminate_destroy(h) }
+        try MPVError.check(status, "mpv_initialize()")
+        let (stream, continuation) = AsyncStream.makeStream(of: MPVEvent.self, bufferingPolicy: .bufferingNewest(1024))
+        events = stream
+        // The event thread owns the last step of the handle's life: on MPV_EVENT_SHUTDOWN (after `quit`,
+        // which `deinit` sends) it calls mpv_terminate_destroy, so the handle is never freed while the
+        // thread waits on it.
+        let pointer = HandlePointer(handle: h)
+        let thread = Thread {
+            while true {
+                guard let e = mpv_wait_event(pointer.handle, -1) else { continue }
+                let event = MPVHandle.copy(e.pointee)
+                if case .other("none") = event { continue }
+                continuation.yield(event)
+                if case .shutdown = event { break }
+            }
+            continuation.finish()
+            mpv_terminate_destroy(pointer.handle)
+        }
+        thread.name = "upright-mpv-events"
+        thread.start()
     }
 
-    deinit { mpv_terminate_destroy(handle) }
+    /// Asks mpv to quit; the event thread destroys the handle when mpv has shut down.
+    deinit { _ = Self.withCStrings(["quit"]) { mpv_command(handle, $0) } }
+
+    // MARK: - Properties
+
+    /// Reads a typed property (`mpv_get_property`).
+    public func get<V: MPVConvertible>(_ property: MPVProperty<V>) throws(MPVError) -> V {
+        let value = try get(property.name, as: V.mpvKind)
+        guard let v = V(mpvValue: value) else {
+            throw MPVError(call: "mpv_get_property(\(property.name))", message: "unexpected value \(value)", code: -9)
+        }
+        return v
+    }
+
+    /// Sets a typed property (`mpv_set_property`).
+    public func set<V: MPVConvertible>(_ property: MPVProperty<V>, _ value: V) throws(MPVError) {
+        try set(property.name, value.mpvValue)
+    }
+
+    /// Reads a property in the given format.
+    public func get(_ name: String, as kind: MPVValue.Kind) throws(MPVError) -> MPVValue {
+        let call = "mpv_get_property(\(name))"
+        switch kind {
+        case .string:
+            var p: UnsafeMutablePointer<CChar>?
+            try MPVError.check(mpv_get_property(handle, name, MPV_FORMAT_STRING, &p), call)
+            defer { mpv_free(p) }
+            return .string(p.map { String(cString: $0) } ?? "")
+        case .flag:
+            var v: Int32 = 0
+            try MPVError.check(mpv_get_property(handle, name, MPV_FORMAT_FLAG, &v), call)
+            return .flag(v != 0)
+        case .int64:
+            var v: Int64 = 0
+            try MPVError.check(mpv_get_property(handle, name, MPV_FORMAT_INT64, &v), call)
+            return .int64(v)
+        case .double:
+            var v = 0.0
+            try MPVError.check(mpv_get_property(handle, name, MPV_FORMAT_DOUBLE, &v), call)
+            return .double(v)
+        }
+    }
+
+    /// Sets a property.
+    public func set(_ name: String, _ value: MPVValue) throws(MPVError) {
+        let call = "mpv_set_property(\(name))"
+        switch value {
+        case .string(let s):
+            try MPVError.check(mpv_set_property_string(handle, name, s), call)
+        case .flag(let b):
+            var v: Int32 = b ? 1 : 0
+            try MPVError.check(mpv_set_property(handle, name, MPV_FORMAT_FLAG, &v), call)
+        case .int64(let i):
+            var v = i
+            try MPVError.check(mpv_set_property(handle, name, MPV_FORMAT_INT64, &v), call)
+        case .double(let d):
+            var v = d
+            try MPVError.check(mpv_set_property(handle, name, MPV_FORMAT_DOUBLE, &v), call)
+        }
+    }
 
     /// Reads a property as a string (`mpv_get_property_string`); `nil` when it is unavailable.
     public func string(_ property: String) -> String? {
@@ -43,6 +259,106 @@ public final class MPVHandle {
         defer { mpv_free(p) }
         return String(cString: p)
     }
+
+    /// Asks for ``MPVEvent/propertyChange(name:value:)`` events for a property (`mpv_observe_property`).
+    public func observe(_ name: String, as kind: MPVValue.Kind) throws(MPVError) {
+        let format: mpv_format =
+            switch kind {
+            case .string: MPV_FORMAT_STRING
+            case .flag: MPV_FORMAT_FLAG
+            case .int64: MPV_FORMAT_INT64
+            case .double: MPV_FORMAT_DOUBLE
+            }
+        try MPVError.check(mpv_observe_property(handle, 0, name, format), "mpv_observe_property(\(name))")
+    }
+
+    // MARK: - Commands
+
+    /// Runs a command (`mpv_command`), for example `["loadfile", path]`.
+    public func command(_ arguments: [String]) throws(MPVError) {
+        let status = Self.withCStrings(arguments) { mpv_command(handle, $0) }
+        try MPVError.check(status, "mpv_command(\(arguments.joined(separator: " ")))")
+    }
+
+    /// Asks mpv to quit; the event stream then ends with ``MPVEvent/shutdown``.
+    public func quit() { try? command(["quit"]) }
+
+    static func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+    }
+
+    // MARK: - Events
+
+    /// Copies an `mpv_event` into Swift values: the struct and what it points to die at the next wait.
+    static func copy(_ e: mpv_event) -> MPVEvent {
+        switch e.event_id {
+        case MPV_EVENT_NONE: return .other("none")
+        case MPV_EVENT_SHUTDOWN: return .shutdown
+        case MPV_EVENT_START_FILE:
+            let entry = e.data?.assumingMemoryBound(to: mpv_event_start_file.self).pointee.playlist_entry_id ?? 0
+            return .startFile(playlistEntry: entry)
+        case MPV_EVENT_FILE_LOADED: return .fileLoaded
+        case MPV_EVENT_END_FILE:
+            guard let end = e.data?.assumingMemoryBound(to: mpv_event_end_file.self).pointee else {
+                return .endFile(reason: "unknown", error: nil)
+            }
+            let reason: String =
+                switch end.reason {
+                case MPV_END_FILE_REASON_EOF: "eof"
+                case MPV_END_FILE_REASON_STOP: "stop"
+                case MPV_END_FILE_REASON_QUIT: "quit"
+                case MPV_END_FILE_REASON_ERROR: "error"
+                case MPV_END_FILE_REASON_REDIRECT: "redirect"
+                default: "unknown"
+                }
+            return .endFile(reason: reason, error: end.error < 0 ? String(cString: mpv_error_string(end.error)) : nil)
+        case MPV_EVENT_PLAYBACK_RESTART: return .playbackRestart
+        case MPV_EVENT_VIDEO_RECONFIG: return .videoReconfigured
+        case MPV_EVENT_IDLE: return .idle
+        case MPV_EVENT_PROPERTY_CHANGE:
+            guard let p = e.data?.assumingMemoryBound(to: mpv_event_property.self).pointee else {
+                return .other("property-change")
+            }
+            let name = String(cString: p.name)
+            var value: MPVValue?
+            if let data = p.data {
+                switch p.format {
+                case MPV_FORMAT_STRING:
+                    value = data.assumingMemoryBound(to: UnsafePointer<CChar>?.self).pointee.map {
+                        .string(String(cString: $0))
+                    }
+                case MPV_FORMAT_FLAG: value = .flag(data.assumingMemoryBound(to: Int32.self).pointee != 0)
+                case MPV_FORMAT_INT64: value = .int64(data.assumingMemoryBound(to: Int64.self).pointee)
+                case MPV_FORMAT_DOUBLE: value = .double(data.assumingMemoryBound(to: Double.self).pointee)
+                default: value = nil
+                }
+            }
+            return .propertyChange(name: name, value: value)
+        case MPV_EVENT_CLIENT_MESSAGE:
+            guard let m = e.data?.assumingMemoryBound(to: mpv_event_client_message.self).pointee else {
+                return .clientMessage([])
+            }
+            let args = (0..<Int(m.num_args)).map { String(cString: m.args[$0]!) }
+            return .clientMessage(args)
+        case MPV_EVENT_LOG_MESSAGE:
+            guard let m = e.data?.assumingMemoryBound(to: mpv_event_log_message.self).pointee else {
+                return .other("log-message")
+            }
+            return .log(
+                prefix: String(cString: m.prefix), level: String(cString: m.level), text: String(cString: m.text))
+        default:
+            return .other(String(cString: mpv_event_name(e.event_id)))
+        }
+    }
+}
+
+/// The raw handle, for the event thread.
+// @unchecked: libmpv's client API is thread-safe; the pointer is only read.
+struct HandlePointer: @unchecked Sendable {
+    let handle: OpaquePointer
 }
 
 /// The libmpv client API version as "major.minor" (`mpv_client_api_version`).
