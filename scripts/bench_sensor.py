@@ -7,7 +7,9 @@ the local context and a real iiod side by side:
   sensor; for iiod, the server's share too;
 - latency from a sysfs write (a new attitude) to the orientation line on upright's output,
   over 12 quarter turns; the goal is settle time + one poll period + 5 ms;
-- the motion fallback's answer time.
+- the motion fallback's answer time;
+- beside them, bench/baselines/iio_poll.c: a C loop that only does the three libiio reads at
+  25 Hz (the floor for anything that polls through libiio).
 
   scripts/bench_sensor.py BIN_DIR
 """
@@ -170,21 +172,48 @@ def idle_cpu(bin_dir):
     return cpu
 
 
+def libiio_floor(context):
+    """CPU share of bench/baselines/iio_poll.c: only the three libiio reads at 25 Hz, in C."""
+    build = tempfile.mkdtemp(prefix='upright-iio-poll-')
+    root, dev = make_tree()
+    attitude(dev, *PORTRAIT)
+    iiod = None
+    try:
+        exe = os.path.join(build, 'iio_poll')
+        subprocess.run(['cc', '-O2', '-o', exe, os.path.join(ROOT, 'bench/baselines/iio_poll.c'), '-liio'], check=True)
+        if context == 'iiod':
+            iiod, port = start_iiod(root)
+            out = subprocess.run([exe, 'ip:127.0.0.1:' + port], capture_output=True, text=True).stdout
+        else:
+            out = subprocess.run([WRAP, root, exe], capture_output=True, text=True).stdout
+        return float(out.split()[0])
+    except (subprocess.CalledProcessError, ValueError, IndexError):
+        return None
+    finally:
+        if iiod:
+            iiod.kill()
+            iiod.wait()
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(build, ignore_errors=True)
+
+
 def main():
     bin_dir = sys.argv[1]
     goal = 0.05 + 1 / 25 + 0.005
     print('Sensor benchmark: fake accelerometer through the real libiio, 25 Hz polling')
     print()
-    print('| context | CPU, share of one core | iiod CPU | latency write → event, median / p95 / max | goal |')
-    print('|---|---:|---:|---:|---:|')
+    print('| context | CPU, share of one core | C loop of only the libiio reads | iiod CPU | latency write → event, median / p95 / max | goal |')
+    print('|---|---:|---:|---:|---:|---:|')
     for context in ['local', 'iiod']:
         cpu, server, lat = measure(bin_dir, context)
         lat.sort()
         p95 = lat[min(len(lat) - 1, int(round(0.95 * (len(lat) - 1))))] if lat else float('nan')
-        print('| %s | %.3f %% | %s | %.0f / %.0f / %.0f ms (n=%d) | %.0f ms |' % (
-            context, 100 * cpu, '-' if server is None else '%.3f %%' % (100 * server),
+        floor = libiio_floor(context)
+        print('| %s | %.3f %% | %s | %s | %.0f / %.0f / %.0f ms (n=%d) | %.0f ms |' % (
+            context, 100 * cpu, '-' if floor is None else '%.3f %%' % (100 * floor),
+            '-' if server is None else '%.3f %%' % (100 * server),
             1e3 * statistics.median(lat), 1e3 * p95, 1e3 * lat[-1], len(lat), 1e3 * goal))
-    print('| none (baseline: the same process, no sensor) | %.3f %% | - | - | - |' % (100 * max(0.0, idle_cpu(bin_dir))))
+    print('| none (the same process, no sensor) | %.3f %% | - | - | - | - |' % (100 * max(0.0, idle_cpu(bin_dir))))
     med, worst = motion(bin_dir)
     print()
     print('motion fallback answer: median %.0f ms, worst %.0f ms of 5 (budget 300 ms)' % (1e3 * med, 1e3 * worst))

@@ -9,7 +9,9 @@ need=(pkg-config libiio-dev libmpv-dev)
 case "${1:-test}" in
     build) ;;
     # The scorer and benchmarks are Python; the sensor tests run a real iiod.
-    test | bench) need+=(python3 iiod) ;;
+    test) need+=(python3 iiod) ;;
+    # The sensor benchmark also builds a C baseline against libiio.
+    bench) need+=(python3 iiod gcc) ;;
     *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
 esac
 
