@@ -38,6 +38,7 @@ let package = Package(
             dependencies: ["OrientationCore", "IIO", .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: strict
         ),
+        .target(name: "Player", dependencies: ["MPV", "OrientationCore"], swiftSettings: strict),
         .target(
             name: "Config",
             dependencies: ["OrientationCore", .product(name: "TOMLKit", package: "TOMLKit")],
@@ -71,6 +72,7 @@ let package = Package(
         .testTarget(name: "SensorsIntegrationTests", dependencies: ["upright"], swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
         .testTarget(name: "MPVTests", dependencies: ["MPV"], swiftSettings: strict),
+        .testTarget(name: "PlayerTests", dependencies: ["Player", "MPV", "OrientationCore"], swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",
             dependencies: ["UprightCLI", "OrientationCore", "Sensors", "upright"],

@@ -1,0 +1,212 @@
+import Foundation
+public import MPV
+public import OrientationCore
+
+/// What the player is asked to play, and how.
+public struct PlayerSettings: Sendable, Hashable {
+    /// Files and URLs; empty shows the idle scene (the built-in test pattern).
+    public var playlist: [String] = []
+    public var loop = true
+    /// mpv options passed through (vo, hwdec, ...).
+    public var mpv: [String: String] = [:]
+    /// Action → keys: `fullscreen`, `lock`, `next`, `previous`, `rotate-to` ...
+    public var hotkeys: [String: [String]] = [
+        "fullscreen": ["f", "F11"], "lock": ["l"], "next": [">"], "previous": ["<"],
+    ]
+    /// The share of a portrait screen below the video in the inline layout, left to the overlays.
+    public var inlineBottomMargin = 0.4
+
+    public init() {}
+}
+
+/// Where the video sits.
+public enum PlayerLayout: String, Sendable, Hashable {
+    /// Inside the portrait layout: the upper part of the screen, the rest for overlays.
+    case inline
+    case fullscreen
+}
+
+/// What the player reports.
+public enum PlayerEvent: Sendable, Hashable {
+    /// A hotkey was pressed: the action bound to it.
+    case hotkey(String)
+    case playing(String)
+    /// A file could not be played; the playlist goes on.
+    case fileFailed(String, reason: String)
+    /// Nothing left to play: the idle scene shows.
+    case idle
+    /// mpv shut down.
+    case shutdown
+}
+
+/// The built-in test pattern, shown when the playlist is empty.
+public let testPattern = "av://lavfi:testsrc2=size=1280x720:rate=25"
+
+/// The video player: libmpv with Upright's layout, surface rotation, overlays and hotkeys.
+/// Relayout follows the applied interface orientation (never raw device events).
+public actor Player {
+    public nonisolated let events: AsyncStream<PlayerEvent>
+    private let continuation: AsyncStream<PlayerEvent>.Continuation
+    private let mpv: MPVHandle
+    public private(set) var layout: PlayerLayout = .inline
+    public private(set) var interface: InterfaceOrientation = .portrait
+    public private(set) var strategy: AppliedStrategy = .none
+    public private(set) var overlays = OverlayContent()
+    private var overlaysHidden = false
+    private var current: String?
+    private let settings: PlayerSettings
+
+    /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win.
+    public init(settings: PlayerSettings, extra: [(String, String)] = []) throws(MPVError) {
+        self.settings = settings
+        var options: [(String, String)] = [
+            ("terminal", "no"), ("idle", "yes"), ("keep-open", "no"),
+            ("osc", "no"), ("input-default-bindings", "no"), ("input-vo-keyboard", "yes"),
+        ]
+        options.append(("loop-playlist", settings.loop ? "inf" : "no"))
+        options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        options += extra
+        mpv = try MPVHandle(options: options)
+        (events, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
+        for (action, keys) in settings.hotkeys.sorted(by: { $0.key < $1.key }) {
+            for key in keys { try mpv.command(["keybind", key, "script-message upright-hotkey \(action)"]) }
+        }
+        let events = mpv.events
+        let continuation = continuation
+        Task { [weak self] in
+            for await e in events {
+                await self?.handle(e)
+            }
+            continuation.yield(.shutdown)
+            continuation.finish()
+        }
+    }
+
+    /// Starts the playlist, or the idle scene when it is empty.
+    public func start() throws(MPVError) {
+        let items = settings.playlist.isEmpty ? [testPattern] : settings.playlist
+        try mpv.command(["loadfile", items[0], "replace"])
+        for item in items.dropFirst() { try mpv.command(["loadfile", item, "append"]) }
+        try applyLayout()
+    }
+
+    /// Presses a key, as a person would (`keypress`): the way hotkeys are tested and scripted.
+    public func keypress(_ key: String) throws(MPVError) { try mpv.command(["keypress", key]) }
+
+    public func next() throws(MPVError) { try mpv.command(["playlist-next", "force"]) }
+    public func previous() throws(MPVError) { try mpv.command(["playlist-prev", "force"]) }
+
+    /// Sets the layout for a scene.
+    public func setLayout(_ l: PlayerLayout) throws(MPVError) {
+        layout = l
+        try applyLayout()
+    }
+
+    /// Applies the interface orientation the policy decided. In the `surface` strategy the video
+    /// (and its overlays) turn by the orientation's clockwise angle on top of the file's own rotation
+    /// metadata; in the `interface` strategy the output turns and the video shows by its metadata
+    /// alone, so nothing is turned twice. Playback goes on at the same position.
+    public func apply(_ orientation: InterfaceOrientation, strategy: AppliedStrategy) throws(MPVError) {
+        interface = orientation
+        self.strategy = strategy
+        try mpv.set(.videoRotate, Int64(surfaceAngle))
+        try applyLayout()
+    }
+
+    /// The video surface's own turn (clockwise degrees): the orientation's angle for `surface`, else 0.
+    public var surfaceAngle: Int { strategy == .surface ? interface.angle : 0 }
+
+    /// Hides the overlays (during a transition) or shows them again, laid out anew.
+    public func setOverlaysHidden(_ hidden: Bool) throws(MPVError) {
+        overlaysHidden = hidden
+        try drawOverlays()
+    }
+
+    /// Changes what the overlays show.
+    public func setOverlays(_ content: OverlayContent) throws(MPVError) {
+        overlays = content
+        try drawOverlays()
+    }
+
+    /// A property of the player, for status and tests.
+    public func property<V: MPVConvertible>(_ p: MPVProperty<V>) throws(MPVError) -> V { try mpv.get(p) }
+
+    /// Ends playback; the event stream finishes with ``PlayerEvent/shutdown``.
+    public func quit() { mpv.quit() }
+
+    // MARK: - Internals
+
+    private func applyLayout() throws(MPVError) {
+        // Inline keeps the lower part of a portrait screen for the overlays; with the output turned
+        // (interface strategy) or the video turned (surface), "portrait" is the viewer's portrait.
+        let bottom = layout == .inline && interface.isPortrait ? settings.inlineBottomMargin : 0
+        let margins: (top: Double, bottom: Double, left: Double, right: Double)
+        switch surfaceAngle {  // the margin lies on the panel edge that is the viewer's bottom
+        case 90: margins = (0, 0, bottom, 0)
+        case 180: margins = (bottom, 0, 0, 0)
+        case 270: margins = (0, 0, 0, bottom)
+        default: margins = (0, bottom, 0, 0)
+        }
+        try mpv.set("video-margin-ratio-top", .double(margins.top))
+        try mpv.set("video-margin-ratio-bottom", .double(margins.bottom))
+        try mpv.set("video-margin-ratio-left", .double(margins.left))
+        try mpv.set("video-margin-ratio-right", .double(margins.right))
+        try drawOverlays()
+    }
+
+    private func drawOverlays() throws(MPVError) {
+        let w = Int((try? mpv.get(.osdWidth)) ?? 0), h = Int((try? mpv.get(.osdHeight)) ?? 0)
+        let l = OverlayLayout(width: w, height: h, angle: surfaceAngle)
+        let viewer = l.viewerSize
+        let size = max(16, min(viewer.width, viewer.height) / 24)
+        var texts: [(OverlayLevel, String)] = []
+        if !overlaysHidden {
+            let status = overlays.statusLine
+            if !status.isEmpty {
+                texts.append((.status, l.text(status, x: Double(viewer.width) / 2, y: Double(size), size: size)))
+            }
+            if let s = overlays.suggestion {
+                texts.append(
+                    (
+                        .suggestion,
+                        l.text(
+                            "Turn to \(s)? (accept with the hotkey)", x: Double(viewer.width) / 2,
+                            y: Double(viewer.height) - Double(size) * 3, size: size)
+                    ))
+            }
+            if let m = overlays.message {
+                texts.append(
+                    (.message, l.text(m, x: Double(viewer.width) / 2, y: Double(viewer.height) / 2, size: size)))
+            }
+        }
+        for level in OverlayLevel.allCases {
+            let text = texts.first { $0.0 == level }?.1 ?? ""
+            try mpv.command([
+                "osd-overlay", String(level.rawValue), text.isEmpty ? "none" : "ass-events", text,
+                String(l.width), String(l.height), String(level.rawValue),
+            ])
+        }
+    }
+
+    private func handle(_ e: MPVEvent) {
+        switch e {
+        case .clientMessage(let args) where args.first == "upright-hotkey" && args.count >= 2:
+            continuation.yield(.hotkey(args[1]))
+        case .startFile:
+            current = mpv.string("path")
+        case .fileLoaded:
+            if let current { continuation.yield(.playing(current)) }
+        case .endFile(let reason, let error) where reason == "error":
+            let path = current ?? "?"
+            continuation.yield(.fileFailed(path, reason: error ?? "unknown error"))
+            var content = overlays
+            content.message = "Cannot play \((path as NSString).lastPathComponent): \(error ?? "unknown error")"
+            overlays = content
+            try? drawOverlays()
+        case .idle:
+            continuation.yield(.idle)
+        default:
+            break
+        }
+    }
+}
