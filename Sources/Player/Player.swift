@@ -55,6 +55,10 @@ public actor Player {
     private var overlaysHidden = false
     private var current: String?
     private let settings: PlayerSettings
+    /// With the software render API (vo=libmpv) mpv 0.35 aborts on `video-rotate`: turn with a filter.
+    private let rotateByFilter: Bool
+    /// The player's mpv, for a renderer.
+    public nonisolated let mpvHandle: MPVHandle
 
     /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win.
     public init(settings: PlayerSettings, extra: [(String, String)] = []) throws(MPVError) {
@@ -67,6 +71,8 @@ public actor Player {
         options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         options += extra
         mpv = try MPVHandle(options: options)
+        mpvHandle = mpv
+        rotateByFilter = options.last { $0.0 == "vo" }?.1 == "libmpv"
         (events, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
         for (action, keys) in settings.hotkeys.sorted(by: { $0.key < $1.key }) {
             for key in keys { try mpv.command(["keybind", key, "script-message upright-hotkey \(action)"]) }
@@ -109,7 +115,19 @@ public actor Player {
     public func apply(_ orientation: InterfaceOrientation, strategy: AppliedStrategy) throws(MPVError) {
         interface = orientation
         self.strategy = strategy
-        try mpv.set(.videoRotate, Int64(surfaceAngle))
+        if rotateByFilter {
+            try? mpv.command(["vf", "remove", "@upright-rotate"])
+            let filter: String? =
+                switch surfaceAngle {
+                case 90: "transpose=clock"
+                case 180: "hflip,vflip"
+                case 270: "transpose=cclock"
+                default: nil
+                }
+            if let filter { try mpv.command(["vf", "add", "@upright-rotate:lavfi=[\(filter)]"]) }
+        } else {
+            try mpv.set(.videoRotate, Int64(surfaceAngle))
+        }
         try applyLayout()
     }
 

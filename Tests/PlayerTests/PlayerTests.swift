@@ -1,3 +1,4 @@
+import Foundation
 import MPV
 import OrientationCore
 import Player
@@ -139,5 +140,73 @@ extension Array {
         var out: [T] = []
         for e in self { out.append(try await f(e)) }
         return out
+    }
+}
+
+/// Pixels of rendered frames through libmpv's software render API (vo=libmpv): the picture and the
+/// status line turn with the surface in all four orientations.
+@Suite("Player pixels", .serialized)
+struct PlayerPixelTests {
+    /// Top half red, bottom half blue: which way is up shows in the pixels.
+    static let pattern = "av://lavfi:color=c=red:size=320x180:rate=25,drawbox=x=0:y=90:w=320:h=90:color=blue:t=fill"
+
+    func isRed(_ p: (r: UInt8, g: UInt8, b: UInt8)) -> Bool { p.r > 180 && p.g < 80 && p.b < 80 }
+    func isBlue(_ p: (r: UInt8, g: UInt8, b: UInt8)) -> Bool { p.b > 180 && p.r < 80 && p.g < 80 }
+    func whiteCount(_ f: MPVFrame, xs: Range<Int>, ys: Range<Int>) -> Int {
+        var n = 0
+        for y in ys { for x in xs { let p = f.rgb(x, y); if p.r > 200 && p.g > 200 && p.b > 200 { n += 1 } } }
+        return n
+    }
+
+    @Test(
+        arguments: [
+            (InterfaceOrientation.portrait, (160, 100), (160, 220)),
+            (.landscapeRight, (220, 160), (100, 160)),  // turned 90° clockwise: the top (red) is on the right
+            (.portraitUpsideDown, (160, 220), (160, 100)),
+            (.landscapeLeft, (100, 160), (220, 160)),
+        ] as [(InterfaceOrientation, (Int, Int), (Int, Int))])
+    func theVideoAndItsStatusLineTurnTogether(orientation: InterfaceOrientation, red: (Int, Int), blue: (Int, Int))
+        async throws
+    {
+        var settings = PlayerSettings()
+        settings.playlist = [Self.pattern]
+        let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
+        var content = OverlayContent()
+        content.title = "UPRIGHT STATUS LINE"
+        try await player.setOverlays(content)
+        try await player.setLayout(.fullscreen)
+        let renderer = try MPVSoftwareRenderer(player.mpvHandle)
+        try await player.start()
+        try await player.apply(orientation, strategy: .surface)
+        var frame = try renderer.render(width: 320, height: 320)
+        for _ in 0..<150 where !(isRed(frame.rgb(red.0, red.1)) && isBlue(frame.rgb(blue.0, blue.1))) {
+            try await Task.sleep(for: .milliseconds(20))  // the first turned frame (bounded wait)
+            try await player.setOverlays(content)
+            frame = try renderer.render(width: 320, height: 320)
+        }
+        if let dir = ProcessInfo.processInfo.environment["UPRIGHT_FRAMES"] {  // for a person to look at
+            var ppm = Array("P6 320 320 255\n".utf8)
+            for y in 0..<320 { for x in 0..<320 { let p = frame.rgb(x, y); ppm += [p.r, p.g, p.b] } }
+            _ = FileManager.default.createFile(atPath: "\(dir)/frame-\(orientation).ppm", contents: Data(ppm))
+        }
+        #expect(isRed(frame.rgb(red.0, red.1)), "\(frame.rgb(red.0, red.1))")
+        #expect(isBlue(frame.rgb(blue.0, blue.1)), "\(frame.rgb(blue.0, blue.1))")
+        // The status line is at the viewer's top edge, whichever panel edge that is.
+        let strip = 40
+        let (top, bottom): (Int, Int) =
+            switch orientation {
+            case .portrait:
+                (whiteCount(frame, xs: 0..<320, ys: 0..<strip), whiteCount(frame, xs: 0..<320, ys: (320 - strip)..<320))
+            case .landscapeRight:
+                (whiteCount(frame, xs: (320 - strip)..<320, ys: 0..<320), whiteCount(frame, xs: 0..<strip, ys: 0..<320))
+            case .portraitUpsideDown:
+                (whiteCount(frame, xs: 0..<320, ys: (320 - strip)..<320), whiteCount(frame, xs: 0..<320, ys: 0..<strip))
+            case .landscapeLeft:
+                (whiteCount(frame, xs: 0..<strip, ys: 0..<320), whiteCount(frame, xs: (320 - strip)..<320, ys: 0..<320))
+            }
+        #expect(top > 20, "status line pixels at the viewer's top: \(top)")
+        #expect(bottom == 0, "status line pixels at the viewer's bottom: \(bottom)")
+        _ = renderer  // the render context goes before the player quits
+        await player.quit()
     }
 }

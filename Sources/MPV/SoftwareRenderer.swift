@@ -1,0 +1,71 @@
+import CMPV
+import Foundation
+
+/// A rendered frame: RGB0 pixels, row after row.
+public struct MPVFrame: Sendable {
+    public var width: Int
+    public var height: Int
+    public var stride: Int
+    public var pixels: [UInt8]
+
+    /// The colour at (x, y), 0…255 per channel.
+    public func rgb(_ x: Int, _ y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        let i = y * stride + x * 4
+        return (pixels[i], pixels[i + 1], pixels[i + 2])
+    }
+}
+
+/// libmpv's software render API (`MPV_RENDER_API_TYPE_SW`): frames into memory, for headless
+/// pixel checks. The player must be created with `vo=libmpv`. Owns the `mpv_render_context`
+/// (freed in `deinit`) and keeps the player alive, since the context must go before the core.
+///
+/// In mpv 0.35.1 this path aborts on `video-rotate` 90/270 and ignores 180: turn with a filter here.
+public final class MPVSoftwareRenderer {
+    let context: OpaquePointer
+    let player: MPVHandle
+
+    /// `mpv_render_context_create` with the `sw` API.
+    public init(_ player: MPVHandle) throws(MPVError) {
+        self.player = player
+        var ctx: OpaquePointer?
+        let status: Int32 = "sw".withCString { api in
+            var params = [
+                mpv_render_param(type: MPV_RENDER_PARAM_API_TYPE, data: UnsafeMutableRawPointer(mutating: api)),
+                mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
+            ]
+            return mpv_render_context_create(&ctx, player.handle, &params)
+        }
+        try MPVError.check(status, "mpv_render_context_create(sw)")
+        context = ctx!
+    }
+
+    deinit { mpv_render_context_free(context) }
+
+    /// Renders the current frame (and the OSD) at `width` × `height` (`mpv_render_context_render`).
+    public func render(width: Int, height: Int) throws(MPVError) -> MPVFrame {
+        let stride = width * 4
+        var pixels = [UInt8](repeating: 0, count: stride * height)
+        var size: [Int32] = [Int32(width), Int32(height)]
+        var strideValue = stride
+        let status: Int32 = "rgb0".withCString { format in
+            pixels.withUnsafeMutableBytes { buffer in
+                size.withUnsafeMutableBytes { sizeBytes in
+                    withUnsafeMutablePointer(to: &strideValue) { stridePointer in
+                        var params = [
+                            mpv_render_param(type: MPV_RENDER_PARAM_SW_SIZE, data: sizeBytes.baseAddress),
+                            mpv_render_param(
+                                type: MPV_RENDER_PARAM_SW_FORMAT, data: UnsafeMutableRawPointer(mutating: format)),
+                            mpv_render_param(
+                                type: MPV_RENDER_PARAM_SW_STRIDE, data: UnsafeMutableRawPointer(stridePointer)),
+                            mpv_render_param(type: MPV_RENDER_PARAM_SW_POINTER, data: buffer.baseAddress),
+                            mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
+                        ]
+                        return mpv_render_context_render(context, &params)
+                    }
+                }
+            }
+        }
+        try MPVError.check(status, "mpv_render_context_render(sw, \(width)x\(height))")
+        return MPVFrame(width: width, height: height, stride: stride, pixels: pixels)
+    }
+}
