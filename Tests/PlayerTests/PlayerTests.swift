@@ -210,3 +210,46 @@ struct PlayerPixelTests {
         await player.quit()
     }
 }
+
+@Suite("Player layout pixels", .serialized)
+struct PlayerLayoutPixelTests {
+    @Test func inlineThenFullScreenThenInline() async throws {
+        var settings = PlayerSettings()
+        settings.playlist = [PlayerPixelTests.pattern]
+        settings.inlineBottomMargin = 0.4
+        let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
+        let renderer = try MPVSoftwareRenderer(player.mpvHandle)
+        try await player.start()
+        func frame(until check: (MPVFrame) -> Bool) async throws -> MPVFrame {
+            var f = try renderer.render(width: 320, height: 320)
+            for _ in 0..<150 where !check(f) {  // bounded wait for the new layout's first frame
+                try await Task.sleep(for: .milliseconds(20))
+                f = try renderer.render(width: 320, height: 320)
+            }
+            return f
+        }
+        let t = PlayerPixelTests()
+        // Inline: the video fills the upper 60 % (rows 0–192, the 180-row picture centred in it); below is free.
+        var f = try await frame { t.isRed($0.rgb(160, 20)) }
+        #expect(t.isRed(f.rgb(160, 20)) && t.isBlue(f.rgb(160, 180)))
+        #expect(f.rgb(160, 260) == (0, 0, 0))
+        // Full screen: centred in the whole screen (rows 70–250).
+        try await player.setLayout(.fullscreen)
+        f = try await frame { t.isBlue($0.rgb(160, 240)) }
+        #expect(t.isRed(f.rgb(160, 80)) && t.isBlue(f.rgb(160, 240)))
+        #expect(f.rgb(160, 20) == (0, 0, 0))
+        try await player.setLayout(.inline)
+        f = try await frame { t.isRed($0.rgb(160, 20)) }
+        #expect(t.isRed(f.rgb(160, 20)))
+        _ = renderer
+        await player.quit()
+    }
+
+    @Test func anEmptyPlaylistShowsTheTestPattern() async throws {
+        let player = try Player(settings: PlayerSettings(), extra: [("vo", "null"), ("ao", "null")])
+        try await player.start()
+        let seen = await next(player) { if case .playing = $0 { true } else { false } }
+        #expect(seen?.last == .playing(testPattern))
+        await player.quit()
+    }
+}
