@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict),
         .executableTarget(
             name: "upright-bench",
-            dependencies: ["OrientationCore", "Sensors"],
+            dependencies: ["OrientationCore", "Sensors", "Player", "MPV"],
             path: "Benchmarks/upright-bench",
             swiftSettings: strict
         ),

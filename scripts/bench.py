@@ -81,6 +81,8 @@ def main():
           % policy['us_per_event'])
     print('| for scale: one classifier sample | %.3f us | %.1f us | - |' % (per_sample, 1e6 / theirs))
     print()
+    print(subprocess.run([bench, '--player'], check=True, capture_output=True, text=True).stdout.rstrip())
+    print()
     goal = 20e6
     print('throughput goal (>= 20 M samples/s): %s' % ('met' if ours >= goal else 'NOT met'))
     print('policy goal (< 5 us per decision): %s' % ('met' if policy['us_per_event'] < 5 else 'NOT met'))

@@ -2,6 +2,9 @@
 //
 //   upright-bench TRACE.csv [--seconds S]     classifier throughput, samples per second
 //   upright-bench --policy [--seconds S]      policy decisions: time per event
+//   upright-bench --player                    libmpv through the software render API: start → first
+//                                             frame, rotate → first turned frame (beside turning by
+//                                             reloading the file), hotkey → relayout
 //
 // The classifier is fed the trace over and over (times shifted so they keep increasing); the
 // policy a fixed, varied stream of device turns, lock and scene commands. Each prints one JSON
@@ -14,11 +17,14 @@ var arguments = CommandLine.arguments.dropFirst()
 var budget = 3.0
 var path: String?
 var policyMode = false
+var playerMode = false
 while let a = arguments.popFirst() {
     if a == "--seconds", let v = arguments.popFirst(), let s = Double(v) {
         budget = s
     } else if a == "--policy" {
         policyMode = true
+    } else if a == "--player" {
+        playerMode = true
     } else {
         path = a
     }
@@ -56,6 +62,11 @@ func measurePolicy(budget: Double) -> (events: Int, seconds: Double, decisions: 
         elapsed = clock.now - start
     } while elapsed < .seconds(budget)
     return (events, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18, decisions)
+}
+
+if playerMode {
+    await measurePlayer()
+    exit(0)
 }
 
 if policyMode {
