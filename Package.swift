@@ -71,8 +71,10 @@ let package = Package(
         .testTarget(name: "ConfigTests", dependencies: ["Config", "OrientationCore"], swiftSettings: strict),
         .testTarget(name: "SensorsIntegrationTests", dependencies: ["upright"], swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
-        .testTarget(name: "MPVTests", dependencies: ["MPV"], swiftSettings: strict),
-        .testTarget(name: "PlayerTests", dependencies: ["Player", "MPV", "OrientationCore"], swiftSettings: strict),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "MPVTests", dependencies: ["MPV", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PlayerTests", dependencies: ["Player", "MPV", "OrientationCore", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",
             dependencies: ["UprightCLI", "OrientationCore", "Sensors", "upright"],

@@ -29,8 +29,9 @@ func stats(_ xs: [Double]) -> String {
     let s = xs.sorted()
     guard !s.isEmpty else { return "-" }
     let p95 = s[min(s.count - 1, Int((0.95 * Double(s.count - 1)).rounded()))]
-    return String(format: "%.0f / %.0f ms (%.1f / %.1f frames at 25 fps, n=%d)", s[s.count / 2] * 1e3, p95 * 1e3,
-                  s[s.count / 2] / 0.04, p95 / 0.04, s.count)
+    return String(
+        format: "%.0f / %.0f ms (%.1f / %.1f frames at 25 fps, n=%d)", s[s.count / 2] * 1e3, p95 * 1e3,
+        s[s.count / 2] / 0.04, p95 / 0.04, s.count)
 }
 
 func measurePlayer() async {
@@ -64,7 +65,9 @@ func measurePlayer() async {
         // Hotkey → relayout: the key press, its action, and the new layout's first frame.
         try? await player.setLayout(.inline)
         // Only from a frame that shows the inline layout (red at the very top, nothing low down).
-        let inline = firstFrame(renderer, from: monotonicSeconds()) { isRed($0.rgb(100, 20)) && $0.rgb(100, 280) == (0, 0, 0) }
+        let inline = firstFrame(renderer, from: monotonicSeconds()) {
+            isRed($0.rgb(100, 20)) && $0.rgb(100, 280) == (0, 0, 0)
+        }
         let events = player.events
         t0 = monotonicSeconds()
         try? await player.keypress(round % 2 == 0 ? "f" : "F11")
@@ -72,11 +75,13 @@ func measurePlayer() async {
             if case .hotkey("fullscreen") = e { break }
         }
         try? await player.setLayout(.fullscreen)
-        if inline != nil, let t = firstFrame(renderer, from: t0, { isBlue($0.rgb(100, 240)) && $0.rgb(100, 20) == (0, 0, 0) }) {
+        if inline != nil,
+            let t = firstFrame(renderer, from: t0, { isBlue($0.rgb(100, 240)) && $0.rgb(100, 20) == (0, 0, 0) })
+        {
             hotkeys.append(t)
         }
+        renderer.close()
         await player.quit()
-        _ = renderer
     }
     print("Player benchmark: libmpv \(mpvClientAPIVersion), software render API at 320x320, median / p95")
     print()

@@ -1,5 +1,6 @@
 import CMPV
 import Foundation
+import Synchronization
 
 /// An error from libmpv: the call that failed (with the property or command) and mpv's own
 /// message (`mpv_error_string`).
@@ -152,6 +153,8 @@ public enum MPVEvent: Sendable, Hashable {
 // thread, except where noted: mpv_wait_event, called only by the event thread, and the render API).
 public final class MPVHandle: @unchecked Sendable {
     let handle: OpaquePointer
+    /// Render contexts alive on this handle; the core is destroyed only when none is left.
+    let lifetime: Lifetime
     /// The events, until mpv shuts down.
     public let events: AsyncStream<MPVEvent>
 
@@ -177,6 +180,8 @@ public final class MPVHandle: @unchecked Sendable {
         // which `deinit` sends) it calls mpv_terminate_destroy, so the handle is never freed while the
         // thread waits on it.
         let pointer = HandlePointer(handle: h)
+        let lifetime = Lifetime()
+        self.lifetime = lifetime
         let thread = Thread {
             while true {
                 guard let e = mpv_wait_event(pointer.handle, -1) else { continue }
@@ -186,14 +191,24 @@ public final class MPVHandle: @unchecked Sendable {
                 if case .shutdown = event { break }
             }
             continuation.finish()
-            mpv_terminate_destroy(pointer.handle)
+            // A render context must be freed before the core goes (render.h): wait for the last one.
+            while lifetime.renderers > 0 { usleep(1000) }
+            lifetime.destroy { mpv_terminate_destroy(pointer.handle) }
         }
         thread.name = "upright-mpv-events"
         thread.start()
     }
 
     /// Asks mpv to quit; the event thread destroys the handle when mpv has shut down.
-    deinit { _ = Self.withCStrings(["quit"]) { mpv_command(handle, $0) } }
+    deinit { _ = lifetime.alive { Self.withCStrings(["quit"]) { mpv_command(handle, $0) } } }
+
+    /// Runs a client call unless mpv has shut down, and checks its status.
+    func guarded(_ call: @autoclosure () -> String, _ body: (OpaquePointer) -> Int32) throws(MPVError) {
+        guard let status = lifetime.alive({ body(handle) }) else {
+            throw MPVError(call: call(), message: "mpv has shut down", code: -3)
+        }
+        try MPVError.check(status, call())
+    }
 
     // MARK: - Properties
 
@@ -217,20 +232,20 @@ public final class MPVHandle: @unchecked Sendable {
         switch kind {
         case .string:
             var p: UnsafeMutablePointer<CChar>?
-            try MPVError.check(mpv_get_property(handle, name, MPV_FORMAT_STRING, &p), call)
+            try guarded(call) { mpv_get_property($0, name, MPV_FORMAT_STRING, &p) }
             defer { mpv_free(p) }
             return .string(p.map { String(cString: $0) } ?? "")
         case .flag:
             var v: Int32 = 0
-            try MPVError.check(mpv_get_property(handle, name, MPV_FORMAT_FLAG, &v), call)
+            try guarded(call) { mpv_get_property($0, name, MPV_FORMAT_FLAG, &v) }
             return .flag(v != 0)
         case .int64:
             var v: Int64 = 0
-            try MPVError.check(mpv_get_property(handle, name, MPV_FORMAT_INT64, &v), call)
+            try guarded(call) { mpv_get_property($0, name, MPV_FORMAT_INT64, &v) }
             return .int64(v)
         case .double:
             var v = 0.0
-            try MPVError.check(mpv_get_property(handle, name, MPV_FORMAT_DOUBLE, &v), call)
+            try guarded(call) { mpv_get_property($0, name, MPV_FORMAT_DOUBLE, &v) }
             return .double(v)
         }
     }
@@ -240,24 +255,26 @@ public final class MPVHandle: @unchecked Sendable {
         let call = "mpv_set_property(\(name))"
         switch value {
         case .string(let s):
-            try MPVError.check(mpv_set_property_string(handle, name, s), call)
+            try guarded(call) { mpv_set_property_string($0, name, s) }
         case .flag(let b):
             var v: Int32 = b ? 1 : 0
-            try MPVError.check(mpv_set_property(handle, name, MPV_FORMAT_FLAG, &v), call)
+            try guarded(call) { mpv_set_property($0, name, MPV_FORMAT_FLAG, &v) }
         case .int64(let i):
             var v = i
-            try MPVError.check(mpv_set_property(handle, name, MPV_FORMAT_INT64, &v), call)
+            try guarded(call) { mpv_set_property($0, name, MPV_FORMAT_INT64, &v) }
         case .double(let d):
             var v = d
-            try MPVError.check(mpv_set_property(handle, name, MPV_FORMAT_DOUBLE, &v), call)
+            try guarded(call) { mpv_set_property($0, name, MPV_FORMAT_DOUBLE, &v) }
         }
     }
 
     /// Reads a property as a string (`mpv_get_property_string`); `nil` when it is unavailable.
     public func string(_ property: String) -> String? {
-        guard let p = mpv_get_property_string(handle, property) else { return nil }
-        defer { mpv_free(p) }
-        return String(cString: p)
+        lifetime.alive { () -> String? in
+            guard let p = mpv_get_property_string(handle, property) else { return nil }
+            defer { mpv_free(p) }
+            return String(cString: p)
+        } ?? nil
     }
 
     /// Asks for ``MPVEvent/propertyChange(name:value:)`` events for a property (`mpv_observe_property`).
@@ -269,15 +286,16 @@ public final class MPVHandle: @unchecked Sendable {
             case .int64: MPV_FORMAT_INT64
             case .double: MPV_FORMAT_DOUBLE
             }
-        try MPVError.check(mpv_observe_property(handle, 0, name, format), "mpv_observe_property(\(name))")
+        try guarded("mpv_observe_property(\(name))") { mpv_observe_property($0, 0, name, format) }
     }
 
     // MARK: - Commands
 
     /// Runs a command (`mpv_command`), for example `["loadfile", path]`.
     public func command(_ arguments: [String]) throws(MPVError) {
-        let status = Self.withCStrings(arguments) { mpv_command(handle, $0) }
-        try MPVError.check(status, "mpv_command(\(arguments.joined(separator: " ")))")
+        try guarded("mpv_command(\(arguments.joined(separator: " ")))") { h in
+            Self.withCStrings(arguments) { mpv_command(h, $0) }
+        }
     }
 
     /// Asks mpv to quit; the event stream then ends with ``MPVEvent/shutdown``.
@@ -351,6 +369,34 @@ public final class MPVHandle: @unchecked Sendable {
                 prefix: String(cString: m.prefix), level: String(cString: m.level), text: String(cString: m.text))
         default:
             return .other(String(cString: mpv_event_name(e.event_id)))
+        }
+    }
+}
+
+/// The life of a handle, shared with its event thread: how many render contexts use it, and
+/// whether the core is gone. Every client call runs under the lock, so none can race with
+/// `mpv_terminate_destroy`.
+final class Lifetime: Sendable {
+    private struct State {
+        var renderers = 0
+        var destroyed = false
+    }
+
+    private let state = Mutex(State())
+    var renderers: Int { state.withLock { $0.renderers } }
+    func add(_ n: Int) { state.withLock { $0.renderers += n } }
+
+    /// Runs `body` unless the core is gone (then `nil`).
+    func alive<R>(_ body: () -> R) -> R? {
+        state.withLock { s in s.destroyed ? nil : body() }
+    }
+
+    /// Destroys the core under the lock; later calls see it gone.
+    func destroy(_ body: () -> Void) {
+        state.withLock { s in
+            guard !s.destroyed else { return }
+            body()
+            s.destroyed = true
         }
     }
 }

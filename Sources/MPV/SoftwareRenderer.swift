@@ -17,11 +17,12 @@ public struct MPVFrame: Sendable {
 
 /// libmpv's software render API (`MPV_RENDER_API_TYPE_SW`): frames into memory, for headless
 /// pixel checks. The player must be created with `vo=libmpv`. Owns the `mpv_render_context`
-/// (freed in `deinit`) and keeps the player alive, since the context must go before the core.
+/// (freed in `deinit`) and keeps the player alive; after `quit` the core waits for the context to
+/// be freed before it is destroyed, as render.h requires.
 ///
 /// In mpv 0.35.1 this path aborts on `video-rotate` 90/270 and ignores 180: turn with a filter here.
 public final class MPVSoftwareRenderer {
-    let context: OpaquePointer
+    private var context: OpaquePointer?
     let player: MPVHandle
 
     /// `mpv_render_context_create` with the `sw` API.
@@ -33,16 +34,29 @@ public final class MPVSoftwareRenderer {
                 mpv_render_param(type: MPV_RENDER_PARAM_API_TYPE, data: UnsafeMutableRawPointer(mutating: api)),
                 mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
             ]
-            return mpv_render_context_create(&ctx, player.handle, &params)
+            return player.lifetime.alive { mpv_render_context_create(&ctx, player.handle, &params) } ?? -3
         }
         try MPVError.check(status, "mpv_render_context_create(sw)")
         context = ctx!
+        player.lifetime.add(1)
     }
 
-    deinit { mpv_render_context_free(context) }
+    deinit { close() }
+
+    /// Frees the render context (`mpv_render_context_free`). Call it before asking the player to
+    /// quit: freeing it while the core shuts its video output down races inside mpv 0.35.
+    public func close() {
+        guard let context else { return }
+        mpv_render_context_free(context)
+        self.context = nil
+        player.lifetime.add(-1)
+    }
 
     /// Renders the current frame (and the OSD) at `width` × `height` (`mpv_render_context_render`).
     public func render(width: Int, height: Int) throws(MPVError) -> MPVFrame {
+        guard let context else {
+            throw MPVError(call: "mpv_render_context_render(sw)", message: "the renderer is closed", code: -1)
+        }
         let stride = width * 4
         var pixels = [UInt8](repeating: 0, count: stride * height)
         var size: [Int32] = [Int32(width), Int32(height)]

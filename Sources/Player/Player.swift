@@ -54,6 +54,8 @@ public actor Player {
     public private(set) var overlays = OverlayContent()
     private var overlaysHidden = false
     private var current: String?
+    /// The playlist as loaded; mpv numbers its entries from 1 in this order.
+    private var loaded: [String] = []
     private let settings: PlayerSettings
     /// With the software render API (vo=libmpv) mpv 0.35 aborts on `video-rotate`: turn with a filter.
     private let rotateByFilter: Bool
@@ -91,6 +93,7 @@ public actor Player {
     /// Starts the playlist, or the idle scene when it is empty.
     public func start() throws(MPVError) {
         let items = settings.playlist.isEmpty ? [testPattern] : settings.playlist
+        loaded = items
         try mpv.command(["loadfile", items[0], "replace"])
         for item in items.dropFirst() { try mpv.command(["loadfile", item, "append"]) }
         try applyLayout()
@@ -210,8 +213,9 @@ public actor Player {
         switch e {
         case .clientMessage(let args) where args.first == "upright-hotkey" && args.count >= 2:
             continuation.yield(.hotkey(args[1]))
-        case .startFile:
-            current = mpv.string("path")
+        case .startFile(let entry):
+            // From the entry's number, not from the `path` property, which may already name the next file.
+            current = entry >= 1 && Int(entry) <= loaded.count ? loaded[Int(entry) - 1] : mpv.string("path")
         case .fileLoaded:
             if let current { continuation.yield(.playing(current)) }
         case .endFile(let reason, let error) where reason == "error":

@@ -1,29 +1,6 @@
 import MPV
+import TestSupport
 import Testing
-
-/// Waits for the first event that `match` accepts (at most `seconds`, so a broken player fails the
-/// test instead of hanging it), returning the events seen on the way.
-func waitFor(_ mpv: MPVHandle, seconds: Double = 10, _ match: @escaping @Sendable (MPVEvent) -> Bool) async
-    -> [MPVEvent]?
-{
-    await withTaskGroup(of: [MPVEvent]?.self) { group in
-        group.addTask {
-            var seen: [MPVEvent] = []
-            for await e in mpv.events {
-                seen.append(e)
-                if match(e) { return seen }
-            }
-            return nil
-        }
-        group.addTask {
-            try? await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
-}
 
 let headless = [("vo", "null"), ("ao", "null"), ("idle", "yes"), ("terminal", "no")]
 let testPattern = "av://lavfi:testsrc=size=640x360:rate=25"
@@ -55,12 +32,12 @@ struct MPVHandleTests {
     @Test func playsATestPatternAndTurnsItWithoutRestarting() async throws {
         let mpv = try MPVHandle(options: headless)
         try mpv.command(["loadfile", testPattern])
-        #expect(await waitFor(mpv) { $0 == .playbackRestart } != nil)
+        #expect(await waitFor(mpv.events) { $0 == .playbackRestart } != nil)
         #expect(try mpv.get(.videoWidth) == 640 && mpv.get(.videoHeight) == 360)
         let position = try mpv.get(.timePosition)
         try mpv.set(.videoRotate, 90)
         // With no rotating video output mpv inserts a rotate filter: the output swaps width and height.
-        #expect(await waitFor(mpv) { $0 == .videoReconfigured } != nil)
+        #expect(await waitFor(mpv.events) { $0 == .videoReconfigured } != nil)
         var outWidth: Int64 = 0
         for _ in 0..<250 {  // the new output parameters follow the reconfiguration (bounded wait)
             outWidth = (try? mpv.get(.videoOutWidth)) ?? 0
@@ -77,14 +54,14 @@ struct MPVHandleTests {
         let mpv = try MPVHandle(options: headless)
         try mpv.command(["keybind", "f", "script-message upright-fullscreen"])
         try mpv.command(["keypress", "f"])
-        let seen = await waitFor(mpv) { if case .clientMessage = $0 { true } else { false } }
+        let seen = await waitFor(mpv.events) { if case .clientMessage = $0 { true } else { false } }
         #expect(seen?.last == .clientMessage(["upright-fullscreen"]))
     }
 
     @Test func aMissingFileEndsWithAnError() async throws {
         let mpv = try MPVHandle(options: headless)
         try mpv.command(["loadfile", "/nonexistent/video.mp4"])
-        let seen = await waitFor(mpv) { if case .endFile = $0 { true } else { false } }
+        let seen = await waitFor(mpv.events) { if case .endFile = $0 { true } else { false } }
         guard case .endFile(let reason, let error) = seen?.last else {
             Issue.record("no end-file event: \(String(describing: seen))")
             return
@@ -97,9 +74,9 @@ struct MPVHandleTests {
         let mpv = try MPVHandle(options: headless)
         try mpv.observe("pause", as: .flag)
         try mpv.set(.pause, true)
-        #expect(await waitFor(mpv) { $0 == .propertyChange(name: "pause", value: .flag(true)) } != nil)
+        #expect(await waitFor(mpv.events) { $0 == .propertyChange(name: "pause", value: .flag(true)) } != nil)
         mpv.quit()
-        #expect(await waitFor(mpv) { $0 == .shutdown } != nil)
+        #expect(await waitFor(mpv.events) { $0 == .shutdown } != nil)
     }
 
     @Test func clientAPIVersion() {

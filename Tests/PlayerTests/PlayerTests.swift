@@ -2,32 +2,10 @@ import Foundation
 import MPV
 import OrientationCore
 import Player
+import TestSupport
 import Testing
 
 let headless = [("vo", "null"), ("ao", "null")]
-
-/// The next event `match` accepts, within `seconds` (a bound, so a broken player fails instead of hanging).
-func next(_ player: Player, seconds: Double = 10, _ match: @escaping @Sendable (PlayerEvent) -> Bool) async
-    -> [PlayerEvent]?
-{
-    await withTaskGroup(of: [PlayerEvent]?.self) { group in
-        group.addTask {
-            var seen: [PlayerEvent] = []
-            for await e in player.events {
-                seen.append(e)
-                if match(e) { return seen }
-            }
-            return nil
-        }
-        group.addTask {
-            try? await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
-}
 
 @Suite("Player with the real libmpv", .serialized)
 struct PlayerTests {
@@ -73,9 +51,9 @@ struct PlayerTests {
         let player = try Player(settings: PlayerSettings(), extra: headless)
         try await player.start()
         try await player.keypress("F11")
-        #expect(await next(player) { $0 == .hotkey("fullscreen") } != nil)
+        #expect(await waitFor(player.events) { $0 == .hotkey("fullscreen") } != nil)
         try await player.keypress("l")
-        #expect(await next(player) { $0 == .hotkey("lock") } != nil)
+        #expect(await waitFor(player.events) { $0 == .hotkey("lock") } != nil)
         await player.quit()
     }
 
@@ -84,14 +62,14 @@ struct PlayerTests {
         settings.playlist = ["/nonexistent/clip.mp4", testPattern]
         let player = try Player(settings: settings, extra: headless)
         try await player.start()
-        let seen = await next(player) { if case .playing = $0 { true } else { false } }
+        let seen = await waitFor(player.events) { if case .playing = $0 { true } else { false } }
         #expect(
             seen?.contains(.fileFailed("/nonexistent/clip.mp4", reason: "loading failed")) == true,
             "\(String(describing: seen))")
         #expect(seen?.last == .playing(testPattern))
         #expect(await player.overlays.message == "Cannot play clip.mp4: loading failed")
         await player.quit()
-        #expect(await next(player) { $0 == .shutdown } != nil)
+        #expect(await waitFor(player.events) { $0 == .shutdown } != nil)
     }
 
     @Test func overlaysAreAcceptedInEveryOrientationAndHiddenDuringATransition() async throws {
@@ -206,7 +184,7 @@ struct PlayerPixelTests {
             }
         #expect(top > 20, "status line pixels at the viewer's top: \(top)")
         #expect(bottom == 0, "status line pixels at the viewer's bottom: \(bottom)")
-        _ = renderer  // the render context goes before the player quits
+        renderer.close()  // the render context goes before the player quits
         await player.quit()
     }
 }
@@ -241,14 +219,14 @@ struct PlayerLayoutPixelTests {
         try await player.setLayout(.inline)
         f = try await frame { t.isRed($0.rgb(160, 20)) }
         #expect(t.isRed(f.rgb(160, 20)))
-        _ = renderer
+        renderer.close()
         await player.quit()
     }
 
     @Test func anEmptyPlaylistShowsTheTestPattern() async throws {
         let player = try Player(settings: PlayerSettings(), extra: [("vo", "null"), ("ao", "null")])
         try await player.start()
-        let seen = await next(player) { if case .playing = $0 { true } else { false } }
+        let seen = await waitFor(player.events) { if case .playing = $0 { true } else { false } }
         #expect(seen?.last == .playing(testPattern))
         await player.quit()
     }
