@@ -74,7 +74,10 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "MPVTests", dependencies: ["MPV", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "PlayerTests", dependencies: ["Player", "MPV", "OrientationCore", "TestSupport"], swiftSettings: strict),
+            name: "PlayerTests",
+            dependencies: ["Player", "MPV", "OrientationCore", "TestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "UprightCLITests",
             dependencies: ["UprightCLI", "OrientationCore", "Sensors", "upright"],
