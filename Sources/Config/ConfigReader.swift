@@ -20,11 +20,7 @@ struct ConfigReader {
         "classifier": classifierKeys,
     ]
     static let sceneKeys = ["supported", "autorotate", "preferred", "strategy", "force_when_locked"]
-    static let classifierKeys = [
-        "filter_time_constant", "settle_time", "quiet_time", "acceleration_tolerance", "free_fall_magnitude",
-        "hysteresis", "initial_margin", "face_enter_tilt", "face_exit_tilt", "max_turn_rate", "turn_rate_window",
-        "max_gap", "gravity",
-    ]
+    static let classifierKeys = OrientationClassifier.Parameters.fields.map(\.name)
 
     // MARK: - Diagnostics
 
@@ -246,22 +242,9 @@ struct ConfigReader {
         }
         if let k = section("classifier") {
             var p = c.classifier
-            func set(_ key: String, _ assign: (inout OrientationClassifier.Parameters, Double) -> Void) {
-                if let v = number(k, ["classifier", key]) { assign(&p, v) }
+            for field in OrientationClassifier.Parameters.fields {
+                if let v = number(k, ["classifier", field.name]) { p[keyPath: field.keyPath] = v }
             }
-            set("filter_time_constant") { $0.filterTimeConstant = $1 }
-            set("settle_time") { $0.settleTime = $1 }
-            set("quiet_time") { $0.quietTime = $1 }
-            set("acceleration_tolerance") { $0.accelerationTolerance = $1 }
-            set("free_fall_magnitude") { $0.freeFallMagnitude = $1 }
-            set("hysteresis") { $0.hysteresis = $1 }
-            set("initial_margin") { $0.initialMargin = $1 }
-            set("face_enter_tilt") { $0.faceEnterTilt = $1 }
-            set("face_exit_tilt") { $0.faceExitTilt = $1 }
-            set("max_turn_rate") { $0.maxTurnRate = $1 }
-            set("turn_rate_window") { $0.turnRateWindow = $1 }
-            set("max_gap") { $0.maxGap = $1 }
-            set("gravity") { $0.gravity = $1 }
             for problem in p.problems {
                 let key = String(problem.prefix { $0 != " " }).replacingOccurrences(of: "-", with: "_")
                 error(problem, at: ["classifier", key])

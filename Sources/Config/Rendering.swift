@@ -53,14 +53,8 @@ extension UprightConfiguration {
             + hotkeys.keys.sorted().map { "\($0) = [" + hotkeys[$0]!.map(q).joined(separator: ", ") + "]\n" }.joined()
         let c = classifier
         out += "\n[classifier]\n"
-        for (k, v) in [
-            ("filter_time_constant", c.filterTimeConstant), ("settle_time", c.settleTime), ("quiet_time", c.quietTime),
-            ("acceleration_tolerance", c.accelerationTolerance), ("free_fall_magnitude", c.freeFallMagnitude),
-            ("hysteresis", c.hysteresis), ("initial_margin", c.initialMargin), ("face_enter_tilt", c.faceEnterTilt),
-            ("face_exit_tilt", c.faceExitTilt), ("max_turn_rate", c.maxTurnRate),
-            ("turn_rate_window", c.turnRateWindow), ("max_gap", c.maxGap), ("gravity", c.gravity),
-        ] {
-            out += "\(k) = \(num(v))\n"
+        for field in OrientationClassifier.Parameters.fields {
+            out += "\(field.name) = \(num(c[keyPath: field.keyPath]))\n"
         }
         return out
     }

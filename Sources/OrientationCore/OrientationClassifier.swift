@@ -64,6 +64,19 @@ public struct OrientationClassifier: Sendable {
 
         public init() {}
 
+        /// Every parameter with its configuration name (`settle_time`), in one place for the
+        /// configuration reader and writer.
+        public static var fields: [(name: String, keyPath: WritableKeyPath<Parameters, Double>)] {
+            [
+                ("filter_time_constant", \.filterTimeConstant), ("settle_time", \.settleTime),
+                ("quiet_time", \.quietTime),
+                ("acceleration_tolerance", \.accelerationTolerance), ("free_fall_magnitude", \.freeFallMagnitude),
+                ("hysteresis", \.hysteresis), ("initial_margin", \.initialMargin), ("face_enter_tilt", \.faceEnterTilt),
+                ("face_exit_tilt", \.faceExitTilt), ("max_turn_rate", \.maxTurnRate),
+                ("turn_rate_window", \.turnRateWindow), ("max_gap", \.maxGap), ("gravity", \.gravity),
+            ]
+        }
+
         /// The problems with these values, as sentences; empty when they are usable.
         public var problems: [String] {
             var out: [String] = []
