@@ -39,7 +39,12 @@ func measurePlayer() async {
     settings.playlist = [pattern]
     var starts: [Double] = [], turns: [Double] = [], reloads: [Double] = [], hotkeys: [Double] = []
     for round in 0..<5 {
-        guard let player = try? Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")]),
+        var extra = [("vo", "libmpv"), ("ao", "null")]
+        for pair in (ProcessInfo.processInfo.environment["UPRIGHT_BENCH_MPV"] ?? "").split(separator: ",") {
+            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            if kv.count == 2 { extra.append((kv[0], kv[1])) }
+        }
+        guard let player = try? Player(settings: settings, extra: extra),
             let renderer = try? MPVSoftwareRenderer(player.mpvHandle)
         else { fatalError("libmpv with vo=libmpv is not available") }
         try? await player.setLayout(.fullscreen)

@@ -4,7 +4,8 @@
 //   upright-bench --policy [--seconds S]      policy decisions: time per event
 //   upright-bench --player                    libmpv through the software render API: start → first
 //                                             frame, rotate → first turned frame (beside turning by
-//                                             reloading the file), hotkey → relayout
+//                                             reloading the file), hotkey → relayout; extra mpv
+//                                             options to try: UPRIGHT_BENCH_MPV="name=value,..."
 //
 // The classifier is fed the trace over and over (times shifted so they keep increasing); the
 // policy a fixed, varied stream of device turns, lock and scene commands. Each prints one JSON
