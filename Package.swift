@@ -40,6 +40,11 @@ let package = Package(
         ),
         .target(name: "Player", dependencies: ["MPV", "OrientationCore"], swiftSettings: strict),
         .target(
+            name: "UprightDaemon",
+            dependencies: ["Config", "OrientationCore", "Player", "Sensors"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "Config",
             dependencies: ["OrientationCore", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strict
@@ -47,7 +52,7 @@ let package = Package(
         .target(
             name: "UprightCLI",
             dependencies: [
-                "OrientationCore", "Sensors", "IIO", "MPV", "Config",
+                "OrientationCore", "Sensors", "IIO", "MPV", "Config", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -7,7 +7,8 @@ public struct Upright: AsyncParsableCommand {
         abstract: "A kiosk and tablet video player that keeps the picture the right way up.",
         version: "0.1.0",
         subcommands: [
-            Replay.self, Demo.self, SensorCommand.self, RecordCommand.self, DoctorCommand.self, CheckConfig.self,
+            Play.self, Replay.self, Demo.self, SensorCommand.self, RecordCommand.self, DoctorCommand.self,
+            CheckConfig.self,
         ]
     )
 

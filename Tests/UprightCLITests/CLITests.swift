@@ -169,3 +169,25 @@ struct CheckConfigTests {
         #expect(run.stdout.isEmpty)
     }
 }
+
+@Suite("upright play")
+struct PlayCommandTests {
+    @Test func followsTheReplayedSensorThroughThePolicyToThePlayer() throws {
+        let config = try temporaryFile(
+            "[scenes.inline]\nsupported = [\"portrait\", \"landscape-right\", \"landscape-left\"]\nautorotate = true\n"
+                + "[lock]\nevdev = \"none\"\n")
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let run = try upright([
+            "play", "--config", config, "--uri", "replay:\(fixture("rotate.csv"))", "--vo", "null", "--duration", "4",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let decisions = try run.stdout.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(decisions.first?["reason"] as? String == "launch")
+        let turn = decisions.first { $0["decision"] as? String == "rotate" && $0["reason"] as? String == "device" }
+        #expect(turn?["interface"] as? String == "landscape-right", "\(run.stdout)")
+        #expect(turn?["strategy"] as? String == "surface")
+        #expect(run.stderr.contains("sensor reading: replaying"))
+    }
+}

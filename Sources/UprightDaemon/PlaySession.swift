@@ -1,0 +1,162 @@
+public import Config
+import Foundation
+public import OrientationCore
+import Player
+import Sensors
+
+/// The main job: the sensor and the lock → the policy → the player. Decisions are reported as
+/// JSON lines (the dry run's format) through `log`; sensor status and faults through `status`.
+/// Nothing here stops playback: a sensor fault leaves the interface where it is, in the launch
+/// orientation when there never was a reading.
+public actor PlaySession {
+    private var policy: OrientationPolicy
+    private let player: Player
+    private let monitor: OrientationMonitor
+    private let configuration: UprightConfiguration
+    private let log: @Sendable (String) -> Void
+    private let status: @Sendable (String) -> Void
+    private let start = monotonicSeconds()
+    private var content = OverlayContent()
+    private var tasks: [Task<Void, Never>] = []
+
+    /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests).
+    public init(
+        configuration: UprightConfiguration, playlist: [String] = [], extraMPV: [(String, String)] = [],
+        log: @escaping @Sendable (String) -> Void, status: @escaping @Sendable (String) -> Void
+    ) throws {
+        self.configuration = configuration
+        self.log = log
+        self.status = status
+        // Until a display backend turns outputs, every rotation is the surface's.
+        policy = try OrientationPolicy(
+            configuration: configuration.policy, display: .none, locked: configuration.lock.locked)
+        var settings = PlayerSettings()
+        settings.playlist = playlist.isEmpty ? configuration.player.playlist : playlist
+        settings.loop = configuration.player.loop
+        settings.mpv = configuration.player.mpv
+        settings.hotkeys = configuration.hotkeys
+        player = try Player(settings: settings, extra: extraMPV)
+        monitor = OrientationMonitor(
+            sensor: SensorSettings(
+                uri: configuration.sensor.uri, device: configuration.sensor.device,
+                rateHz: configuration.sensor.rateHz, mountMatrix: configuration.sensor.mountMatrix),
+            parameters: configuration.classifier, locked: configuration.lock.locked,
+            lockSwitch: configuration.lock.evdev)
+    }
+
+    private var now: Double { monotonicSeconds() - start }
+
+    /// Plays until `stop` yields (a signal, a duration) or mpv shuts down.
+    public func run(until stop: AsyncStream<Void>) async throws {
+        try await player.start()
+        await perform(policy.start(at: now))
+        let monitorEvents = monitor.events, playerEvents = player.events
+        // One stream says "done": a stop request, or mpv shutting down.
+        let (done, finish) = AsyncStream.makeStream(of: Void.self)
+        tasks.append(Task { for await e in monitorEvents { await self.sensor(e) } })
+        tasks.append(
+            Task {
+                for await e in playerEvents {
+                    if e == .shutdown { finish.yield() }
+                    await self.playerEvent(e)
+                }
+                finish.yield()
+            })
+        tasks.append(
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(20))
+                    await self.tick()
+                }
+            })
+        tasks.append(
+            Task {
+                for await _ in stop { break }
+                finish.yield()
+            })
+        for await _ in done { break }
+        for t in tasks { t.cancel() }
+        await monitor.stop()
+        await player.quit()
+    }
+
+    private func tick() async { await perform(policy.advance(to: now)) }
+
+    private func sensor(_ e: MonitorEvent) async {
+        switch e {
+        case .orientation(let o, _):
+            await perform(policy.handle(.device(o), at: now))
+        case .lock(let on, let source):
+            guard source != "command", on != policy.locked else { return }  // our own commands are already decided
+            await command(on ? .lock : .unlock)
+        case .status(let s):
+            status("\(s)")
+        case .switchFault(let message):
+            status(message)
+        }
+    }
+
+    private func playerEvent(_ e: PlayerEvent) async {
+        switch e {
+        case .hotkey(let action):
+            switch action {
+            case "fullscreen": await command(.fullscreen)
+            case "lock": await command(.toggleLock)
+            case "next": try? await player.next()
+            case "previous": try? await player.previous()
+            case "accept-suggestion": await command(.acceptSuggestion)
+            default: status("no action named '\(action)' (a hotkey in the configuration)")
+            }
+        case .fileFailed(let path, let reason):
+            status("cannot play \(path): \(reason); going on with the playlist")
+        default:
+            break
+        }
+    }
+
+    /// Carries out a command, asking the motion fallback first when the lock is on (the full-screen
+    /// hotkey then turns to the landscape the device is physically in).
+    public func command(_ c: PolicyCommand) async {
+        if policy.locked || c == .lock || c == .toggleLock, c != .unlock {
+            let sensor = SensorSettings(
+                uri: configuration.sensor.uri, device: configuration.sensor.device,
+                mountMatrix: configuration.sensor.mountMatrix)
+            let reading = await Task.detached {
+                MotionFallback.measure(sensor, parameters: self.configuration.classifier)
+            }.value
+            if reading.orientation != .unknown { await perform(policy.handle(.motion(reading.orientation), at: now)) }
+        }
+        switch c {
+        case .lock, .unlock, .toggleLock:
+            let on = c == .lock || (c == .toggleLock && !policy.locked)
+            await monitor.setLocked(on)
+        default: break
+        }
+        await perform(policy.handle(.command(c), at: now))
+    }
+
+    private func perform(_ outputs: [PolicyOutput]) async {
+        for o in outputs {
+            switch o {
+            case .decision(let d):
+                log(
+                    "{\"t\": \(String(format: "%.3f", d.t)), \"decision\": \"\(d.kind.rawValue)\", \"interface\": \"\(d.interface)\", "
+                        + "\"strategy\": \"\(d.strategy.rawValue)\", \"scene\": \"\(d.scene)\", \"reason\": \"\(d.reason.rawValue)\", "
+                        + "\"cause\": \"\(d.cause)\"}")
+                if d.kind == .rotate { try? await player.apply(d.interface, strategy: d.strategy) }
+                try? await player.setLayout(d.scene == Scene.fullscreen ? .fullscreen : .inline)
+                if content.locked != policy.locked {
+                    content.locked = policy.locked
+                    try? await player.setOverlays(content)
+                }
+            case .willRotate:
+                try? await player.setOverlaysHidden(true)
+            case .didRotate:
+                try? await player.setOverlaysHidden(false)
+            case .suggestion(let s, _):
+                content.suggestion = s
+                try? await player.setOverlays(content)
+            }
+        }
+    }
+}
