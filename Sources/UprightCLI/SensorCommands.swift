@@ -5,6 +5,7 @@ import IIO
 import MPV
 import OrientationCore
 import Sensors
+import UprightDaemon
 
 /// Where to read the sensor: the command line over the configuration over the defaults.
 struct SensorOptions: ParsableArguments {
@@ -27,9 +28,7 @@ struct SensorOptions: ParsableArguments {
     /// The sensor settings, the classifier's parameters and the [lock] table, read once.
     func resolve() throws -> (SensorSettings, OrientationClassifier.Parameters, UprightConfiguration.Lock) {
         let configuration = try loadConfiguration(config)
-        var s = SensorSettings(
-            uri: configuration.sensor.uri, device: configuration.sensor.device,
-            rateHz: configuration.sensor.rateHz, mountMatrix: configuration.sensor.mountMatrix)
+        var s = configuration.sensorSettings
         if let uri { s.uri = uri }
         if let device { s.device = device }
         if let rate {

@@ -37,9 +37,7 @@ public actor PlaySession {
         settings.hotkeys = configuration.hotkeys
         player = try Player(settings: settings, extra: extraMPV)
         monitor = OrientationMonitor(
-            sensor: SensorSettings(
-                uri: configuration.sensor.uri, device: configuration.sensor.device,
-                rateHz: configuration.sensor.rateHz, mountMatrix: configuration.sensor.mountMatrix),
+            sensor: configuration.sensorSettings,
             parameters: configuration.classifier, locked: configuration.lock.locked,
             lockSwitch: configuration.lock.evdev)
     }
@@ -118,9 +116,7 @@ public actor PlaySession {
     /// hotkey then turns to the landscape the device is physically in).
     public func command(_ c: PolicyCommand) async {
         if policy.locked || c == .lock || c == .toggleLock, c != .unlock {
-            let sensor = SensorSettings(
-                uri: configuration.sensor.uri, device: configuration.sensor.device,
-                mountMatrix: configuration.sensor.mountMatrix)
+            let sensor = configuration.sensorSettings
             let reading = await Task.detached {
                 MotionFallback.measure(sensor, parameters: self.configuration.classifier)
             }.value
