@@ -39,9 +39,10 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "Player", dependencies: ["MPV", "OrientationCore"], swiftSettings: strict),
+        .target(name: "Display", dependencies: ["OrientationCore"], swiftSettings: strict),
         .target(
             name: "UprightDaemon",
-            dependencies: ["Config", "OrientationCore", "Player", "Sensors"],
+            dependencies: ["Config", "Display", "OrientationCore", "Player", "Sensors"],
             swiftSettings: strict
         ),
         .target(
@@ -76,6 +77,11 @@ let package = Package(
         .testTarget(name: "ConfigTests", dependencies: ["Config", "OrientationCore"], swiftSettings: strict),
         .testTarget(name: "SensorsIntegrationTests", dependencies: ["upright"], swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
+        .testTarget(
+            name: "DisplayTests",
+            dependencies: ["Display", "Player", "MPV", "OrientationCore", "TestSupport"],
+            swiftSettings: strict
+        ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "MPVTests", dependencies: ["MPV", "TestSupport"], swiftSettings: strict),
         .testTarget(

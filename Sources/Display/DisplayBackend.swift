@@ -1,0 +1,79 @@
+/// One output as a backend reports it.
+public struct OutputState: Sendable, Hashable {
+    /// A mode's size in pixels.
+    public struct Mode: Sendable, Hashable, CustomStringConvertible {
+        public var width: Int
+        public var height: Int
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+        /// Parses `WIDTHxHEIGHT`.
+        public init?(_ text: String) {
+            let parts = text.split(separator: "x")
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
+            self.init(width: w, height: h)
+        }
+        public var description: String { "\(width)x\(height)" }
+    }
+
+    public var name: String
+    public var active: Bool
+    /// The current transform; `nil` when the compositor does not say (or uses a flipped one).
+    public var transform: OutputTransform?
+    /// The current mode in the panel's own pixels (before the transform), when known.
+    public var mode: Mode?
+    /// The output has the focus, or shows Upright's window.
+    public var showsUpright: Bool
+    /// The backend can turn this output at run time.
+    public var canRotate: Bool
+
+    public init(
+        name: String, active: Bool = true, transform: OutputTransform? = .normal,
+        mode: Mode? = nil, showsUpright: Bool = false, canRotate: Bool = true
+    ) {
+        self.name = name
+        self.active = active
+        self.transform = transform
+        self.showsUpright = showsUpright
+        self.canRotate = canRotate
+        self.mode = mode
+    }
+}
+
+/// The backends Upright knows, by their configuration name.
+public enum DisplayBackendKind: String, Sendable, CaseIterable {
+    case sway, wlroots, x11, none
+}
+
+/// A failure of a display backend, worded for the log and the status line.
+public struct DisplayError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ message: String) { description = message }
+}
+
+/// Turns whole outputs: a compositor or an X server. Calls block (a socket, a helper program)
+/// and are made from ``DisplayController``'s own thread, never from the cooperative pool.
+public protocol DisplayBackend: Sendable {
+    var kind: DisplayBackendKind { get }
+    /// Where it talks to (a socket path, a display name), for logs and `upright doctor`.
+    var endpoint: String { get }
+    /// Every output, as the backend reports it now.
+    func outputs() throws(DisplayError) -> [OutputState]
+    /// Turns `output` to `transform`.
+    func setTransform(_ transform: OutputTransform, of output: OutputState) throws(DisplayError)
+    /// Makes touch input follow `output` at `transform`; returns the devices it mapped.
+    func mapTouch(to output: OutputState, transform: OutputTransform) throws(DisplayError) -> [String]
+}
+
+/// No display backend: nothing turns but the video surface.
+public struct NoDisplayBackend: DisplayBackend {
+    public var kind: DisplayBackendKind { .none }
+    public var endpoint: String { "none" }
+    public init() {}
+    public func outputs() throws(DisplayError) -> [OutputState] { [] }
+    public func setTransform(_ transform: OutputTransform, of output: OutputState) throws(DisplayError) {
+        throw DisplayError("no display backend turns outputs")
+    }
+    public func mapTouch(to output: OutputState, transform: OutputTransform) throws(DisplayError) -> [String] { [] }
+}

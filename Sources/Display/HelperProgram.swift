@@ -1,0 +1,48 @@
+import Foundation
+
+/// Runs a helper program (wlr-randr, xrandr, xinput) found on `PATH`, with a timeout, and
+/// returns its standard output; a failure names the command, its exit status and what it said.
+struct HelperProgram: Sendable {
+    let name: String
+    /// Extra environment (`WAYLAND_DISPLAY`, `DISPLAY`), over the process's own.
+    let environment: [String: String]
+    var timeout: Double = 5
+
+    /// The program's path, or `nil` when it is not installed.
+    var path: String? {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return (dirs + ["/usr/bin", "/usr/local/bin"]).map { "\($0)/\(name)" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    func run(_ arguments: [String]) throws(DisplayError) -> String {
+        guard let path else { throw DisplayError("\(name) is not installed (it is in the Debian package '\(name)')") }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        let command = ([name] + arguments).joined(separator: " ")
+        do { try p.run() } catch { throw DisplayError("cannot run \(command): \(error.localizedDescription)") }
+        // Read both pipes while it runs, so a chatty program cannot fill one and hang.
+        nonisolated(unsafe) var stdout = Data(), stderr = Data()  // each written by one task, read after both end
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { stdout = out.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { stderr = err.fileHandleForReading.readDataToEndOfFile() }
+        if group.wait(timeout: .now() + timeout) == .timedOut {
+            p.terminate()
+            _ = group.wait(timeout: .now() + 1)
+            throw DisplayError("\(command) did not finish within \(Int(timeout)) s")
+        }
+        p.waitUntilExit()
+        let said = String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard p.terminationStatus == 0 else {
+            throw DisplayError(
+                "\(command) failed with exit status \(p.terminationStatus)" + (said.isEmpty ? "" : ": \(said)"))
+        }
+        return String(decoding: stdout, as: UTF8.self)
+    }
+}

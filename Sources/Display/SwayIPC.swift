@@ -1,0 +1,142 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A client of sway's IPC socket (the i3 protocol: `i3-ipc`, a 32-bit length and type in the
+/// machine's byte order, then JSON). One connection, kept open and reopened after a failure;
+/// requests are serialised by a lock, each with a 2-second timeout.
+public final class SwayIPC: Sendable {
+    /// The message types Upright sends.
+    public enum Message: UInt32, Sendable {
+        case runCommand = 0
+        case getOutputs = 3
+        case getTree = 4
+        case getVersion = 7
+        case getInputs = 100
+    }
+
+    public let socketPath: String
+    private let connection = Mutex<Int32>(-1)
+    private static let magic = Array("i3-ipc".utf8)
+
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+    }
+
+    deinit {
+        connection.withLock { fd in if fd >= 0 { close(fd) } }
+    }
+
+    /// Sends one message and returns the reply's JSON text.
+    func request(_ type: Message, _ payload: String = "") throws(DisplayError) -> Data {
+        let result: Result<Data, DisplayError> = connection.withLock { fd in
+            // One retry on a fresh connection: the compositor may have restarted since the last call.
+            var lastError = DisplayError("")
+            for attempt in 0..<2 {
+                if fd < 0 {
+                    switch Self.connect(socketPath) {
+                    case .success(let newFD): fd = newFD
+                    case .failure(let e): return .failure(e)
+                    }
+                }
+                switch Self.exchange(fd, type, payload) {
+                case .success(let data): return .success(data)
+                case .failure(let e):
+                    close(fd)
+                    fd = -1
+                    lastError = e
+                    if attempt == 1 { break }
+                }
+            }
+            return .failure(lastError)
+        }
+        return try result.get()
+    }
+
+    /// Runs sway commands (`output HEADLESS-1 transform 90`) and fails with sway's own error
+    /// when any of them did not succeed.
+    public func run(_ command: String) throws(DisplayError) {
+        let data = try request(.runCommand, command)
+        guard let replies = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
+            throw DisplayError("sway answered '\(command)' with something that is not a list of results")
+        }
+        for r in replies where (r["success"] as? Bool) != true {
+            let why = (r["error"] as? String) ?? "no reason given"
+            throw DisplayError("sway refused '\(command)': \(why)")
+        }
+    }
+
+    private static func connect(_ path: String) -> Result<Int32, DisplayError> {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return .failure(DisplayError("cannot create a socket: \(errnoText())")) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            return .failure(DisplayError("the sway socket path is too long: \(path)"))
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard rc == 0 else {
+            let why = errnoText()
+            close(fd)
+            return .failure(DisplayError("cannot connect to sway's socket \(path): \(why)"))
+        }
+        return .success(fd)
+    }
+
+    private static func exchange(_ fd: Int32, _ type: Message, _ payload: String) -> Result<Data, DisplayError> {
+        var message = magic
+        let body = Array(payload.utf8)
+        withUnsafeBytes(of: UInt32(body.count)) { message.append(contentsOf: $0) }
+        withUnsafeBytes(of: type.rawValue) { message.append(contentsOf: $0) }
+        message.append(contentsOf: body)
+        var sent = 0
+        while sent < message.count {
+            let n = message[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return .failure(DisplayError("cannot write to sway's socket: \(errnoText())")) }
+            sent += n
+        }
+        // Replies come in order; skip any event (high bit set) that is not ours.
+        while true {
+            guard case .success(let header) = readExactly(fd, 14) else {
+                return .failure(DisplayError("sway's socket closed or timed out before a reply: \(errnoText())"))
+            }
+            guard Array(header[0..<6]) == magic else {
+                return .failure(DisplayError("sway's socket sent something that is not an i3-ipc reply"))
+            }
+            let length = header[6..<10].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+            let replyType = header[10..<14].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+            guard case .success(let body) = readExactly(fd, Int(length)) else {
+                return .failure(DisplayError("sway's socket closed in the middle of a reply"))
+            }
+            if replyType == type.rawValue { return .success(Data(body)) }
+        }
+    }
+
+    private static func readExactly(_ fd: Int32, _ count: Int) -> Result<[UInt8], DisplayError> {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let n = buffer[got...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return .failure(DisplayError("short read")) }
+            got += n
+        }
+        return .success(buffer)
+    }
+}
+
+func errnoText() -> String { String(cString: strerror(errno)) }

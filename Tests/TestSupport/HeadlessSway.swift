@@ -1,0 +1,138 @@
+public import Foundation
+
+/// A headless sway started for a test (`scripts/headless-sway.sh`, as an unprivileged user when
+/// the test runs as root), with `swaymsg` and `grim` pointed at it. Stopped by ``stop()``.
+public final class HeadlessSway: Sendable {
+    public let pid: Int32
+    public let runtimeDirectory: String
+    public let socket: String
+    /// The Wayland socket's absolute path (libwayland accepts one in `WAYLAND_DISPLAY`).
+    public let wayland: String
+    public let directory: String
+
+    /// The package's root directory, found from this file.
+    public static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// Starts sway with one output of `mode`; throws with the script's words when it cannot.
+    public init(mode: String = "800x1280") throws {
+        directory = NSTemporaryDirectory() + "upright-sway-\(UUID().uuidString.prefix(8))"
+        let out = try Self.run(["\(Self.packageRoot)/scripts/headless-sway.sh", directory, mode])
+        var values: [String: String] = [:]
+        for line in out.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { values[parts[0]] = parts[1] }
+        }
+        guard let p = values["SWAY_PID"].flatMap(Int32.init), let r = values["XDG_RUNTIME_DIR"],
+            let s = values["SWAYSOCK"], let w = values["WAYLAND_DISPLAY"]
+        else { throw HarnessError("headless-sway.sh printed no sockets: \(out)") }
+        (pid, runtimeDirectory, socket, wayland) = (p, r, s, w)
+    }
+
+    /// The environment a client of this sway needs.
+    public var environment: [String: String] { ["SWAYSOCK": socket, "WAYLAND_DISPLAY": wayland] }
+
+    /// Stops sway and removes its directory.
+    public func stop() {
+        kill(pid, SIGTERM)
+        for _ in 0..<100 where kill(pid, 0) == 0 { usleep(20_000) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// `swaymsg ARGS` against this sway; its standard output.
+    @discardableResult
+    public func swaymsg(_ arguments: [String]) throws -> String {
+        try Self.run(["swaymsg", "-s", socket] + arguments)
+    }
+
+    /// An output's transform as sway reports it (`normal`, `90`, ...), read with swaymsg.
+    public func transform(of output: String = "HEADLESS-1") throws -> String {
+        let data = Data(try swaymsg(["-t", "get_outputs", "-r"]).utf8)
+        let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        guard let o = list.first(where: { $0["name"] as? String == output }) else {
+            throw HarnessError("sway lists no output \(output)")
+        }
+        return o["transform"] as? String ?? "?"
+    }
+
+    /// A screenshot of the whole (logical) screen, by grim.
+    public func screenshot() throws -> Image {
+        let data = try Self.runData(["grim", "-t", "ppm", "-"], environment: ["WAYLAND_DISPLAY": wayland])
+        return try Image(ppm: data)
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
+        String(decoding: try runData(arguments, environment: environment), as: UTF8.self)
+    }
+
+    static func runData(_ arguments: [String], environment: [String: String] = [:]) throws -> Data {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = arguments
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        nonisolated(unsafe) var errData = Data()  // written by the reader task, read after it ends
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw HarnessError(
+                "\(arguments.joined(separator: " ")) failed (\(p.terminationStatus)): "
+                    + String(decoding: errData, as: UTF8.self))
+        }
+        return data
+    }
+}
+
+/// An RGB picture read from a binary PPM (P6).
+public struct Image: Sendable {
+    public let width: Int
+    public let height: Int
+    public let pixels: [UInt8]
+
+    public init(ppm data: Data) throws {
+        let bytes = [UInt8](data)
+        var fields: [String] = []
+        var i = 0
+        while fields.count < 4, i < bytes.count {
+            if bytes[i] == UInt8(ascii: "#") {
+                while i < bytes.count, bytes[i] != 10 { i += 1 }
+            } else if bytes[i] == 32 || bytes[i] == 10 || bytes[i] == 9 || bytes[i] == 13 {
+                i += 1
+            } else {
+                var word = ""
+                while i < bytes.count, ![32, 10, 9, 13].contains(bytes[i]) {
+                    word.append(Character(UnicodeScalar(bytes[i])))
+                    i += 1
+                }
+                fields.append(word)
+            }
+        }
+        i += 1  // the single whitespace after maxval
+        guard fields.count == 4, fields[0] == "P6", let w = Int(fields[1]), let h = Int(fields[2]),
+            bytes.count - i >= w * h * 3
+        else { throw HarnessError("not a binary PPM image") }
+        width = w
+        height = h
+        pixels = Array(bytes[i..<(i + w * h * 3)])
+    }
+
+    /// The colour at (x, y).
+    public func rgb(_ x: Int, _ y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        let i = (y * width + x) * 3
+        return (pixels[i], pixels[i + 1], pixels[i + 2])
+    }
+}
+
+public struct HarnessError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ d: String) { description = d }
+}
