@@ -6,7 +6,7 @@
 #
 # sway refuses to run as root, so as root it runs as the unprivileged user `upright-test`
 # (created on first use). DIR holds its configuration, runtime directory and log; stop it with
-# `kill $SWAY_PID`. Needs sway (and, to take screenshots, grim).
+# `kill -INT $SWAY_PID`. Needs sway (and, to take screenshots, grim).
 set -euo pipefail
 dir=${1:?usage: headless-sway.sh DIR [WIDTHxHEIGHT]}
 mode=${2:-800x1280}
@@ -19,6 +19,13 @@ default_border none
 focus_follows_mouse no
 CONF
 chmod 755 "$dir"; chmod 644 "$dir/sway.conf"; chmod 700 "$dir/runtime"
+
+# sway must not keep the caller's descriptors open: a parent that waits for a pipe or socket to
+# close (as Foundation's Process does) would wait for sway to exit.
+for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+done
 
 env=(WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman XDG_RUNTIME_DIR="$dir/runtime")
 if [ "$(id -u)" -eq 0 ]; then
@@ -47,5 +54,5 @@ for _ in $(seq 100); do
     sleep 0.05
 done
 echo "error: sway did not open its sockets within 5 s; its log:" >&2; cat "$dir/sway.log" >&2
-kill "$pid" 2>/dev/null || true
+kill -KILL "$pid" 2>/dev/null || true
 exit 1

@@ -37,8 +37,15 @@ public final class HeadlessSway: Sendable {
 
     /// Stops sway and removes its directory.
     public func stop() {
-        kill(pid, SIGTERM)
-        for _ in 0..<100 where kill(pid, 0) == 0 { usleep(20_000) }
+        // sway ends on SIGINT (here it does not act on SIGTERM); it is not our child, so once gone
+        // it may linger as a zombie until init reaps it.
+        func running() -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+            return !(stat.split(separator: ")").last?.hasPrefix(" Z") ?? true)
+        }
+        kill(pid, SIGINT)
+        for _ in 0..<100 where running() { usleep(10_000) }
+        if running() { kill(pid, SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 

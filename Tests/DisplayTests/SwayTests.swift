@@ -1,0 +1,96 @@
+import Display
+import Foundation
+import OrientationCore
+import TestSupport
+import Testing
+
+/// Every Wayland backend against a real headless sway, one sway per test.
+@Suite("Display backends on a real headless sway", .serialized)
+struct SwayTests {
+    static let backends: [DisplayBackendKind] = [.sway, .wlroots]
+
+    func controller(_ kind: DisplayBackendKind, _ sway: HeadlessSway, state: String, natural: InterfaceOrientation = .portrait)
+        -> DisplayController
+    {
+        var settings = DisplaySettings()
+        settings.backend = kind.rawValue
+        settings.natural = natural
+        settings.mode = OutputState.Mode("800x1280")
+        settings.stateDirectory = state
+        return DisplayController(settings: settings, environment: sway.environment)
+    }
+
+    @Test(arguments: backends)
+    func turnsThroughTheFourOrientationsAndRestores(kind: DisplayBackendKind) async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let display = controller(kind, sway, state: sway.directory + "/state")
+        let abilities = await display.start()
+        let status = await display.status
+        #expect(abilities == .kiosk, "\(status)")
+        #expect(await display.status.output == "HEADLESS-1")
+        for (o, expected) in [
+            (InterfaceOrientation.landscapeRight, "90"), (.portraitUpsideDown, "180"), (.landscapeLeft, "270"),
+            (.portrait, "normal"), (.landscapeRight, "90"),
+        ] {
+            let failure = await display.apply(o)
+            #expect(failure == nil)
+            #expect(try sway.transform() == expected, "\(kind) \(o)")
+        }
+        #expect(FileManager.default.fileExists(atPath: display.statePath))
+        await display.restore()
+        #expect(try sway.transform() == "normal")
+        #expect(!FileManager.default.fileExists(atPath: display.statePath))
+    }
+
+    @Test func theNaturalOrientationIsComposedWithTheRequest() async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let display = controller(.sway, sway, state: sway.directory + "/state", natural: .landscapeRight)
+        _ = await display.start()
+        _ = await display.apply(.portrait)
+        #expect(try sway.transform() == "270")
+        _ = await display.apply(.landscapeRight)
+        #expect(try sway.transform() == "normal")
+    }
+
+    @Test func aRunThatDiedIsRestoredAtTheNextStart() async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let state = sway.directory + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        // A record left by a process that no longer runs, which had turned the output by 90°.
+        let dead = Int32(999_999)
+        try #"{"backend":"sway","output":"HEADLESS-1","clockwise":0,"pid":\#(dead)}"#
+            .write(toFile: state + "/display-sway.json", atomically: true, encoding: .utf8)
+        try sway.swaymsg(["output", "HEADLESS-1", "transform", "90"])
+        let display = controller(.sway, sway, state: state)
+        _ = await display.start()
+        #expect(try sway.transform() == "normal")
+        #expect(await display.status.reason.contains("restored HEADLESS-1"))
+    }
+
+    @Test func aVanishedCompositorIsAFaultNotACrash() async throws {
+        let sway = try HeadlessSway()
+        let display = controller(.sway, sway, state: sway.directory + "/state")
+        #expect(await display.start() == .kiosk)
+        sway.stop()
+        let failure = await display.apply(.landscapeRight)
+        #expect(failure != nil)
+        let status = await display.status
+        #expect(status.problem?.contains("sway") == true, "\(status)")
+        #expect(await display.probe().canRotateOutput == false)  // the policy falls back to the surface
+    }
+
+    @Test func autoDetectionPrefersSwaysSocket() async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let (backend, reason) = DisplayDetection.backend(DisplaySettings(), environment: sway.environment)
+        #expect(backend.kind == .sway)
+        #expect(reason.contains("SWAYSOCK"))
+        var onlyWayland = sway.environment
+        onlyWayland["SWAYSOCK"] = nil
+        #expect(DisplayDetection.backend(DisplaySettings(), environment: onlyWayland).backend.kind == .wlroots)
+        #expect(DisplayDetection.backend(DisplaySettings(), environment: [:]).backend.kind == .none)
+    }
+}
