@@ -8,10 +8,11 @@ set -euo pipefail
 need=(pkg-config libiio-dev libmpv-dev)
 case "${1:-test}" in
     build) ;;
-    # The scorer and benchmarks are Python; the sensor tests run a real iiod.
-    test) need+=(python3 iiod) ;;
-    # The sensor benchmark also builds a C baseline against libiio.
-    bench) need+=(python3 iiod gcc) ;;
+    # The scorer and benchmarks are Python; the sensor tests run a real iiod; the display tests a
+    # headless sway (screenshots by grim, wlr-randr for the wlroots backend) and Xvfb.
+    test) need+=(python3 iiod sway grim wlr-randr xvfb x11-xserver-utils xinput) ;;
+    # The sensor benchmark also builds a C baseline against libiio; the display one runs sway.
+    bench) need+=(python3 iiod gcc sway grim wlr-randr) ;;
     *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
 esac
 

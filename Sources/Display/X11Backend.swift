@@ -33,8 +33,9 @@ public struct X11Backend: DisplayBackend {
         let devices = try touchscreens()
         let matrix = transform.touchMatrix.map { String($0) }
         for d in devices {
+            // The whole-screen matrix: a kiosk shows one output (xinput's map-to-output would
+            // replace it with the output's own area, read before the turn took effect).
             _ = try xinput.run(["set-prop", d, "--type=float", "Coordinate Transformation Matrix"] + matrix)
-            _ = try? xinput.run(["map-to-output", d, output.name])
         }
         return devices
     }

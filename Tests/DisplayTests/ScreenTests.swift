@@ -1,0 +1,90 @@
+import Display
+import Foundation
+import MPV
+import OrientationCore
+import Player
+import TestSupport
+import Testing
+
+/// Top half red, bottom half blue: which way is up shows in the pixels.
+let upPattern = "av://lavfi:color=c=red:size=320x180:rate=25,drawbox=x=0:y=90:w=320:h=90:color=blue:t=fill"
+
+func isRed(_ p: (r: UInt8, g: UInt8, b: UInt8)) -> Bool { p.r > 180 && p.g < 80 && p.b < 80 }
+func isBlue(_ p: (r: UInt8, g: UInt8, b: UInt8)) -> Bool { p.b > 180 && p.r < 80 && p.g < 80 }
+
+/// mpv with vo=wlshm on a real headless sway, screenshots by grim, for both strategies.
+@Suite("The screen on a real headless sway", .serialized)
+struct ScreenTests {
+    /// A player drawing into `sway` (libwayland takes an absolute socket path in `WAYLAND_DISPLAY`).
+    func player(on sway: HeadlessSway) async throws -> Player {
+        setenv("WAYLAND_DISPLAY", sway.wayland, 1)
+        var settings = PlayerSettings()
+        settings.playlist = [upPattern]
+        let player = try Player(settings: settings, extra: [("vo", "wlshm"), ("ao", "null"), ("fs", "yes")])
+        try await player.start()
+        try await player.setLayout(.fullscreen)
+        return player
+    }
+
+    /// Screenshots until `check` accepts one (a bound of 5 s); the last one either way.
+    func screenshot(_ sway: HeadlessSway, until check: (Image) -> Bool) async throws -> (Image, Bool) {
+        var last = try sway.screenshot()
+        for _ in 0..<50 {
+            if check(last) { return (last, true) }
+            try await Task.sleep(for: .milliseconds(100))
+            last = try sway.screenshot()
+        }
+        return (last, check(last))
+    }
+
+    @Test func interfaceStrategyTurnsTheOutputAndMPVLaysItselfOutAgain() async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let player = try await player(on: sway)
+        var settings = DisplaySettings()
+        settings.backend = "sway"
+        settings.stateDirectory = sway.directory + "/state"
+        let display = DisplayController(settings: settings, environment: sway.environment)
+        #expect(await display.start() == .kiosk)
+        for (o, transform) in [
+            (InterfaceOrientation.landscapeRight, "90"), (.portraitUpsideDown, "180"), (.landscapeLeft, "270"),
+            (.portrait, "normal"),
+        ] {
+            #expect(await display.apply(o) == nil)
+            try await player.apply(o, strategy: .interface)
+            #expect(try sway.transform() == transform)
+            // The logical screen is the viewer's: landscape is 1280×800, with the picture upright in it.
+            let (w, h) = o.isLandscape ? (1280, 800) : (800, 1280)
+            let (shot, ok) = try await screenshot(sway) {
+                $0.width == w && $0.height == h && isRed($0.rgb(w / 2, h / 2 - 120)) && isBlue($0.rgb(w / 2, h / 2 + 120))
+            }
+            #expect(ok, "\(o): \(shot.width)x\(shot.height), \(shot.rgb(w / 2, h / 2 - 120)) / \(shot.rgb(w / 2, h / 2 + 120))")
+            // mpv saw the new size: its OSD is laid out for it.
+            #expect(try await player.property(MPVProperty<Int64>("osd-width")) == Int64(w))
+            #expect(try await player.property(.videoRotate) == 0)  // never a double rotation
+        }
+        await display.restore()
+        #expect(try sway.transform() == "normal")
+        await player.quit()
+    }
+
+    @Test func surfaceStrategyTurnsOnlyTheVideo() async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let player = try await player(on: sway)
+        // Where the picture's top (red) and bottom (blue) fall on the untouched 800×1280 output.
+        for (o, red, blue) in [
+            (InterfaceOrientation.landscapeRight, (600, 640), (200, 640)), (.portraitUpsideDown, (400, 780), (400, 500)),
+            (.landscapeLeft, (200, 640), (600, 640)), (.portrait, (400, 500), (400, 780)),
+        ] {
+            try await player.apply(o, strategy: .surface)
+            let (shot, ok) = try await screenshot(sway) {
+                isRed($0.rgb(red.0, red.1)) && isBlue($0.rgb(blue.0, blue.1))
+            }
+            #expect(ok, "\(o): \(shot.rgb(red.0, red.1)) / \(shot.rgb(blue.0, blue.1))")
+            #expect(shot.width == 800 && shot.height == 1280)
+            #expect(try sway.transform() == "normal")
+        }
+        await player.quit()
+    }
+}

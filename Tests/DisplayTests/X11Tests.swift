@@ -1,0 +1,67 @@
+import Display
+import Foundation
+import OrientationCore
+import Testing
+
+/// A real X server (Xvfb). Its RandR offers no rotation, so this checks what can be checked here:
+/// the capability is seen and reported, the policy's abilities fall back to the surface, and
+/// touchscreens are looked for. Turning an X output and setting a touch matrix could not be
+/// tested: no X server here can rotate (Xvfb offers `normal` only) or has a touchscreen.
+@Suite("X11 backend on a real Xvfb", .serialized)
+struct X11Tests {
+    final class Xvfb: Sendable {
+        let process: Process
+        let display: String
+        init() throws {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
+            p.arguments = ["-displayfd", "1", "-screen", "0", "800x1280x24", "-nolisten", "tcp"]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            var text = ""
+            while !text.contains("\n") {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            process = p
+            display = ":" + text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func stop() {
+            // Foundation starts children with the calling thread's signal mask, and the test's
+            // threads block SIGTERM: only SIGKILL is sure to end the server.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    @Test func aServerThatCannotTurnIsReportedAndTheSurfaceTurnsInstead() async throws {
+        let x = try Xvfb()
+        defer { x.stop() }
+        var settings = DisplaySettings()
+        settings.stateDirectory = NSTemporaryDirectory() + "upright-x11-\(getpid())"
+        let display = DisplayController(settings: settings, environment: ["DISPLAY": x.display])
+        #expect(display.backend.kind == .x11)
+        let abilities = await display.start()
+        #expect(abilities.canRotateOutput == false)
+        let status = await display.status
+        #expect(status.output == "screen")
+        #expect(status.problem == "x11 cannot turn screen at run time: only the video surface turns")
+        #expect(await display.apply(.landscapeRight) != nil)
+        #expect(abilities.strategy(for: .auto) == .surface)
+    }
+
+    @Test func touchscreensAreFoundByTheirTouchClass() async throws {
+        let x = try Xvfb()
+        defer { x.stop() }
+        // Xvfb's devices are a relative mouse and a keyboard: no touch class, nothing to map.
+        // (Its X server also ignores a new coordinate transformation matrix on them, so setting
+        // one could not be checked here; the matrices themselves are checked in TransformTests.)
+        let backend = X11Backend(display: x.display)
+        let output = try #require(try backend.outputs().first)
+        #expect(try backend.mapTouch(to: output, transform: OutputTransform(clockwise: 90)) == [])
+        #expect(try backend.touchMatrix(of: "Xvfb mouse") == OutputTransform.normal.touchMatrix)
+    }
+}
