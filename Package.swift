@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict),
         .executableTarget(
             name: "upright-bench",
-            dependencies: ["OrientationCore", "Sensors", "Player", "MPV"],
+            dependencies: ["OrientationCore", "Sensors", "Player", "MPV", "Display"],
             path: "Benchmarks/upright-bench",
             swiftSettings: strict
         ),

@@ -8,5 +8,7 @@ python3 scripts/bench.py "$bin"
 echo
 python3 scripts/bench_sensor.py "$bin"
 echo
+"$bin/upright-bench" --display
+echo
 echo "Detector quality on the public traces (scorer, --isolate):"
 scripts/quality.sh "$bin/upright" | sed -n '/^Traces:/,$p'

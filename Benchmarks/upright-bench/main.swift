@@ -6,6 +6,8 @@
 //                                             frame, rotate → first turned frame (beside turning by
 //                                             reloading the file), hotkey → relayout; extra mpv
 //                                             options to try: UPRIGHT_BENCH_MPV="name=value,..."
+//   upright-bench --display                   on a headless sway: decision → output turned and mpv
+//                                             laid out again, beside the surface strategy
 //
 // The classifier is fed the trace over and over (times shifted so they keep increasing); the
 // policy a fixed, varied stream of device turns, lock and scene commands. Each prints one JSON
@@ -19,6 +21,7 @@ var budget = 3.0
 var path: String?
 var policyMode = false
 var playerMode = false
+var displayMode = false
 while let a = arguments.popFirst() {
     if a == "--seconds", let v = arguments.popFirst(), let s = Double(v) {
         budget = s
@@ -26,6 +29,8 @@ while let a = arguments.popFirst() {
         policyMode = true
     } else if a == "--player" {
         playerMode = true
+    } else if a == "--display" {
+        displayMode = true
     } else {
         path = a
     }
@@ -67,6 +72,10 @@ func measurePolicy(budget: Double) -> (events: Int, seconds: Double, decisions: 
 
 if playerMode {
     await measurePlayer()
+    exit(0)
+}
+if displayMode {
+    await measureDisplay()
     exit(0)
 }
 

@@ -13,7 +13,7 @@ struct ConfigReader {
         "transition": ["duration"],
         "sensor": ["uri", "device", "rate_hz", "mount_matrix"],
         "lock": ["locked", "evdev"],
-        "display": ["backend", "output", "natural", "supported"],
+        "display": ["backend", "output", "natural", "supported", "mode", "touch", "kiosk"],
         "scenes": [],
         "player": ["playlist", "loop", "mpv"],
         "hotkeys": ["fullscreen", "lock", "rotate_to", "next", "previous"],
@@ -188,6 +188,16 @@ struct ConfigReader {
             c.display.output = string(d, ["display", "output"]) ?? c.display.output
             c.display.natural = orientation(d, ["display", "natural"]) ?? c.display.natural
             displaySupported = mask(d, ["display", "supported"]) ?? displaySupported
+            if let m = string(d, ["display", "mode"]) {
+                let parts = m.split(separator: "x")
+                if m == "auto" || (parts.count == 2 && parts.allSatisfy { Int($0).map { $0 > 0 } ?? false }) {
+                    c.display.mode = m
+                } else {
+                    error("bad display mode '\(m)'; expected \"auto\" or WIDTHxHEIGHT, such as \"800x1280\"", at: ["display", "mode"])
+                }
+            }
+            c.display.touch = strings(d, ["display", "touch"]) ?? c.display.touch
+            c.display.kiosk = bool(d, ["display", "kiosk"]) ?? c.display.kiosk
         }
         if let s = section("scenes") {
             for name in s.keys.sorted() {

@@ -24,6 +24,12 @@ public struct UprightConfiguration: Sendable {
         public var backend = "auto"
         public var output = "auto"
         public var natural: InterfaceOrientation = .portrait
+        /// `auto`, or `WIDTHxHEIGHT` for compositors that report no mode (headless outputs).
+        public var mode = "auto"
+        /// X11 touch devices by name or id; empty: every touchscreen.
+        public var touch: [String] = []
+        /// Upright owns the output and may turn it; false on a shared desktop.
+        public var kiosk = true
     }
 
     /// What plays.

@@ -1,4 +1,5 @@
 public import Config
+import Display
 import Foundation
 public import OrientationCore
 import Player
@@ -12,6 +13,9 @@ public actor PlaySession {
     private var policy: OrientationPolicy
     private let player: Player
     private let monitor: OrientationMonitor
+    private let display: DisplayController
+    private var displayAbilities = DisplayAbilities.none
+    private var lastDisplayProbe = 0.0
     private let configuration: UprightConfiguration
     private let log: @Sendable (String) -> Void
     private let status: @Sendable (String) -> Void
@@ -19,15 +23,18 @@ public actor PlaySession {
     private var content = OverlayContent()
     private var tasks: [Task<Void, Never>] = []
 
-    /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests).
+    /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
+    /// `environment` is where the display backend is looked for (the process's own by default).
     public init(
         configuration: UprightConfiguration, playlist: [String] = [], extraMPV: [(String, String)] = [],
+        environment: [String: String]? = nil,
         log: @escaping @Sendable (String) -> Void, status: @escaping @Sendable (String) -> Void
     ) throws {
         self.configuration = configuration
         self.log = log
         self.status = status
-        // Until a display backend turns outputs, every rotation is the surface's.
+        display = DisplayController(settings: configuration.displaySettings, environment: environment)
+        // Until the display backend has answered, every rotation is the surface's.
         policy = try OrientationPolicy(
             configuration: configuration.policy, display: .none, locked: configuration.lock.locked)
         var settings = PlayerSettings()
@@ -46,6 +53,13 @@ public actor PlaySession {
 
     /// Plays until `stop` yields (a signal, a duration) or mpv shuts down.
     public func run(until stop: AsyncStream<Void>) async throws {
+        displayAbilities = await display.start()
+        let d = await display.status
+        status(
+            "display: \(d.backend.rawValue) (\(d.reason))"
+                + (d.output.map { ", output \($0)" } ?? "") + (d.problem.map { "; \($0)" } ?? ""))
+        policy = try OrientationPolicy(
+            configuration: configuration.policy, display: displayAbilities, locked: configuration.lock.locked)
         try await player.start()
         await perform(policy.start(at: now))
         let monitorEvents = monitor.events, playerEvents = player.events
@@ -75,10 +89,36 @@ public actor PlaySession {
         for await _ in done { break }
         for t in tasks { t.cancel() }
         await monitor.stop()
+        await display.restore()
         await player.quit()
     }
 
-    private func tick() async { await perform(policy.advance(to: now)) }
+    private func tick() async {
+        await perform(policy.advance(to: now))
+        // After a display fault, ask the backend again every few seconds.
+        if !displayAbilities.canRotateOutput, display.backend.kind != .none, now - lastDisplayProbe > 5 {
+            lastDisplayProbe = now
+            let abilities = await display.probe()
+            if abilities != displayAbilities {
+                displayAbilities = abilities
+                status("display: \(display.backend.kind.rawValue) answers again; the interface may turn with the output")
+                await perform(policy.handle(.display(abilities), at: now))
+            }
+        }
+    }
+
+    /// Turns the output for an interface-strategy decision (or back to the panel's portrait for a
+    /// surface one); a failure falls back to the surface strategy and is retried later.
+    private func turnOutput(for d: RotationDecision) async -> Bool {
+        guard displayAbilities.canRotateOutput else { return true }
+        let target = d.strategy == .interface ? d.interface : .portrait
+        guard let failure = await display.apply(target) else { return true }
+        status("display: \(failure); only the video surface turns until it answers again")
+        displayAbilities.canRotateOutput = false
+        lastDisplayProbe = now
+        await perform(policy.handle(.display(displayAbilities), at: now))
+        return false
+    }
 
     private func sensor(_ e: MonitorEvent) async {
         switch e {
@@ -139,7 +179,10 @@ public actor PlaySession {
                     "{\"t\": \(String(format: "%.3f", d.t)), \"decision\": \"\(d.kind.rawValue)\", \"interface\": \"\(d.interface)\", "
                         + "\"strategy\": \"\(d.strategy.rawValue)\", \"scene\": \"\(d.scene)\", \"reason\": \"\(d.reason.rawValue)\", "
                         + "\"cause\": \"\(d.cause)\"}")
-                if d.kind == .rotate { try? await player.apply(d.interface, strategy: d.strategy) }
+                if d.kind == .rotate {
+                    guard await turnOutput(for: d) else { continue }  // the fallback decided again
+                    try? await player.apply(d.interface, strategy: d.strategy)
+                }
                 try? await player.setLayout(d.scene == Scene.fullscreen ? .fullscreen : .inline)
                 if content.locked != policy.locked {
                     content.locked = policy.locked

@@ -1,0 +1,151 @@
+// The display benchmark (`upright-bench --display`): on a headless sway (started here through
+// scripts/headless-sway.sh), a rotation decision → the output turned and mpv laid out again
+// (interface strategy), side by side with turning only the video (surface strategy), both until
+// a screenshot (grim) shows the picture upright.
+import Display
+import Foundation
+import MPV
+import OrientationCore
+import Player
+import Sensors
+
+/// Runs a program; its standard output.
+func runProgram(_ arguments: [String], environment: [String: String] = [:]) -> Data? {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = arguments
+    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    guard (try? p.run()) != nil else { return nil }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return p.terminationStatus == 0 ? data : nil
+}
+
+/// One screenshot's pixel at (x, y), by grim (binary PPM), with the image size.
+struct Screenshot {
+    var width = 0, height = 0
+    var bytes: [UInt8] = []
+    var offset = 0
+    init?(wayland: String) {
+        guard let data = runProgram(["grim", "-t", "ppm", "-"], environment: ["WAYLAND_DISPLAY": wayland]) else {
+            return nil
+        }
+        bytes = [UInt8](data)
+        // "P6\nW H\n255\n": four fields.
+        var fields: [Int] = [], i = 2, word = 0, inWord = false
+        while fields.count < 3, i < bytes.count {
+            let c = bytes[i]
+            if c >= 48 && c <= 57 {
+                word = word * 10 + Int(c - 48)
+                inWord = true
+            } else if inWord {
+                fields.append(word)
+                word = 0
+                inWord = false
+            }
+            i += 1
+        }
+        guard fields.count == 3 else { return nil }
+        (width, height, offset) = (fields[0], fields[1], i)
+    }
+    func rgb(_ x: Int, _ y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        let k = offset + (y * width + x) * 3
+        return (bytes[k], bytes[k + 1], bytes[k + 2])
+    }
+}
+
+/// The picture is upright on the logical screen: for the interface strategy the logical screen
+/// is the viewer's; for the surface strategy the output stays portrait and the video turns in it.
+func showsUpright(_ s: Screenshot, _ o: InterfaceOrientation, strategy: AppliedStrategy) -> Bool {
+    if strategy == .interface {
+        let (w, h) = o.isLandscape ? (1280, 800) : (800, 1280)
+        return s.width == w && s.height == h && isRed(s.rgb(w / 2, h / 2 - 120)) && isBlue(s.rgb(w / 2, h / 2 + 120))
+    }
+    let (red, blue): ((Int, Int), (Int, Int)) =
+        switch o {
+        case .landscapeRight: ((600, 640), (200, 640))
+        case .landscapeLeft: ((200, 640), (600, 640))
+        case .portraitUpsideDown: ((400, 780), (400, 500))
+        case .portrait: ((400, 500), (400, 780))
+        }
+    return s.width == 800 && isRed(s.rgb(red.0, red.1)) && isBlue(s.rgb(blue.0, blue.1))
+}
+
+func measureDisplay() async {
+    let directory = NSTemporaryDirectory() + "upright-bench-sway-\(getpid())"
+    guard let started = runProgram(["scripts/headless-sway.sh", directory]) else {
+        fatalError("cannot start a headless sway (scripts/headless-sway.sh; needs sway)")
+    }
+    var env: [String: String] = [:]
+    for line in String(decoding: started, as: UTF8.self).split(separator: "\n") {
+        let kv = line.split(separator: "=", maxSplits: 1).map(String.init)
+        if kv.count == 2 { env[kv[0]] = kv[1] }
+    }
+    guard let wayland = env["WAYLAND_DISPLAY"], let socket = env["SWAYSOCK"], let pid = env["SWAY_PID"].flatMap(Int32.init)
+    else { fatalError("headless-sway.sh printed no sockets") }
+    defer {
+        kill(pid, SIGINT)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+    setenv("WAYLAND_DISPLAY", wayland, 1)
+    var settings = PlayerSettings()
+    settings.playlist = [pattern]
+    guard let player = try? Player(settings: settings, extra: [("vo", "wlshm"), ("ao", "null"), ("fs", "yes")]) else {
+        fatalError("libmpv with vo=wlshm is not available")
+    }
+    try? await player.start()
+    try? await player.setLayout(.fullscreen)
+    var displaySettings = DisplaySettings()
+    displaySettings.backend = "sway"
+    displaySettings.stateDirectory = directory + "/state"
+    let display = DisplayController(settings: displaySettings, environment: ["SWAYSOCK": socket])
+    guard await display.start().canRotateOutput else { fatalError("sway does not turn its output") }
+    // Let the first frame arrive.
+    for _ in 0..<100 {
+        if let s = Screenshot(wayland: wayland), showsUpright(s, .portrait, strategy: .interface) { break }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+
+    let sequence: [InterfaceOrientation] = Array(repeating: [.landscapeRight, .portrait, .landscapeLeft, .portrait], count: 3)
+        .flatMap { $0 }
+    var layout: [Double] = [], screenInterface: [Double] = [], screenSurface: [Double] = []
+    for strategy in [AppliedStrategy.interface, .surface] {
+        for o in sequence {
+            let t0 = monotonicSeconds()
+            if strategy == .interface { _ = await display.apply(o) }
+            try? await player.apply(o, strategy: strategy)
+            if strategy == .interface {
+                let want = Int64(o.isLandscape ? 1280 : 800)
+                while monotonicSeconds() - t0 < 5 {
+                    if (try? await player.property(MPVProperty<Int64>("osd-width"))) == want {
+                        layout.append(monotonicSeconds() - t0)
+                        break
+                    }
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+            }
+            while monotonicSeconds() - t0 < 5 {
+                if let s = Screenshot(wayland: wayland), showsUpright(s, o, strategy: strategy) {
+                    (strategy == .interface ? { screenInterface.append($0) } : { screenSurface.append($0) })(
+                        monotonicSeconds() - t0)
+                    break
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+    }
+    await display.restore()
+    await player.quit()
+    func ms(_ xs: [Double]) -> String {
+        let s = xs.sorted()
+        guard !s.isEmpty else { return "-" }
+        return String(format: "median %.0f ms, p95 %.0f ms (n=%d)", s[s.count / 2] * 1e3, s[Int(0.95 * Double(s.count - 1))] * 1e3, s.count)
+    }
+    print("Display (headless sway 1.7, mpv vo=wlshm, 800x1280; a screenshot by grim costs its own time):")
+    print("  interface: decision → output turned and mpv laid out again (osd-width): \(ms(layout))")
+    print("  interface: decision → screenshot shows the picture upright:             \(ms(screenInterface))")
+    print("  surface:   decision → screenshot shows the picture upright:             \(ms(screenSurface))")
+}
