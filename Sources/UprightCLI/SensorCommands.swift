@@ -1,5 +1,6 @@
 import ArgumentParser
 import Config
+import Display
 import Foundation
 import IIO
 import MPV
@@ -287,6 +288,7 @@ struct DoctorCommand: ParsableCommand {
                         + (state.map { $0 ? " (locked)" : " (unlocked)" } ?? ""))
             }
         }
+        doctorDisplay(try loadConfiguration(sensor.config).displaySettings, problems: &problems)
         if problems.isEmpty {
             print("no problems found")
         } else {
@@ -294,6 +296,38 @@ struct DoctorCommand: ParsableCommand {
             for p in problems { print("  - \(p)") }
             throw ExitCode(1)
         }
+    }
+}
+
+/// The display part of `upright doctor`: the backend chosen and why, its outputs, what it can do.
+func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) {
+    let (backend, reason) = DisplayDetection.backend(settings)
+    print("display backend: \(backend.kind.rawValue) (\(reason))")
+    guard backend.kind != .none else {
+        print("  only the video surface turns; the interface strategy falls back to it")
+        return
+    }
+    do {
+        let outputs = try backend.outputs()
+        if outputs.isEmpty { problems.append("the \(backend.kind.rawValue) backend lists no outputs") }
+        for o in outputs {
+            let chosen = settings.output == "auto" ? o.showsUpright : o.name == settings.output
+            print(
+                "  output \(o.name): " + (o.active ? "active" : "reported inactive")
+                    + (o.mode.map { ", \($0)" } ?? "") + (o.transform.map { ", turned \($0)" } ?? "")
+                    + (o.canRotate ? ", turns at run time" : ", cannot turn at run time")
+                    + (chosen ? "  ← Upright's" : ""))
+            if chosen, !o.canRotate {
+                print("  note: \(o.name) cannot turn at run time: the policy uses the surface strategy")
+            }
+        }
+        if settings.output != "auto", !outputs.contains(where: { $0.name == settings.output }) {
+            problems.append(
+                "[display] output = \"\(settings.output)\" is not among the outputs: "
+                    + outputs.map(\.name).joined(separator: ", "))
+        }
+    } catch {
+        problems.append("display: \(error)")
     }
 }
 
