@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-numerics.git", from: "1.1.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // C libraries: each wrapped once, by exactly one Swift module.
@@ -42,7 +44,12 @@ let package = Package(
         .target(name: "Display", dependencies: ["OrientationCore"], swiftSettings: strict),
         .target(
             name: "UprightDaemon",
-            dependencies: ["Config", "Display", "OrientationCore", "Player", "Sensors"],
+            dependencies: [
+                "Config", "Display", "OrientationCore", "Player", "Sensors",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .target(
@@ -53,8 +60,9 @@ let package = Package(
         .target(
             name: "UprightCLI",
             dependencies: [
-                "OrientationCore", "Sensors", "IIO", "MPV", "Config", "UprightDaemon",
+                "OrientationCore", "Sensors", "IIO", "MPV", "Config", "Display", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

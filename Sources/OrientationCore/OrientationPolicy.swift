@@ -146,7 +146,7 @@ public struct OrientationPolicy: Sendable {
         public var modal: Bool
     }
 
-    public let configuration: PolicyConfiguration
+    public private(set) var configuration: PolicyConfiguration
     /// The scene stack, bottom first; the last entry decides.
     public private(set) var stack: [StackEntry]
     /// The device orientation as the sensor reports it (`unknown` while locked).
@@ -205,6 +205,25 @@ public struct OrientationPolicy: Sendable {
                         cause: "launch")))
         ]
         out += evaluate(at: t, cause: "launch", entering: true)
+        return out
+    }
+
+    /// Takes a new configuration (a reload) and keeps the state: the interface orientation, the
+    /// lock, the readings and the scene stack (less any scene the new configuration no longer has).
+    /// Then evaluates, as on entering the topmost scene: a scene whose mask changed is presented
+    /// in an orientation it allows.
+    ///
+    /// - Throws: the new configuration's problems, all of them; the policy is then unchanged.
+    public mutating func reconfigure(_ new: PolicyConfiguration, at t: Double) throws(PolicyConfigurationError)
+        -> [PolicyOutput]
+    {
+        let problems = new.problems
+        guard problems.isEmpty else { throw PolicyConfigurationError(problems: problems) }
+        var out = advance(to: t)
+        configuration = new
+        stack = stack.filter { new.settings(of: $0.scene) != nil }
+        if stack.isEmpty || stack[0].modal { stack.insert(StackEntry(scene: new.initialScene, modal: false), at: 0) }
+        out += evaluate(at: t, cause: "reload", entering: true)
         return out
     }
 

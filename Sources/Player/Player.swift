@@ -56,7 +56,7 @@ public actor Player {
     private var current: String?
     /// The playlist as loaded; mpv numbers its entries from 1 in this order.
     private var loaded: [String] = []
-    private let settings: PlayerSettings
+    private var settings: PlayerSettings
     /// With the software render API (vo=libmpv) mpv 0.35 aborts on `video-rotate`: turn with a filter.
     private let rotateByFilter: Bool
     /// The player's mpv, for a renderer.
@@ -88,6 +88,13 @@ public actor Player {
             continuation.yield(.shutdown)
             continuation.finish()
         }
+    }
+
+    /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
+    public func setPlaylist(_ items: [String]) throws(MPVError) {
+        guard items != settings.playlist else { return }
+        settings.playlist = items
+        try start()
     }
 
     /// Starts the playlist, or the idle scene when it is empty.

@@ -1,14 +1,18 @@
 import ArgumentParser
 import Config
+import Foundation
+import Logging
 import UprightDaemon
 
-/// `upright play [FILES...]`: the main job, sensor → policy → player.
+/// `upright play [FILES...]`: the main job, sensor → policy → player and display, as services.
 struct Play: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play the playlist (or FILES), keeping the picture the right way up.",
         discussion: """
-            Each decision prints as a JSON line (as the dry run's); sensor status and faults go to \
-            standard error. SIGINT and SIGTERM stop it.
+            Each decision prints as a JSON line (as the dry run's); sensor, display and service \
+            messages go to standard error. SIGINT and SIGTERM stop it gracefully and put the output's \
+            transform back; SIGHUP reads the configuration again. `upright ctl` talks to it through \
+            its control socket ($XDG_RUNTIME_DIR/upright/control.sock).
             """)
 
     @Argument(help: "Files or URLs to play instead of the configuration's playlist.")
@@ -21,6 +25,10 @@ struct Play: AsyncParsableCommand {
     var vo: String?
     @Option(help: "Stop after this many seconds.")
     var duration: Double?
+    @Option(help: "The control socket's path (default: $XDG_RUNTIME_DIR/upright/control.sock).")
+    var control: String?
+    @Flag(help: "Open no control socket.")
+    var noControl = false
 
     func run() async throws {
         var configuration: UprightConfiguration
@@ -30,9 +38,19 @@ struct Play: AsyncParsableCommand {
             throw CLIFailure(diagnostic: error.description)
         }
         for w in configuration.warnings { writeStandardError("\(w)\n") }
-        if let uri { configuration.sensor.uri = uri }
+        let uri = uri
+        let overrides: @Sendable (inout UprightConfiguration) -> Void = { c in
+            if let uri { c.sensor.uri = uri }
+        }
+        overrides(&configuration)
         var extra: [(String, String)] = []
         if let vo { extra.append(("vo", vo)) }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+        let logger = Logger(label: "upright")
         let session: PlaySession
         do {
             session = try PlaySession(
@@ -41,12 +59,13 @@ struct Play: AsyncParsableCommand {
         } catch {
             throw CLIFailure("cannot start: \(error)")
         }
-        let (stop, continuation) = AsyncStream.makeStream(of: Void.self)
-        let waiter = Task {
-            await waitForStop(duration: duration)
-            continuation.yield()
+        do {
+            try await PlayServices.run(
+                session: session, configurationPath: config ?? configuration.file,
+                controlPath: noControl ? nil : (control ?? controlSocketPath()), duration: duration, logger: logger,
+                overrides: overrides)
+        } catch let e as ControlError {
+            throw CLIFailure("\(e)")
         }
-        try await session.run(until: stop)
-        waiter.cancel()
     }
 }

@@ -8,7 +8,7 @@ public struct Upright: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Play.self, Replay.self, Demo.self, SensorCommand.self, RecordCommand.self, DoctorCommand.self,
-            CheckConfig.self,
+            CheckConfig.self, Ctl.self,
         ]
     )
 

@@ -16,11 +16,14 @@ public actor PlaySession {
     private let display: DisplayController
     private var displayAbilities = DisplayAbilities.none
     private var lastDisplayProbe = 0.0
-    private let configuration: UprightConfiguration
+    private var configuration: UprightConfiguration
+    private let playlistOverride: [String]
     private let log: @Sendable (String) -> Void
     private let status: @Sendable (String) -> Void
     private let start = monotonicSeconds()
     private var content = OverlayContent()
+    private var sensorHealth = "starting"
+    private var playing: String?
     private var tasks: [Task<Void, Never>] = []
 
     /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
@@ -31,6 +34,7 @@ public actor PlaySession {
         log: @escaping @Sendable (String) -> Void, status: @escaping @Sendable (String) -> Void
     ) throws {
         self.configuration = configuration
+        playlistOverride = playlist
         self.log = log
         self.status = status
         display = DisplayController(settings: configuration.displaySettings, environment: environment)
@@ -57,7 +61,7 @@ public actor PlaySession {
         let d = await display.status
         status(
             "display: \(d.backend.rawValue) (\(d.reason))"
-                + (d.output.map { ", output \($0)" } ?? "") + (d.problem.map { "; \($0)" } ?? ""))
+                + (d.output.map { ", output \($0)" } ?? "") + (d.problem.map { $0 == d.reason ? "" : "; \($0)" } ?? ""))
         policy = try OrientationPolicy(
             configuration: configuration.policy, display: displayAbilities, locked: configuration.lock.locked)
         try await player.start()
@@ -128,6 +132,7 @@ public actor PlaySession {
             guard source != "command", on != policy.locked else { return }  // our own commands are already decided
             await command(on ? .lock : .unlock)
         case .status(let s):
+            sensorHealth = "\(s)"
             status("\(s)")
         case .switchFault(let message):
             status(message)
@@ -145,6 +150,8 @@ public actor PlaySession {
             case "accept-suggestion": await command(.acceptSuggestion)
             default: status("no action named '\(action)' (a hotkey in the configuration)")
             }
+        case .playing(let item):
+            playing = item
         case .fileFailed(let path, let reason):
             status("cannot play \(path): \(reason); going on with the playlist")
         default:
@@ -152,14 +159,80 @@ public actor PlaySession {
         }
     }
 
+    /// Takes a new configuration (SIGHUP): the policy, the playlist and the transition apply at
+    /// once, keeping the orientation, the lock and the scenes; sensor and display settings at the
+    /// next start. Returns what could not be applied, in words; the old configuration stays when
+    /// the new one is refused.
+    @discardableResult
+    public func reload(_ new: UprightConfiguration) async -> [String] {
+        let outputs: [PolicyOutput]
+        do {
+            outputs = try policy.reconfigure(new.policy, at: now)
+        } catch {
+            return ["the new configuration is refused, the old one goes on: \(error)"]
+        }
+        var notes: [String] = []
+        if new.sensor != configuration.sensor || new.lock.evdev != configuration.lock.evdev {
+            notes.append("sensor and lock-switch settings take effect at the next start")
+        }
+        if new.display != configuration.display { notes.append("display settings take effect at the next start") }
+        if new.hotkeys != configuration.hotkeys { notes.append("hotkeys take effect at the next start") }
+        if playlistOverride.isEmpty, new.player.playlist != configuration.player.playlist {
+            do { try await player.setPlaylist(new.player.playlist) } catch { notes.append("the new playlist: \(error)") }
+        }
+        configuration = new
+        await perform(outputs)
+        return notes
+    }
+
+    /// Answers one control-socket request line with one reply line (JSON); a bad request gets an
+    /// error reply and changes nothing.
+    public func control(_ line: String) async -> String {
+        let request: ControlRequest
+        switch ControlRequest.parse(line) {
+        case .success(let r): request = r
+        case .failure(let e): return errorReply(e.description)
+        }
+        switch request {
+        case .status:
+            return replyJSON(["ok": true, "status": await statusObject()])
+        case .next:
+            do { try await player.next() } catch { return errorReply("\(error)") }
+        case .previous:
+            do { try await player.previous() } catch { return errorReply("\(error)") }
+        case .policy(let c):
+            if case .push(let name) = c, configuration.policy.settings(of: name) == nil {
+                return errorReply(
+                    "no scene named '\(name)'; the configuration has: "
+                        + configuration.policy.scenes.keys.sorted().joined(separator: ", "))
+            }
+            if c == .pop, policy.stack.count < 2 { return errorReply("there is no pushed scene to pop") }
+            await command(c)
+        }
+        var reply: [String: Any] = ["ok": true]
+        reply["decision"] = policy.lastDecision.map { $0.json as Any } ?? NSNull()
+        return replyJSON(reply)
+    }
+
+    /// The session's state, as `upright ctl status` prints it.
+    private func statusObject() async -> [String: Any] {
+        var s: [String: Any] = [
+            "device": policy.device.name, "locked": policy.locked, "interface": policy.interface.name,
+            "strategy": policy.strategy.rawValue, "scenes": policy.stack.map(\.scene), "sensor": sensorHealth,
+            "display": await display.status.json,
+        ]
+        s["last_decision"] = policy.lastDecision.map { $0.json as Any } ?? NSNull()
+        s["suggestion"] = policy.suggestion.map { $0.name as Any } ?? NSNull()
+        s["playing"] = playing ?? NSNull()
+        return s
+    }
+
     /// Carries out a command, asking the motion fallback first when the lock is on (the full-screen
     /// hotkey then turns to the landscape the device is physically in).
     public func command(_ c: PolicyCommand) async {
         if policy.locked || c == .lock || c == .toggleLock, c != .unlock {
-            let sensor = configuration.sensorSettings
-            let reading = await Task.detached {
-                MotionFallback.measure(sensor, parameters: self.configuration.classifier)
-            }.value
+            let sensor = configuration.sensorSettings, parameters = configuration.classifier
+            let reading = await Task.detached { MotionFallback.measure(sensor, parameters: parameters) }.value
             if reading.orientation != .unknown { await perform(policy.handle(.motion(reading.orientation), at: now)) }
         }
         switch c {

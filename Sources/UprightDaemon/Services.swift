@@ -1,0 +1,98 @@
+public import Config
+import Foundation
+public import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// `upright play` as services in one group: the session, the control socket and the SIGHUP
+/// reloader. SIGTERM and SIGINT shut the group down gracefully (the session restores the output
+/// and quits mpv); the session ending (mpv shut down, or `duration` passed) ends the group.
+public enum PlayServices {
+    /// Runs the group until a signal, the duration, or mpv shutting down.
+    ///
+    /// - Parameters:
+    ///   - configurationPath: the file SIGHUP reads again (`nil`: the search order).
+    ///   - controlPath: the control socket, or `nil` for none.
+    ///   - overrides: what the command line sets over every configuration read, the reloaded ones too.
+    public static func run(
+        session: PlaySession, configurationPath: String?, controlPath: String?, duration: Double?,
+        logger: Logger, overrides: @escaping @Sendable (inout UprightConfiguration) -> Void = { _ in }
+    ) async throws {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(
+                service: SessionService(session: session, duration: duration),
+                successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup,
+                serviceName: "session")
+        ]
+        if let controlPath {
+            let server = try ControlServer(path: controlPath) { line in await session.control(line) }
+            services.append(.init(service: ControlService(server: server, logger: logger), serviceName: "control"))
+            logger.info("control socket: \(controlPath)")
+        }
+        services.append(
+            .init(
+                service: ReloadService(session: session, path: configurationPath, logger: logger, overrides: overrides),
+                serviceName: "reload"))
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.logging.keys = .init()
+        let group = ServiceGroup(configuration: configuration)
+        try await group.run()
+    }
+}
+
+/// The play session until a graceful shutdown or the duration.
+struct SessionService: Service {
+    let session: PlaySession
+    let duration: Double?
+
+    func run() async throws {
+        let (stop, continuation) = AsyncStream.makeStream(of: Void.self)
+        let timer = Task {
+            guard let duration else { return }
+            try? await Task.sleep(for: .seconds(duration))
+            continuation.yield()
+        }
+        defer { timer.cancel() }
+        try await withGracefulShutdownHandler {
+            try await session.run(until: stop)
+        } onGracefulShutdown: {
+            continuation.yield()
+        }
+    }
+}
+
+/// The control socket, served until the group shuts down.
+struct ControlService: Service {
+    let server: ControlServer
+    let logger: Logger
+
+    func run() async throws {
+        server.start()
+        try? await gracefulShutdown()
+        server.stop()
+    }
+}
+
+/// Reads the configuration again on SIGHUP; a bad file leaves the running one and says why.
+struct ReloadService: Service {
+    let session: PlaySession
+    let path: String?
+    let logger: Logger
+    let overrides: @Sendable (inout UprightConfiguration) -> Void
+
+    func run() async throws {
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            do {
+                var new = try UprightConfiguration.locate(explicit: path)
+                overrides(&new)
+                for w in new.warnings { logger.warning("\(w)") }
+                let notes = await session.reload(new)
+                logger.notice("configuration reloaded from \(new.file ?? "the built-in defaults")")
+                for n in notes { logger.notice("\(n)") }
+            } catch {
+                logger.error("reload refused, the running configuration stays:\n\(error.description)")
+            }
+        }
+    }
+}
