@@ -98,6 +98,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "UprightDaemonTests", dependencies: ["UprightDaemon", "Config", "OrientationCore"],
+            swiftSettings: strict),
+        .testTarget(
             name: "UprightCLITests",
             dependencies: ["UprightCLI", "OrientationCore", "Sensors", "upright"],
             resources: [.copy("Fixtures")],

@@ -81,6 +81,12 @@ public final class ControlServer: Sendable {
         }
     }
 
+    /// Stops listening but leaves the socket file, as a run that died does (for tests).
+    public func stopListeningOnly() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
     /// Stops listening and removes the socket file.
     public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))

@@ -129,7 +129,9 @@ public actor PlaySession {
         case .orientation(let o, _):
             await perform(policy.handle(.device(o), at: now))
         case .lock(let on, let source):
-            guard source != "command", on != policy.locked else { return }  // our own commands are already decided
+            // Our own commands are already decided, and the configuration's state is the policy's
+            // starting one (a late echo of it must not undo a command that came first).
+            guard source != "command", source != "configuration", on != policy.locked else { return }
             await command(on ? .lock : .unlock)
         case .status(let s):
             sensorHealth = "\(s)"

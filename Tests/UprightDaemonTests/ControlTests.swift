@@ -1,0 +1,160 @@
+import Config
+import Foundation
+import OrientationCore
+import Testing
+import UprightDaemon
+
+/// A session on the real libmpv (vo=null), no sensor and no display, for control and reload.
+func quietSession(_ configuration: UprightConfiguration = UprightConfiguration()) throws -> PlaySession {
+    var c = configuration
+    c.sensor.uri = "none"
+    c.lock.evdev = "none"
+    return try PlaySession(
+        configuration: c, extraMPV: [("vo", "null"), ("ao", "null")], environment: [:], log: { _ in }, status: { _ in })
+}
+
+/// Runs `body` while `session` plays; stops it afterwards.
+func whilePlaying(_ session: PlaySession, _ body: () async throws -> Void) async throws {
+    let (stop, continuation) = AsyncStream.makeStream(of: Void.self)
+    let running = Task { try await session.run(until: stop) }
+    // The session has started once its status shows the launch decision.
+    for _ in 0..<500 {
+        if await session.control(#"{"command": "status"}"#).contains("\"last_decision\":{") { break }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    try await body()
+    continuation.yield()
+    try await running.value
+}
+
+func object(_ line: String) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+}
+
+@Suite("Control requests", .serialized)
+struct ControlTests {
+    @Test func statusSaysEverythingTheIssueAsksFor() async throws {
+        let session = try quietSession()
+        try await whilePlaying(session) {
+            let reply = try object(await session.control(#"{"command": "status"}"#))
+            #expect(reply["ok"] as? Bool == true)
+            let status = try #require(reply["status"] as? [String: Any])
+            for key in ["device", "locked", "interface", "strategy", "scenes", "sensor", "display", "last_decision"] {
+                #expect(status[key] != nil, "status lacks \(key)")
+            }
+            #expect(status["scenes"] as? [String] == ["inline"])
+            #expect((status["display"] as? [String: Any])?["backend"] as? String == "none")
+            #expect((status["last_decision"] as? [String: Any])?["reason"] != nil)
+        }
+    }
+
+    @Test func commandsDecideAndSayWhat() async throws {
+        let session = try quietSession()
+        try await whilePlaying(session) {
+            var reply = try object(await session.control(#"{"command": "fullscreen"}"#))
+            var decision = try #require(reply["decision"] as? [String: Any])
+            #expect(decision["interface"] as? String == "landscape-right")
+            #expect(decision["scene"] as? String == "fullscreen")
+            try await Task.sleep(for: .milliseconds(700))  // the transition ends
+            reply = try object(await session.control(#"{"command": "rotate-to", "argument": "landscape-left"}"#))
+            decision = try #require(reply["decision"] as? [String: Any])
+            #expect(decision["interface"] as? String == "landscape-left")
+            try await Task.sleep(for: .milliseconds(800))  // a half turn takes 0.6 s; a command waits for its end
+            reply = try object(await session.control(#"{"command": "lock"}"#))
+            #expect(reply["ok"] as? Bool == true)
+            let status = try #require(try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
+            #expect(status["locked"] as? Bool == true)
+        }
+    }
+
+    @Test(arguments: [
+        ("not json", "a request is a JSON object"),
+        (#"{"cmd": "status"}"#, "the request has no \"command\""),
+        (#"{"command": "dance"}"#, "unknown command 'dance'"),
+        (#"{"command": "rotate-to", "argument": "sideways"}"#, "got 'sideways'"),
+        (#"{"command": "rotate-to"}"#, "rotate-to needs an \"argument\""),
+        (#"{"command": "scene-push", "argument": "nope"}"#, "no scene named 'nope'"),
+        (#"{"command": "scene-pop"}"#, "no pushed scene"),
+    ])
+    func badRequestsGetAnErrorAndChangeNothing(request: String, error: String) async throws {
+        let session = try quietSession()
+        try await whilePlaying(session) {
+            let before = try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any]
+            let reply = try object(await session.control(request))
+            #expect(reply["ok"] as? Bool == false)
+            #expect((reply["error"] as? String)?.contains(error) == true, "\(reply)")
+            let after = try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any]
+            #expect(after?["interface"] as? String == before?["interface"] as? String)
+            #expect(after?["scenes"] as? [String] == before?["scenes"] as? [String])
+        }
+    }
+
+    @Test func aReloadKeepsTheLockAndTheScenesAndARefusedOneChangesNothing() async throws {
+        let session = try quietSession()
+        try await whilePlaying(session) {
+            _ = await session.control(#"{"command": "lock"}"#)
+            _ = await session.control(#"{"command": "fullscreen"}"#)
+            try await Task.sleep(for: .milliseconds(700))
+            var new = try UprightConfiguration.parse(
+                """
+                [scenes.fullscreen]
+                supported = ["landscape-left"]
+                preferred = "landscape-left"
+                """)
+            new.sensor.uri = "none"
+            new.lock.evdev = "none"
+            let notes = await session.reload(new)
+            #expect(notes.isEmpty, "\(notes)")
+            var status = try #require(try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
+            #expect(status["locked"] as? Bool == true)
+            #expect(status["scenes"] as? [String] == ["inline", "fullscreen"])
+            #expect(status["interface"] as? String == "landscape-left")  // the new mask, presented at once
+
+            var bad = new
+            bad.policy.appSupported = [.portrait]  // the full-screen scene's landscape is no longer allowed
+            let refused = await session.reload(bad)
+            #expect(refused.first?.contains("refused") == true, "\(refused)")
+            status = try #require(try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
+            #expect(status["interface"] as? String == "landscape-left")
+        }
+    }
+}
+
+@Suite("Control socket", .serialized)
+struct ControlSocketTests {
+    func temporarySocket() -> String {
+        NSTemporaryDirectory() + "upright-ctl-\(UUID().uuidString.prefix(8))/control.sock"
+    }
+
+    @Test func repliesLineByLineOnAPrivateSocket() throws {
+        let path = temporarySocket()
+        let server = try ControlServer(path: path) { line in "{\"echo\": \(line.count)}" }
+        server.start()
+        defer { server.stop() }
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect(try ControlClient.send("hello", to: path) == #"{"echo": 5}"#)
+        #expect(throws: ControlError.self) { try ControlServer(path: path) { _ in "" } }  // another one answers
+    }
+
+    @Test func aSocketLeftByADeadRunIsReplaced() throws {
+        let path = temporarySocket()
+        let first = try ControlServer(path: path) { _ in "first" }
+        first.start()
+        // A run that died leaves its socket file behind, with nobody listening.
+        first.stopListeningOnly()
+        #expect(FileManager.default.fileExists(atPath: path))
+        let second = try ControlServer(path: path) { _ in "second" }
+        second.start()
+        defer { second.stop() }
+        #expect(try ControlClient.send("x", to: path) == "second")
+    }
+
+    @Test func noSuchDaemonIsAClearError() {
+        #expect {
+            try ControlClient.send("x", to: "/nonexistent/upright/control.sock")
+        } throws: { e in
+            (e as? ControlError)?.description.contains("is `upright play` running?") == true
+        }
+    }
+}
