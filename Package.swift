@@ -83,7 +83,7 @@ let package = Package(
         ),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationCore"], swiftSettings: strict),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "OrientationCore"], swiftSettings: strict),
-        .testTarget(name: "SensorsIntegrationTests", dependencies: ["upright"], swiftSettings: strict),
+        .testTarget(name: "SensorsIntegrationTests", dependencies: ["upright", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
         .testTarget(
             name: "DisplayTests",

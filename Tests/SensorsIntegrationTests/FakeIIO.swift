@@ -40,6 +40,7 @@ final class FakeIIO {
 
     func portrait() throws { try set(x: 0.3, y: 9.7, z: 1.2) }
     func landscapeLeft() throws { try set(x: 9.7, y: 0.2, z: 1.2) }
+    func landscapeRight() throws { try set(x: -9.7, y: 0.2, z: 1.2) }
     func faceUp() throws { try set(x: 0.1, y: 0.2, z: 9.8) }
 
     /// Adds a sensor hub's gravity device (`iio:device1`, `gravity_x/y/z`) reading this device-frame vector.
@@ -102,9 +103,10 @@ final class Running: @unchecked Sendable {
     private let lock = NSLock()
     private var out = Data(), err = Data()
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let o = Pipe(), e = Pipe()
         process.standardOutput = o
         process.standardError = e
@@ -153,10 +155,10 @@ final class Running: @unchecked Sendable {
 }
 
 /// Runs `upright ARGS` inside the fake tree's namespace.
-func uprightInNamespace(_ fake: FakeIIO, _ arguments: [String]) throws -> Running {
+func uprightInNamespace(_ fake: FakeIIO, _ arguments: [String], environment: [String: String] = [:]) throws -> Running {
     try Running(
         repositoryRoot.appendingPathComponent("scripts/with-fake-iio.sh").path,
-        [fake.root.path, uprightPath] + arguments)
+        [fake.root.path, uprightPath] + arguments, environment: environment)
 }
 
 func orientations(_ jsonLines: String) -> [String] {

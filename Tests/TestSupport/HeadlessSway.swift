@@ -100,7 +100,8 @@ public final class HeadlessSway: Sendable {
 }
 
 /// An RGB picture read from a binary PPM (P6).
-public struct Image: Sendable {
+public struct Image: Sendable, CustomStringConvertible {
+    public var description: String { "\(width)×\(height) image" }
     public let width: Int
     public let height: Int
     public let pixels: [UInt8]
