@@ -3,7 +3,7 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 TRACES ?= bench/traces/public
 
-.PHONY: all deps build release run demo test quality bench robustness lint clean
+.PHONY: all deps build release run demo test quality bench robustness lint clean deb
 
 all: build
 
@@ -36,8 +36,12 @@ bench: release
 	@scripts/install-deps.sh bench
 	scripts/bench.sh $$($(SWIFT) build -c release --show-bin-path)
 
+# A Debian package: the binary (Swift runtime linked in), /etc/upright, systemd units, man page.
+deb: deps
+	scripts/make-deb.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-deb
 
 # The detector on resampled variants of the public traces, beside the Android reference.
 robustness: release

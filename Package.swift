@@ -25,7 +25,9 @@ let package = Package(
         // C libraries: each wrapped once, by exactly one Swift module.
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CMPV", pkgConfig: "mpv", providers: [.apt(["libmpv-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "IIO", dependencies: ["CIIO"], swiftSettings: strict),
+        .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
         .target(name: "MPV", dependencies: ["CMPV"], swiftSettings: strict),
 
         // Pure core: no I/O, no clock; only the standard library and swift-numerics' elementary functions.
@@ -45,7 +47,7 @@ let package = Package(
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Config", "Display", "OrientationCore", "Player", "Sensors",
+                "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

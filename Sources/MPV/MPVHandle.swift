@@ -298,6 +298,42 @@ public final class MPVHandle: @unchecked Sendable {
         }
     }
 
+    /// What the window shows now, OSD included (`screenshot-raw window`), as 4-byte pixels; works
+    /// with video outputs that can take screenshots (gpu, wlshm, x11), not with vo=null or libmpv.
+    public func screenshot() throws(MPVError) -> MPVFrame {
+        var frame: MPVFrame?
+        try guarded("mpv_command_ret(screenshot-raw window)") { h in
+            var result = mpv_node()
+            let status = Self.withCStrings(["screenshot-raw", "window"]) { mpv_command_ret(h, $0, &result) }
+            guard status >= 0 else { return status }
+            defer { mpv_free_node_contents(&result) }
+            guard result.format == MPV_FORMAT_NODE_MAP, let list = result.u.list?.pointee else { return -1 }
+            var w = 0, h = 0, rowBytes = 0, format = "", bytes: [UInt8] = []
+            for i in 0..<Int(list.num) {
+                let key = String(cString: list.keys[i]!)
+                let v = list.values[i]
+                switch key {
+                case "w": w = Int(v.u.int64)
+                case "h": h = Int(v.u.int64)
+                case "stride": rowBytes = Int(v.u.int64)
+                case "format": format = String(cString: v.u.string)
+                case "data":
+                    if let ba = v.u.ba?.pointee, let data = ba.data {
+                        bytes = Array(UnsafeRawBufferPointer(start: data, count: ba.size))
+                    }
+                default: break
+                }
+            }
+            // mpv hands out bgr0; frames here are rgb0, as the software renderer's.
+            if format == "bgr0" {
+                for i in stride(from: 0, to: bytes.count - 3, by: 4) { bytes.swapAt(i, i + 2) }
+            }
+            frame = MPVFrame(width: w, height: h, stride: rowBytes, pixels: bytes)
+            return 0
+        }
+        return frame!
+    }
+
     /// Asks mpv to quit; the event stream then ends with ``MPVEvent/shutdown``.
     public func quit() { try? command(["quit"]) }
 

@@ -1,23 +1,73 @@
 import ArgumentParser
+import Foundation
 import OrientationCore
 import Sensors
+import UprightDaemon
 
-/// `upright demo`: the detector on the built-in trace, with the script and every decision explained.
-struct Demo: ParsableCommand {
+/// `upright demo`: the whole program on a built-in test pattern and rotation script, leaving
+/// snapshots, a contact sheet and the decision log; `--detector` explains the detector alone.
+struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the orientation detector on the built-in demo trace and explain what it decides."
+        abstract: "Play the built-in demo: a test pattern turned by a scripted device, hotkey and lock.",
+        discussion: """
+            The script (portrait → landscape → full-screen hotkey → lock → forced rotation → unlock → \
+            flat → back) drives the replay: sensor, the policy and the player. A PNG snapshot of the \
+            screen is left for each step, with a contact sheet of them and the decision log, in --out. \
+            It plays in a window when WAYLAND_DISPLAY or DISPLAY is set, headless otherwise. \
+            With --detector: the orientation detector alone on a longer trace, every change explained.
+            """
     )
 
-    @Flag(help: "Print JSON lines (as `upright replay --explain`) instead of the readable log.")
+    @Option(help: "Where the snapshots, the contact sheet and the decision log go.")
+    var out = "upright-demo"
+    @Option(help: "Play this many times faster than real time.")
+    var speed: Double = 1
+    @Flag(help: "Render headless even when a display exists.")
+    var headless = false
+    @Flag(help: "Explain the orientation detector alone on its demo trace instead.")
+    var detector = false
+
+    @Flag(help: "With --detector: JSON lines (as `upright replay --explain`) instead of the readable log.")
     var json = false
 
-    @Option(help: "Also write the demo trace to this CSV file (t,x,y,z), for `upright replay`.")
+    @Option(help: "With --detector: also write its trace to this CSV file (t,x,y,z), for `upright replay`.")
     var writeTrace: String?
 
-    @OptionGroup(title: "Classifier parameters")
+    @OptionGroup(title: "Classifier parameters (with --detector)")
     var classifier: ClassifierOptions
 
-    func run() throws {
+    func validate() throws {
+        guard speed > 0, speed <= 20 else { throw ValidationError("--speed must be above 0 and at most 20") }
+    }
+
+    func run() async throws {
+        if detector || json || writeTrace != nil {
+            try runDetector()
+            return
+        }
+        let environment = ProcessInfo.processInfo.environment
+        var demo = DemoRun(outputDirectory: out)
+        demo.speed = speed
+        demo.window = !headless && (environment["WAYLAND_DISPLAY"] != nil || environment["DISPLAY"] != nil)
+        print(
+            "Upright demo: \(ProductDemo.steps.count) steps, \(demo.window ? "in a window" : "headless"), "
+                + "snapshots in \(out)/")
+        let result: DemoRun.Result
+        do {
+            result = try await demo.run(
+                step: { s in print("\(DemoLog.pad(DemoLog.seconds(s.start), 7))  \(s.label)") },
+                decision: { line in print("           " + DemoLog.decisionLine(line)) },
+                status: { writeStandardError("upright: \($0)\n") })
+        } catch {
+            throw CLIFailure("the demo could not run: \(error)")
+        }
+        print("snapshots: \(result.snapshots.count) PNG files in \(out)/")
+        if let sheet = result.contactSheet { print("contact sheet: \(sheet)") }
+        print("decision log: \(result.decisionLog)")
+    }
+
+    /// The detector alone on its trace, every change explained.
+    func runDetector() throws {
         var out = OutputBuffer()
         let samples = DemoTrace.samples()
         if let writeTrace {
@@ -52,6 +102,17 @@ struct Demo: ParsableCommand {
 }
 
 enum DemoLog {
+    /// A decision's JSON line as a sentence: `rotate → landscape-right (surface): scene, by fullscreen`.
+    static func decisionLine(_ json: String) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return json }
+        let kind = object["decision"] as? String ?? "?", interface = object["interface"] as? String ?? "?"
+        let strategy = object["strategy"] as? String ?? "", reason = object["reason"] as? String ?? ""
+        let cause = object["cause"] as? String ?? ""
+        return kind == "rotate"
+            ? "→ turn to \(interface) (\(strategy)): \(reason), from \(cause)"
+            : "→ keep \(interface): \(reason), from \(cause)"
+    }
+
     static func stepLine(_ step: TraceScript.Step) -> String {
         "\(pad(seconds(step.start), 7))  script: \(step.label)"
     }

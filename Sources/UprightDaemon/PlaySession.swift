@@ -1,6 +1,7 @@
 public import Config
 import Display
 import Foundation
+public import MPV
 public import OrientationCore
 import Player
 import Sensors
@@ -54,6 +55,15 @@ public actor PlaySession {
     }
 
     private var now: Double { monotonicSeconds() - start }
+
+    /// The player's mpv, for a renderer or a screenshot.
+    public nonisolated var mpvHandle: MPVHandle { player.mpvHandle }
+
+    /// Shows a message line over the video (`nil` clears it).
+    public func showMessage(_ text: String?) async {
+        content.message = text
+        try? await player.setOverlays(content)
+    }
 
     /// Plays until `stop` yields (a signal, a duration) or mpv shuts down.
     public func run(until stop: AsyncStream<Void>) async throws {

@@ -109,7 +109,7 @@ struct ReplayCommandTests {
 @Suite("upright demo")
 struct DemoCommandTests {
     @Test func explainsEveryChange() throws {
-        let run = try upright(["demo"])
+        let run = try upright(["demo", "--detector"])
         #expect(run.status == 0)
         let changes = run.stdout.split(separator: "\n").filter { $0.contains("->") }
         #expect(changes.count == 7)
@@ -127,6 +127,43 @@ struct DemoCommandTests {
                 "portrait", "landscape-left", "face-up", "landscape-left", "portrait", "portrait-upside-down",
                 "landscape-right",
             ])
+    }
+}
+
+@Suite("upright demo, the product")
+struct ProductDemoTests {
+    /// Width and height from a PNG file's IHDR chunk.
+    func pngSize(_ path: String) throws -> (Int, Int) {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(Array(bytes[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        func u32(_ i: Int) -> Int { bytes[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        return (u32(16), u32(20))
+    }
+
+    @Test func leavesSnapshotsAContactSheetAndTheDecisionLog() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("upright-demo-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let run = try upright(["demo", "--headless", "--speed", "3", "--out", out])
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        let snapshots = files.filter { $0.hasSuffix(".png") && $0 != "contact-sheet.png" }
+        #expect(snapshots.count == 9, "\(files)")
+        #expect(snapshots.first == "01-portrait.png")
+        for s in snapshots { #expect(try pngSize(out + "/" + s) == (360, 640)) }
+        let (w, h) = try pngSize(out + "/contact-sheet.png")
+        #expect(w > 5 * 180 && h > 2 * 320)
+        // The decisions follow the script: full screen turns to landscape, leaving it to portrait,
+        // the locked hotkey forces landscape, and lying flat turns nothing.
+        let decisions = try String(contentsOfFile: out + "/decisions.jsonl", encoding: .utf8)
+            .split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["decision"] as? String == "rotate" }
+            .map { "\($0["interface"]!) \($0["cause"]!)" }
+        #expect(
+            decisions == [
+                "portrait launch", "landscape-right fullscreen", "portrait fullscreen", "landscape-right fullscreen",
+                "portrait fullscreen",
+            ], "\(decisions)")
+        #expect(run.stdout.contains("contact sheet: \(out)/contact-sheet.png"))
     }
 }
 

@@ -1,0 +1,105 @@
+import Config
+import Foundation
+import MPV
+import OrientationCore
+import Picture
+import Player
+public import Sensors
+
+/// `upright demo`: the built-in test pattern and the product demo's script played through the
+/// whole program (the `replay:` sensor, the policy, the player), the commands sent as the hotkey
+/// would, a snapshot of the screen at the end of each step (PNG), a contact sheet of them, and the
+/// decision log. Headless (mpv's software renderer) unless `window` is set and a display exists.
+public struct DemoRun: Sendable {
+    public var outputDirectory: String
+    /// Play faster than real time (the sensor's replay and the script; transitions keep their length).
+    public var speed: Double = 1
+    /// Show the demo in a window (mpv's own video output) instead of rendering it headless.
+    public var window = false
+    /// The headless screen's size (a portrait panel).
+    public var size = (width: 360, height: 640)
+
+    public init(outputDirectory: String) { self.outputDirectory = outputDirectory }
+
+    /// What the demo left behind.
+    public struct Result: Sendable {
+        public var snapshots: [String]
+        public var contactSheet: String?
+        public var decisionLog: String
+    }
+
+    /// Plays the demo; `step` and `decision` report progress as it goes.
+    public func run(
+        step: @escaping @Sendable (ProductDemo.Step) -> Void, decision: @escaping @Sendable (String) -> Void,
+        status: @escaping @Sendable (String) -> Void
+    ) async throws -> Result {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+        let trace = outputDirectory + "/demo-trace.csv"
+        try Trace(samples: ProductDemo.samples()).write(to: trace)
+        let logPath = outputDirectory + "/decisions.jsonl"
+        _ = fm.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        defer { try? log.close() }
+
+        var configuration = UprightConfiguration()
+        configuration.sensor.uri = "replay:\(trace)?speed=\(speed)"
+        configuration.lock.evdev = "none"
+        configuration.display.backend = "none"  // the demo never turns a real output
+        configuration.policy.transitionDuration = 0.3
+        let extra: [(String, String)] = window ? [("ao", "null")] : [("vo", "libmpv"), ("ao", "null")]
+        let session = try PlaySession(
+            configuration: configuration, extraMPV: extra, environment: [:],
+            log: { line in
+                decision(line)
+                log.write(Data((line + "\n").utf8))
+            }, status: status)
+        let renderer = window ? nil : try MPVSoftwareRenderer(session.mpvHandle)
+
+        let (stop, finish) = AsyncStream.makeStream(of: Void.self)
+        let running = Task { try await session.run(until: stop) }
+        let start = ContinuousClock.now
+        func sleep(until t: Double) async throws {
+            let target = start + .milliseconds(Int(t / speed * 1000))
+            if target > .now { try await Task.sleep(until: target, clock: .continuous) }
+        }
+
+        var snapshots: [String] = [], pictures: [Picture] = []
+        for (i, s) in ProductDemo.steps.enumerated() {
+            try await sleep(until: s.start)
+            step(s)
+            await session.showMessage("\(i + 1). \(s.label)")
+            if let c = s.command { await session.command(c) }
+            // The snapshot just before the step ends, after any transition (0.3 s, 0.6 for a half turn).
+            try await sleep(until: max(s.start + 0.7 * speed, s.end - 0.15 * speed))
+            if let frame = snapshot(renderer, session) {
+                let picture = Picture(rgb0: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride)
+                let path = outputDirectory + String(format: "/%02d-%@.png", i + 1, slug(s.label))
+                _ = fm.createFile(atPath: path, contents: Data(picture.png()))
+                snapshots.append(path)
+                pictures.append(picture)
+            }
+        }
+        finish.yield()
+        try await running.value
+        var sheet: String?
+        if !pictures.isEmpty {
+            sheet = outputDirectory + "/contact-sheet.png"
+            let shrink = pictures[0].width > 500 ? 3 : 2
+            _ = fm.createFile(
+                atPath: sheet!, contents: Data(Picture.contactSheet(pictures, columns: 5, shrink: shrink).png()))
+        }
+        return Result(snapshots: snapshots, contactSheet: sheet, decisionLog: logPath)
+    }
+
+    private func snapshot(_ renderer: MPVSoftwareRenderer?, _ session: PlaySession) -> MPVFrame? {
+        if let renderer { return try? renderer.render(width: size.width, height: size.height) }
+        return try? session.mpvHandle.screenshot()
+    }
+
+    private func slug(_ label: String) -> String {
+        let head = label.split(separator: ":").first.map(String.init) ?? label
+        return String(head.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" })
+            .split(separator: "-").joined(separator: "-")
+    }
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `make deb`: builds upright_VERSION_ARCH.deb in .build-deb/ with the binary (the Swift runtime
+# linked in statically), the example configuration as /etc/upright/upright.toml, the system and
+# user systemd units, and the man page (generated from the command line's own help, with the
+# files, signals and mounting sections of packaging/upright.1.extra).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scratch=.build-deb
+swift build -c release --static-swift-stdlib --product upright --scratch-path "$scratch"
+bin="$scratch/release/upright"
+version=$("$bin" --version)
+arch=$(dpkg --print-architecture)
+stage="$scratch/stage"
+rm -rf "$stage"
+mkdir -p "$stage/DEBIAN" "$stage/usr/bin" "$stage/etc/upright" "$stage/lib/systemd/system" \
+    "$stage/usr/lib/systemd/user" "$stage/usr/share/man/man1" "$stage/usr/share/doc/upright"
+
+install -m 755 -s "$bin" "$stage/usr/bin/upright"
+install -m 644 config/upright.toml "$stage/etc/upright/upright.toml"
+install -m 644 packaging/systemd/upright.service "$stage/lib/systemd/system/upright.service"
+install -m 644 packaging/systemd/upright-user.service "$stage/usr/lib/systemd/user/upright.service"
+install -m 644 README.md "$stage/usr/share/doc/upright/README.md"
+
+# The man page: the command line's help as mdoc, then the hand-written sections.
+man="$scratch/man"
+rm -rf "$man" && mkdir -p "$man"
+swift package --allow-writing-to-directory "$man" generate-manual --output-directory "$man" >/dev/null
+awk -v extra=packaging/upright.1.extra '
+    /^\.Sh "EXIT STATUS"/ { while ((getline line < extra) > 0) print line }
+    { print }' "$man/upright.1" | gzip -9n > "$stage/usr/share/man/man1/upright.1.gz"
+
+# Depends: the package of every shared library the binary loads, at least the version built with.
+depends=$(ldd "$bin" | awk '/=> \// { print $3 }' | while read -r lib; do
+    real=$(readlink -f "$lib")
+    pkg=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "$real" 2>/dev/null || true)
+    pkg=${pkg%%:*}
+    [ -n "$pkg" ] || continue
+    ver=$(dpkg-query -W -f='${Version}' "$pkg" | sed 's/-[^-]*$//')
+    echo "$pkg (>= $ver)"
+done | sort -u | paste -sd, | sed 's/,/, /g')
+
+size=$(du -sk "$stage" | cut -f1)
+sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$size/" \
+    packaging/debian/control.in > "$stage/DEBIAN/control"
+install -m 644 packaging/debian/conffiles "$stage/DEBIAN/conffiles"
+install -m 755 packaging/debian/postinst packaging/debian/postrm "$stage/DEBIAN/"
+
+deb="$scratch/upright_${version}_${arch}.deb"
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+echo "$deb"
+dpkg-deb --info "$deb" | sed -n '/Package:/,/Description:/p'
