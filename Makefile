@@ -37,7 +37,8 @@ bench: release
 	scripts/bench.sh $$($(SWIFT) build -c release --show-bin-path)
 
 # A Debian package: the binary (Swift runtime linked in), /etc/upright, systemd units, man page.
-deb: deps
+deb:
+	@scripts/install-deps.sh deb
 	scripts/make-deb.sh
 
 clean:

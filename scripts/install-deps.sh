@@ -2,7 +2,7 @@
 # Installs the Debian packages Upright needs to build, test and benchmark, and only those missing.
 # Idempotent: with everything present it changes nothing and does not touch the network.
 #
-#   scripts/install-deps.sh [build|test|bench]    (default: test)
+#   scripts/install-deps.sh [build|test|bench|deb]    (default: test)
 set -euo pipefail
 
 need=(pkg-config libiio-dev libmpv-dev zlib1g-dev)
@@ -13,7 +13,9 @@ case "${1:-test}" in
     test) need+=(python3 iiod sway grim wlr-randr xvfb x11-xserver-utils xinput) ;;
     # The sensor benchmark also builds a C baseline against libiio; the display one runs sway.
     bench) need+=(python3 iiod gcc sway grim wlr-randr) ;;
-    *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+    # The Debian package: objdump reads the libraries the binary needs.
+    deb) need+=(binutils) ;;
+    *) echo "usage: $0 [build|test|bench|deb]" >&2; exit 2 ;;
 esac
 
 missing=()

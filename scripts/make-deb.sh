@@ -29,8 +29,11 @@ awk -v extra=packaging/upright.1.extra '
     /^\.Sh "EXIT STATUS"/ { while ((getline line < extra) > 0) print line }
     { print }' "$man/upright.1" | gzip -9n > "$stage/usr/share/man/man1/upright.1.gz"
 
-# Depends: the package of every shared library the binary loads, at least the version built with.
-depends=$(ldd "$bin" | awk '/=> \// { print $3 }' | while read -r lib; do
+# Depends: the package of each library the binary names itself (DT_NEEDED), at least the version
+# built with; theirs bring their own.
+depends=$(objdump -p "$bin" | awk '/NEEDED/ { print $2 }' | while read -r soname; do
+    lib=$(ldd "$bin" | awk -v n="$soname" '$1 == n { print $3 }')
+    [ -n "$lib" ] || continue
     real=$(readlink -f "$lib")
     pkg=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "$real" 2>/dev/null || true)
     pkg=${pkg%%:*}

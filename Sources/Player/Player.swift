@@ -150,6 +150,15 @@ public actor Player {
         try drawOverlays()
     }
 
+    /// Changes some of what the overlays show, leaving the rest (a message the player set itself).
+    public func updateOverlays(_ change: @Sendable (inout OverlayContent) -> Void) throws(MPVError) {
+        var next = overlays
+        change(&next)
+        guard next != overlays else { return }
+        overlays = next
+        try drawOverlays()
+    }
+
     /// Changes what the overlays show.
     public func setOverlays(_ content: OverlayContent) throws(MPVError) {
         overlays = content

@@ -64,6 +64,9 @@ public struct DemoRun: Sendable {
             if target > .now { try await Task.sleep(until: target, clock: .continuous) }
         }
 
+        // A first frame tells mpv the screen's size, so the first overlays are laid out for it.
+        try await Task.sleep(for: .milliseconds(150))
+        _ = snapshot(renderer, session)
         var snapshots: [String] = [], pictures: [Picture] = []
         for (i, s) in ProductDemo.steps.enumerated() {
             try await sleep(until: s.start)
@@ -72,6 +75,9 @@ public struct DemoRun: Sendable {
             if let c = s.command { await session.command(c) }
             // The snapshot just before the step ends, after any transition (0.3 s, 0.6 for a half turn).
             try await sleep(until: max(s.start + 0.7 * speed, s.end - 0.15 * speed))
+            // A first render tells mpv the screen's size; the overlays are laid out for it by the next.
+            _ = snapshot(renderer, session)
+            try await Task.sleep(for: .milliseconds(60))
             if let frame = snapshot(renderer, session) {
                 let picture = Picture(rgb0: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride)
                 let path = outputDirectory + String(format: "/%02d-%@.png", i + 1, slug(s.label))

@@ -22,7 +22,9 @@ public actor PlaySession {
     private let log: @Sendable (String) -> Void
     private let status: @Sendable (String) -> Void
     private let start = monotonicSeconds()
-    private var content = OverlayContent()
+    private var clock = ""
+    private var pending: [PolicyOutput] = []
+    private var draining = false
     private var sensorHealth = "starting"
     private var playing: String?
     private var tasks: [Task<Void, Never>] = []
@@ -56,13 +58,20 @@ public actor PlaySession {
 
     private var now: Double { monotonicSeconds() - start }
 
+    /// The local time as the status line shows it (`14:05`).
+    static func clockText() -> String {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        return String(format: "%02d:%02d", parts.tm_hour, parts.tm_min)
+    }
+
     /// The player's mpv, for a renderer or a screenshot.
     public nonisolated var mpvHandle: MPVHandle { player.mpvHandle }
 
     /// Shows a message line over the video (`nil` clears it).
     public func showMessage(_ text: String?) async {
-        content.message = text
-        try? await player.setOverlays(content)
+        try? await player.updateOverlays { $0.message = text }
     }
 
     /// Plays until `stop` yields (a signal, a duration) or mpv shuts down.
@@ -109,6 +118,12 @@ public actor PlaySession {
 
     private func tick() async {
         await perform(policy.advance(to: now))
+        // The status line's clock, redrawn when the minute changes.
+        let text = Self.clockText()
+        if text != clock {
+            clock = text
+            try? await player.updateOverlays { $0.clock = text }
+        }
         // After a display fault, ask the backend again every few seconds.
         if !displayAbilities.canRotateOutput, display.backend.kind != .none, now - lastDisplayProbe > 5 {
             lastDisplayProbe = now
@@ -164,6 +179,9 @@ public actor PlaySession {
             }
         case .playing(let item):
             playing = item
+            let title = player.mpvHandle.string("media-title") ?? item
+            let shown = item == testPattern || item.hasPrefix("av://lavfi") ? "Test pattern" : title
+            try? await player.updateOverlays { $0.title = shown }
         case .fileFailed(let path, let reason):
             status("cannot play \(path): \(reason); going on with the playlist")
         default:
@@ -256,8 +274,15 @@ public actor PlaySession {
         await perform(policy.handle(.command(c), at: now))
     }
 
+    /// Carries out the policy's outputs strictly in order. The actor is re-entered at every await
+    /// (the ticker, the sensor, a command), so outputs that arrive while others are carried out
+    /// wait in `pending`: a transition's end can never be shown before its start.
     private func perform(_ outputs: [PolicyOutput]) async {
-        for o in outputs {
+        pending += outputs
+        guard !draining else { return }
+        draining = true
+        while !pending.isEmpty {
+            let o = pending.removeFirst()
             switch o {
             case .decision(let d):
                 log(
@@ -269,18 +294,16 @@ public actor PlaySession {
                     try? await player.apply(d.interface, strategy: d.strategy)
                 }
                 try? await player.setLayout(d.scene == Scene.fullscreen ? .fullscreen : .inline)
-                if content.locked != policy.locked {
-                    content.locked = policy.locked
-                    try? await player.setOverlays(content)
-                }
+                let locked = policy.locked
+                try? await player.updateOverlays { $0.locked = locked }
             case .willRotate:
                 try? await player.setOverlaysHidden(true)
             case .didRotate:
                 try? await player.setOverlaysHidden(false)
             case .suggestion(let s, _):
-                content.suggestion = s
-                try? await player.setOverlays(content)
+                try? await player.updateOverlays { $0.suggestion = s }
             }
         }
+        draining = false
     }
 }
