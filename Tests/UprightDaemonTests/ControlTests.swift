@@ -158,3 +158,45 @@ struct ControlSocketTests {
         }
     }
 }
+
+@Suite("Control socket peers", .enabled(if: getuid() == 0, "needs root to act as another user"))
+struct ControlPeerTests {
+    @Test func anotherUserIsRefusedEvenWhenTheSocketIsOpenToAll() throws {
+        let directory = NSTemporaryDirectory() + "upright-peer-\(UUID().uuidString.prefix(8))"
+        let path = directory + "/control.sock"
+        let server = try ControlServer(path: path) { _ in #"{"ok": true}"# }
+        server.start()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        // Open the socket to everyone: only SO_PEERCRED stands between another user and the daemon.
+        chmod(directory, 0o755)
+        chmod(path, 0o666)
+        let user = "upright-test"
+        if getpwnam(user) == nil {
+            let add = Process()
+            add.executableURL = URL(fileURLWithPath: "/usr/sbin/useradd")
+            add.arguments = ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user]
+            try add.run()
+            add.waitUntilExit()
+        }
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        client.arguments = [
+            "--reuid=\(user)", "--regid=\(user)", "--clear-groups", "/usr/bin/python3", "-c",
+            """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            s.sendall(b'{"command": "status"}\\n'); print(s.recv(4096).decode().strip())
+            """, path,
+        ]
+        let out = Pipe()
+        client.standardOutput = out
+        try client.run()
+        let reply = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        client.waitUntilExit()
+        #expect(reply.contains("permission denied"), "\(reply)")
+        #expect(try ControlClient.send(#"{"command": "status"}"#, to: path) == #"{"ok": true}"#)  // its own user is served
+    }
+}
