@@ -196,6 +196,23 @@ public enum ControlClient {
         return fd
     }
 
+    /// The same from async code: the blocking exchange runs on a dispatch thread, never on the
+    /// cooperative pool (whose threads the daemon's own handler may need to answer).
+    public static func send(_ request: String, to path: String, timeout seconds: Int = 10) async throws(ControlError)
+        -> String
+    {
+        let result: Result<String, ControlError> = await withCheckedContinuation { c in
+            DispatchQueue.global().async {
+                do throws(ControlError) {
+                    c.resume(returning: .success(try send(request, to: path, timeout: seconds) as String))
+                } catch {
+                    c.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
     /// Sends `request` (one JSON line) and returns the reply line.
     public static func send(_ request: String, to path: String, timeout seconds: Int = 10) throws(ControlError) -> String {
         let fd = try connect(path)

@@ -126,18 +126,18 @@ struct ControlSocketTests {
         NSTemporaryDirectory() + "upright-ctl-\(UUID().uuidString.prefix(8))/control.sock"
     }
 
-    @Test func repliesLineByLineOnAPrivateSocket() throws {
+    @Test func repliesLineByLineOnAPrivateSocket() async throws {
         let path = temporarySocket()
         let server = try ControlServer(path: path) { line in "{\"echo\": \(line.count)}" }
         server.start()
         defer { server.stop() }
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        #expect(try ControlClient.send("hello", to: path) == #"{"echo": 5}"#)
+        #expect(try await ControlClient.send("hello", to: path) == #"{"echo": 5}"#)
         #expect(throws: ControlError.self) { try ControlServer(path: path) { _ in "" } }  // another one answers
     }
 
-    @Test func aSocketLeftByADeadRunIsReplaced() throws {
+    @Test func aSocketLeftByADeadRunIsReplaced() async throws {
         let path = temporarySocket()
         let first = try ControlServer(path: path) { _ in "first" }
         first.start()
@@ -147,12 +147,12 @@ struct ControlSocketTests {
         let second = try ControlServer(path: path) { _ in "second" }
         second.start()
         defer { second.stop() }
-        #expect(try ControlClient.send("x", to: path) == "second")
+        #expect(try await ControlClient.send("x", to: path) == "second")
     }
 
-    @Test func noSuchDaemonIsAClearError() {
-        #expect {
-            try ControlClient.send("x", to: "/nonexistent/upright/control.sock")
+    @Test func noSuchDaemonIsAClearError() async {
+        await #expect {
+            try await ControlClient.send("x", to: "/nonexistent/upright/control.sock")
         } throws: { e in
             (e as? ControlError)?.description.contains("is `upright play` running?") == true
         }
@@ -161,7 +161,7 @@ struct ControlSocketTests {
 
 @Suite("Control socket peers", .enabled(if: getuid() == 0, "needs root to act as another user"))
 struct ControlPeerTests {
-    @Test func anotherUserIsRefusedEvenWhenTheSocketIsOpenToAll() throws {
+    @Test func anotherUserIsRefusedEvenWhenTheSocketIsOpenToAll() async throws {
         let directory = NSTemporaryDirectory() + "upright-peer-\(UUID().uuidString.prefix(8))"
         let path = directory + "/control.sock"
         let server = try ControlServer(path: path) { _ in #"{"ok": true}"# }
@@ -197,6 +197,6 @@ struct ControlPeerTests {
         let reply = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         client.waitUntilExit()
         #expect(reply.contains("permission denied"), "\(reply)")
-        #expect(try ControlClient.send(#"{"command": "status"}"#, to: path) == #"{"ok": true}"#)  // its own user is served
+        #expect(try await ControlClient.send(#"{"command": "status"}"#, to: path) == #"{"ok": true}"#)  // its own user is served
     }
 }

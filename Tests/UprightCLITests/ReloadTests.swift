@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// SIGHUP and SIGTERM sent to a real `upright play` process.
+@Suite("upright play signals", .serialized)
+struct SignalTests {
+    /// Starts `upright play ARGS`, collecting standard error.
+    final class Play: @unchecked Sendable {  // `err` only under `lock`
+        let process = Process()
+        private let lock = NSLock()
+        private var err = Data()
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = uprightBinary
+            process.arguments = ["play"] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            let e = Pipe()
+            process.standardError = e
+            e.fileHandleForReading.readabilityHandler = { [weak self] h in
+                let d = h.availableData
+                self?.lock.withLock { self?.err.append(d) }
+            }
+            try process.run()
+        }
+
+        var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+
+        func waitFor(_ text: String, seconds: Double = 10) -> Bool {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                if stderr.contains(text) { return true }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            return false
+        }
+    }
+
+    @Test func hupReloadsAndABadFileLeavesTheRunningOne() throws {
+        let config = try temporaryFile("[player]\nloop = true\n")
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let play = try Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
+        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        #expect(play.waitFor("display: "), "\(play.stderr)")
+
+        try "[app]\nlaunch = \"sideways\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        kill(play.process.processIdentifier, SIGHUP)
+        #expect(play.waitFor("reload refused, the running configuration stays"), "\(play.stderr)")
+        #expect(play.stderr.contains("\(config):2:10: error: unknown orientation 'sideways'"))
+        #expect(play.process.isRunning)
+
+        try "[player]\nloop = false\n".write(toFile: config, atomically: true, encoding: .utf8)
+        kill(play.process.processIdentifier, SIGHUP)
+        #expect(play.waitFor("configuration reloaded from \(config)"), "\(play.stderr)")
+
+        kill(play.process.processIdentifier, SIGTERM)
+        play.process.waitUntilExit()
+        #expect(play.process.terminationStatus == 0, "\(play.stderr)")
+    }
+}
