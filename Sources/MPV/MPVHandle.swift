@@ -298,13 +298,14 @@ public final class MPVHandle: @unchecked Sendable {
         }
     }
 
-    /// What the window shows now, OSD included (`screenshot-raw window`), as 4-byte pixels; works
-    /// with video outputs that can take screenshots (gpu, wlshm, x11), not with vo=null or libmpv.
-    public func screenshot() throws(MPVError) -> MPVFrame {
+    /// A screenshot as 4-byte pixels (`screenshot-raw MODE`): `window` is what the window shows,
+    /// OSD included, where the video output can take one (gpu); `subtitles` is the video frame
+    /// with subtitles, which every output that shows video can give.
+    public func screenshot(_ mode: String = "window") throws(MPVError) -> MPVFrame {
         var frame: MPVFrame?
-        try guarded("mpv_command_ret(screenshot-raw window)") { h in
+        try guarded("mpv_command_ret(screenshot-raw \(mode))") { h in
             var result = mpv_node()
-            let status = Self.withCStrings(["screenshot-raw", "window"]) { mpv_command_ret(h, $0, &result) }
+            let status = Self.withCStrings(["screenshot-raw", mode]) { mpv_command_ret(h, $0, &result) }
             guard status >= 0 else { return status }
             defer { mpv_free_node_contents(&result) }
             guard result.format == MPV_FORMAT_NODE_MAP, let list = result.u.list?.pointee else { return -1 }

@@ -100,7 +100,8 @@ public struct DemoRun: Sendable {
 
     private func snapshot(_ renderer: MPVSoftwareRenderer?, _ session: PlaySession) -> MPVFrame? {
         if let renderer { return try? renderer.render(width: size.width, height: size.height) }
-        return try? session.mpvHandle.screenshot()
+        // Outputs without window screenshots (wlshm, x11) give the turned video frame alone.
+        return (try? session.mpvHandle.screenshot("window")) ?? (try? session.mpvHandle.screenshot("subtitles"))
     }
 
     private func slug(_ label: String) -> String {
