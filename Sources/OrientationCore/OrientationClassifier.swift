@@ -225,15 +225,38 @@ public struct OrientationClassifier: Sendable {
             pending = candidate
             pendingSince = s.t
         }
-        guard s.t - pendingSince >= parameters.settleTime, s.t - lastMotionT >= parameters.quietTime else {
+        return commitIfSettled(candidate, at: s.t)
+    }
+
+    /// When the pending candidate would become the report if no other sample came first: its
+    /// settle time and the quiet time both over. `nil` when nothing is pending. A live sensor
+    /// polled more slowly than the settle time calls ``advance(to:)`` then, instead of waiting for
+    /// the next poll.
+    public var settleDeadline: Double? {
+        guard pending != orientation, pending != .unknown else { return nil }
+        return max(pendingSince + parameters.settleTime, lastMotionT + parameters.quietTime)
+    }
+
+    /// Commits the pending candidate at `t` when its settle time and the quiet time are over, as a
+    /// sample repeating the last reading would, without touching the filter (`t` is not a sample:
+    /// the next one may still come earlier than `t`).
+    public mutating func advance(to t: Double) -> Change? {
+        guard primed, t >= lastT, pending != orientation, pending != .unknown, classifyFiltered() == pending else {
+            return nil
+        }
+        return commitIfSettled(pending, at: t)
+    }
+
+    private mutating func commitIfSettled(_ candidate: DeviceOrientation, at t: Double) -> Change? {
+        guard t - pendingSince >= parameters.settleTime, t - lastMotionT >= parameters.quietTime else {
             return nil
         }
         let change = Change(
-            t: s.t, orientation: candidate, previous: orientation,
+            t: t, orientation: candidate, previous: orientation,
             evidence: Evidence(
                 planeAngle: Double.atan2(y: fx, x: fy) * 180 / .pi,
                 tilt: Double.asin(max(-1, min(1, fz / (fx * fx + fy * fy + fz * fz).squareRoot()))) * 180 / .pi,
-                held: s.t - pendingSince, quiet: s.t - lastMotionT, first: orientation == .unknown,
+                held: t - pendingSince, quiet: t - lastMotionT, first: orientation == .unknown,
                 faceLimit: orientation.isFlat ? parameters.faceExitTilt : parameters.faceEnterTilt))
         orientation = candidate
         if candidate.isUpright { lastUpright = candidate }

@@ -111,24 +111,30 @@ public enum SensorSource {
         nonisolated(unsafe) var classifier = OrientationClassifier(parameters: parameters)
         // Likewise the generation it last saw: read and written only by the sensor thread.
         nonisolated(unsafe) var generation = 0
-        return start(settings, control: control) { event in
-            guard case .sample(let s) = event else { return event }
-            let g = control.generation
-            if g != generation {
-                generation = g
-                classifier = OrientationClassifier(parameters: parameters)
-            }
-            return classifier.feed(s).map(SensorEvent.change)
-        }
+        return start(
+            settings, control: control,
+            transform: { event in
+                guard case .sample(let s) = event else { return event }
+                let g = control.generation
+                if g != generation {
+                    generation = g
+                    classifier = OrientationClassifier(parameters: parameters)
+                }
+                return classifier.feed(s).map(SensorEvent.change)
+            },
+            deadline: { classifier.settleDeadline },
+            advance: { t in classifier.advance(to: t).map(SensorEvent.change) })
     }
 
     /// Starts the sensor thread; `transform` runs on it for every event, and what it returns is sent.
     static func start(
         _ settings: SensorSettings, control: SensorControl,
-        transform: @escaping @Sendable (SensorEvent) -> SensorEvent?
+        transform: @escaping @Sendable (SensorEvent) -> SensorEvent?,
+        deadline: @escaping @Sendable () -> Double? = { nil },
+        advance: @escaping @Sendable (Double) -> SensorEvent? = { _ in nil }
     ) -> AsyncStream<SensorEvent> {
         let (stream, raw) = AsyncStream.makeStream(of: SensorEvent.self, bufferingPolicy: .bufferingNewest(4096))
-        let continuation = Relay(continuation: raw, transform: transform)
+        let continuation = Relay(continuation: raw, transform: transform, deadline: deadline, advance: advance)
         raw.onTermination = { _ in control.stop() }
         // libiio writes to iiod's socket without MSG_NOSIGNAL: a server that goes away must give an
         // error to retry, not a SIGPIPE that ends the process.
@@ -258,6 +264,11 @@ public enum SensorSource {
             next += period
             let now = monotonicSeconds()
             if next < now - period { next = now }  // fell behind: do not try to catch up in a burst
+            // A change that settles before the next poll is reported when it settles.
+            if let due = continuation.deadline(), due < next {
+                while !control.isStopped, monotonicSeconds() < due { sleep(until: due) }
+                continuation.tick(max(due, monotonicSeconds()))
+            }
             while !control.isStopped, monotonicSeconds() < next { sleep(until: next) }
         }
     }
@@ -308,19 +319,40 @@ public enum SensorSource {
 /// Warns once when |g| at rest is far from 9.81 m/s²: a wrong scale (or offset) on the device.
 struct ScaleCheck {
     private var sum = 0.0, count = 0, done = false
+    private var sx = 0.0, sy = 0.0, sz = 0.0
 
-    /// Adds a reading; returns the warning the first time 50 steady readings average far from g.
+    /// Adds a reading; after the first 50 returns a warning when their average is far from g (a
+    /// wrong scale), or when, at rest, they say the screen faces the floor or stands upside down:
+    /// a kiosk or a tablet that is being set up rarely does, while an axis inverted by a missing or
+    /// wrong mount matrix does exactly that.
     mutating func add(_ v: (x: Double, y: Double, z: Double), device: String) -> String? {
         guard !done else { return nil }
         let m = (v.x * v.x + v.y * v.y + v.z * v.z).squareRoot()
         sum += m
+        sx += v.x
+        sy += v.y
+        sz += v.z
         count += 1
         guard count >= 50 else { return nil }
         done = true
         let mean = sum / Double(count)
-        guard abs(mean - standardGravity) > 0.2 * standardGravity else { return nil }
-        return "\(device): |g| averages \((mean * 100).rounded() / 100) m/s² over the first \(count) readings, "
-            + "far from 9.81: its scale (in_accel_scale) or offset looks wrong"
+        if abs(mean - standardGravity) > 0.2 * standardGravity {
+            return "\(device): |g| averages \((mean * 100).rounded() / 100) m/s² over the first \(count) readings, "
+                + "far from 9.81: its scale (in_accel_scale) or offset looks wrong"
+        }
+        let n = Double(count), g = standardGravity
+        let (x, y, z) = (sx / n, sy / n, sz / n)
+        // At rest: the mean vector is as long as the readings (nothing was averaged away by motion).
+        guard (x * x + y * y + z * z).squareRoot() > 0.95 * mean else { return nil }
+        if z < -0.8 * g {
+            return "\(device): at rest it reads the screen facing the floor (z = \(Int(z.rounded())) m/s²): "
+                + "the z axis looks inverted; check the mount matrix (upright doctor shows it)"
+        }
+        if y < -0.8 * g {
+            return "\(device): at rest it reads the screen upside down (y = \(Int(y.rounded())) m/s²): "
+                + "if it stands upright, the y axis looks inverted or the axes swapped; check the mount matrix"
+        }
+        return nil
     }
 }
 
@@ -328,9 +360,18 @@ struct ScaleCheck {
 struct Relay: Sendable {
     let continuation: AsyncStream<SensorEvent>.Continuation
     let transform: @Sendable (SensorEvent) -> SensorEvent?
+    /// For a classifying source: when a pending change would commit with no new reading
+    /// (``OrientationClassifier/settleDeadline``), and the call that commits it then.
+    var deadline: @Sendable () -> Double? = { nil }
+    var advance: @Sendable (Double) -> SensorEvent? = { _ in nil }
 
     func yield(_ event: SensorEvent) {
         if let e = transform(event) { continuation.yield(e) }
+    }
+
+    /// Commits a settled change at `t` between polls, if there is one.
+    func tick(_ t: Double) {
+        if let e = advance(t) { continuation.yield(e) }
     }
 
     func finish() { continuation.finish() }

@@ -213,6 +213,10 @@ struct DoctorCommand: ParsableCommand {
 
     func run() throws {
         let (settings, parameters) = try sensor.settings()
+        let configuration = try loadConfiguration(sensor.config)
+        // A kiosk set up for one orientation (its app allows only that) is expected to stand in it.
+        let launchOrientation =
+            configuration.policy.appSupported.orientations.count == 1 ? configuration.policy.launch : nil
         var problems: [String] = []
         print("libiio \(iioLibraryVersion), libmpv client API \(mpvVersionForDoctor())")
         print("sensor URI: \(settings.uri)")
@@ -258,6 +262,14 @@ struct DoctorCommand: ParsableCommand {
                     print(
                         "reading now: x \(fixed(v.x, 2)), y \(fixed(v.y, 2)), z \(fixed(v.z, 2)) m/s², |g| \(fixed(g, 2)) → \(o) (confidence \(fixed(c, 2)))"
                     )
+                    if let launch = launchOrientation, o.isUpright, o != launch.deviceOrientation,
+                        c > 0.8
+                    {
+                        problems.append(
+                            "the device reads \(o) now while the configuration launches in \(launch): if the screen "
+                                + "stands the way it is used, the axes look swapped or inverted; set [sensor] "
+                                + "mount_matrix (as systemd's hwdb ACCEL_MOUNT_MATRIX, see upright(1))")
+                    }
                     if abs(g - 9.81) > 2 {
                         problems.append(
                             "|g| reads \(fixed(g, 2)) m/s², far from 9.81: the scale (in_accel_scale) looks wrong, or the device is moving"
@@ -288,7 +300,7 @@ struct DoctorCommand: ParsableCommand {
                         + (state.map { $0 ? " (locked)" : " (unlocked)" } ?? ""))
             }
         }
-        doctorDisplay(try loadConfiguration(sensor.config).displaySettings, problems: &problems)
+        doctorDisplay(configuration.displaySettings, problems: &problems)
         if problems.isEmpty {
             print("no problems found")
         } else {

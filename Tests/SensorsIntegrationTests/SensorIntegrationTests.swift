@@ -125,6 +125,32 @@ struct SensorIntegrationTests {
             "\(run.stderr)")
     }
 
+    @Test func anInvertedAxisIsCalledOut() throws {
+        let fake = try FakeIIO()
+        try fake.set(x: 0.2, y: 0.3, z: -9.8)  // at rest, "facing the floor": z inverted
+        let run = try uprightInNamespace(fake, ["sensor", "--rate", "50", "--duration", "1.5"])
+        run.wait()
+        #expect(
+            run.stderr.contains("at rest it reads the screen facing the floor (z = -10 m/s²): the z axis looks inverted"),
+            "\(run.stderr)")
+    }
+
+    @Test func doctorSaysTheAxesLookSwappedForAPortraitKiosk() throws {
+        let fake = try FakeIIO()
+        try fake.landscapeLeft()  // x and y swapped by a missing matrix: the upright kiosk reads landscape
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-\(UUID().uuidString).toml")
+        try "[app]\nsupported = [\"portrait\"]\n[scenes.fullscreen]\nsupported = [\"portrait\"]\npreferred = \"portrait\"\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: config) }
+        let doctor = try uprightInNamespace(fake, ["doctor", "--config", config.path])
+        doctor.wait()
+        #expect(
+            doctor.stdout.contains(
+                "the device reads landscape-left now while the configuration launches in portrait"),
+            "\(doctor.stdout)\(doctor.stderr)")
+        #expect(doctor.process.terminationStatus == 1)
+    }
+
     @Test func noAccelerometerAtAll() throws {
         let fake = try FakeIIO(name: "als", channels: [])
         let run = try uprightInNamespace(fake, ["sensor", "--duration", "1"])
