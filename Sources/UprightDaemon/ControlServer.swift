@@ -28,10 +28,24 @@ public struct ControlError: Error, CustomStringConvertible, Sendable {
 public final class ControlServer: Sendable {
     public let path: String
     private let listener: Int32
-    private let handler: @Sendable (String) async -> String
+    private let handler: Handler
+
+    private enum Handler: Sendable {
+        case async(@Sendable (String) async -> String)
+        case sync(@Sendable (String) -> String)
+    }
 
     /// Binds `path`; throws when another Upright answers there or the socket cannot be made.
-    public init(path: String, handler: @escaping @Sendable (String) async -> String) throws(ControlError) {
+    public convenience init(path: String, handler: @escaping @Sendable (String) async -> String) throws(ControlError) {
+        try self.init(path: path, handler: .async(handler))
+    }
+
+    /// The same with a handler that answers at once, on the connection's own thread.
+    public convenience init(path: String, answer: @escaping @Sendable (String) -> String) throws(ControlError) {
+        try self.init(path: path, handler: .sync(answer))
+    }
+
+    private init(path: String, handler: Handler) throws(ControlError) {
         self.path = path
         self.handler = handler
         let directory = (path as NSString).deletingLastPathComponent
@@ -127,9 +141,13 @@ public final class ControlServer: Sendable {
 
     /// Waits on this connection's own thread for the asynchronous handler.
     private func reply(to line: String) -> String {
+        let handler: @Sendable (String) async -> String
+        switch self.handler {
+        case .sync(let answer): return answer(line)
+        case .async(let h): handler = h
+        }
         let box = ReplyBox()
         let done = DispatchSemaphore(value: 0)
-        let handler = handler
         Task {
             box.value = await handler(line)
             done.signal()

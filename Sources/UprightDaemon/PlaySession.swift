@@ -262,7 +262,10 @@ public actor PlaySession {
     public func command(_ c: PolicyCommand) async {
         if policy.locked || c == .lock || c == .toggleLock, c != .unlock {
             let sensor = configuration.sensorSettings, parameters = configuration.classifier
-            let reading = await Task.detached { MotionFallback.measure(sensor, parameters: parameters) }.value
+            // A burst of blocking reads: on a dispatch thread, never on the cooperative pool.
+            let reading = await withCheckedContinuation { c in
+                DispatchQueue.global().async { c.resume(returning: MotionFallback.measure(sensor, parameters: parameters)) }
+            }
             if reading.orientation != .unknown { await perform(policy.handle(.motion(reading.orientation), at: now)) }
         }
         switch c {

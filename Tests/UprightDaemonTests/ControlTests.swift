@@ -128,23 +128,23 @@ struct ControlSocketTests {
 
     @Test func repliesLineByLineOnAPrivateSocket() async throws {
         let path = temporarySocket()
-        let server = try ControlServer(path: path) { line in "{\"echo\": \(line.count)}" }
+        let server = try ControlServer(path: path, answer: { line in "{\"echo\": \(line.count)}" })
         server.start()
         defer { server.stop() }
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(try await ControlClient.send("hello", to: path) == #"{"echo": 5}"#)
-        #expect(throws: ControlError.self) { try ControlServer(path: path) { _ in "" } }  // another one answers
+        #expect(throws: ControlError.self) { try ControlServer(path: path, answer: { _ in "" }) }  // another one answers
     }
 
     @Test func aSocketLeftByADeadRunIsReplaced() async throws {
         let path = temporarySocket()
-        let first = try ControlServer(path: path) { _ in "first" }
+        let first = try ControlServer(path: path, answer: { _ in "first" })
         first.start()
         // A run that died leaves its socket file behind, with nobody listening.
         first.stopListeningOnly()
         #expect(FileManager.default.fileExists(atPath: path))
-        let second = try ControlServer(path: path) { _ in "second" }
+        let second = try ControlServer(path: path, answer: { _ in "second" })
         second.start()
         defer { second.stop() }
         #expect(try await ControlClient.send("x", to: path) == "second")
@@ -164,7 +164,7 @@ struct ControlPeerTests {
     @Test func anotherUserIsRefusedEvenWhenTheSocketIsOpenToAll() async throws {
         let directory = NSTemporaryDirectory() + "upright-peer-\(UUID().uuidString.prefix(8))"
         let path = directory + "/control.sock"
-        let server = try ControlServer(path: path) { _ in #"{"ok": true}"# }
+        let server = try ControlServer(path: path, answer: { _ in #"{"ok": true}"# })
         server.start()
         defer {
             server.stop()
