@@ -29,7 +29,11 @@ done
 
 env=(WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman XDG_RUNTIME_DIR="$dir/runtime")
 if [ "$(id -u)" -eq 0 ]; then
-    id "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+    # Tests running side by side may create the user at the same moment: useradd locks the files.
+    for _ in $(seq 50); do
+        id "$user" >/dev/null 2>&1 && break
+        useradd --system --no-create-home --shell /usr/sbin/nologin "$user" 2>/dev/null || sleep 0.1
+    done
     chown "$user" "$dir" "$dir/runtime"
     setpriv --reuid="$user" --regid="$user" --init-groups --reset-env \
         env "${env[@]}" HOME="$dir" sway -c "$dir/sway.conf" >"$dir/sway.log" 2>&1 </dev/null &

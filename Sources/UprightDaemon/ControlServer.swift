@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Where Upright keeps its runtime files: `$XDG_RUNTIME_DIR/upright`, or `/run/upright` for root
 /// without one (a system service), or `/tmp/upright-UID`.
@@ -29,6 +30,12 @@ public final class ControlServer: Sendable {
     public let path: String
     private let listener: Int32
     private let handler: Handler
+    private let state = Mutex(ServerState())
+
+    private struct ServerState {
+        var started = false
+        var stopped = false
+    }
 
     private enum Handler: Sendable {
         case async(@Sendable (String) async -> String)
@@ -79,32 +86,39 @@ public final class ControlServer: Sendable {
         listener = fd
     }
 
-    /// Serves until ``stop()``; blocking accept on a thread of its own.
+    /// Serves until ``stop()``; blocking accept on a thread of its own, which alone closes the
+    /// listening socket when it ends (closing it under a blocked or starting `accept` could let a
+    /// new socket reuse the number and be served by the old thread).
     public func start() {
         let listener = listener
+        state.withLock { $0.started = true }
         Thread.detachNewThread { [self] in
             while true {
                 let client = accept(listener, nil, nil)
-                if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
                 if client < 0 {
-                    if errno == EINTR || errno == ECONNABORTED { continue }
-                    return  // closed by stop()
+                    if errno == EINTR || errno == ECONNABORTED, !state.withLock({ $0.stopped }) { continue }
+                    break  // shut down by stop()
                 }
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                 Thread.detachNewThread { [self] in serve(client) }
             }
+            close(listener)
         }
     }
 
     /// Stops listening but leaves the socket file, as a run that died does (for tests).
     public func stopListeningOnly() {
+        let started = state.withLock {
+            $0.stopped = true
+            return $0.started
+        }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        if !started { close(listener) }
     }
 
     /// Stops listening and removes the socket file.
     public func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        stopListeningOnly()
         unlink(path)
     }
 

@@ -174,12 +174,15 @@ struct ControlPeerTests {
         chmod(directory, 0o755)
         chmod(path, 0o666)
         let user = "upright-test"
-        if getpwnam(user) == nil {
+        // The display tests may be creating the same user at this moment (useradd locks /etc/passwd).
+        for _ in 0..<50 where getpwnam(user) == nil {
             let add = Process()
             add.executableURL = URL(fileURLWithPath: "/usr/sbin/useradd")
             add.arguments = ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user]
+            add.standardError = FileHandle.nullDevice
             try add.run()
             add.waitUntilExit()
+            if getpwnam(user) == nil { usleep(100_000) }
         }
         let client = Process()
         client.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -191,12 +194,14 @@ struct ControlPeerTests {
             s.sendall(b'{"command": "status"}\\n'); print(s.recv(4096).decode().strip())
             """, path,
         ]
-        let out = Pipe()
+        let out = Pipe(), err = Pipe()
         client.standardOutput = out
+        client.standardError = err
         try client.run()
         let reply = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         client.waitUntilExit()
-        #expect(reply.contains("permission denied"), "\(reply)")
+        #expect(reply.contains("permission denied"), "\(reply) \(said)")
         #expect(try await ControlClient.send(#"{"command": "status"}"#, to: path) == #"{"ok": true}"#)  // its own user is served
     }
 }
