@@ -100,7 +100,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "UprightDaemonTests", dependencies: ["UprightDaemon", "Config", "OrientationCore"],
+            name: "UprightDaemonTests", dependencies: ["UprightDaemon", "Config", "OrientationCore", "MPV"],
             swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",

@@ -47,7 +47,9 @@ public struct UprightConfiguration: Sendable {
     public var display = Display()
     public var player = Player()
     /// Action → keys (`fullscreen` → `["f", "F11"]`).
-    public var hotkeys: [String: [String]] = ["fullscreen": ["f", "F11"], "lock": ["l"]]
+    public var hotkeys: [String: [String]] = [
+        "fullscreen": ["f", "F11"], "lock": ["l"], "next": [">"], "previous": ["<"], "rotate_to": [],
+    ]
     /// Warnings found while reading (unknown keys, with the closest known one).
     public var warnings: [Diagnostic] = []
     /// The file it came from; `nil` for the built-in defaults.

@@ -175,6 +175,12 @@ public actor PlaySession {
             case "next": try? await player.next()
             case "previous": try? await player.previous()
             case "accept-suggestion": await command(.acceptSuggestion)
+            case "rotate_to", "rotate-to":
+                // A "rotate" button: the next orientation clockwise that the scene on top allows.
+                let mask = policy.effectiveMask
+                let next = (1...3).compactMap { InterfaceOrientation(angle: policy.interface.angle + 90 * $0) }
+                    .first { mask.allows($0) }
+                if let next { await command(.rotateTo(next)) } else { status("rotate: the scene allows no other orientation") }
             default: status("no action named '\(action)' (a hotkey in the configuration)")
             }
         case .playing(let item):

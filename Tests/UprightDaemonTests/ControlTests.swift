@@ -1,4 +1,5 @@
 import Config
+import MPV
 import Foundation
 import OrientationCore
 import Testing
@@ -207,5 +208,28 @@ struct ControlPeerTests {
         client.waitUntilExit()
         #expect(reply.contains("permission denied"), "\(reply) \(said)")
         #expect(try await ControlClient.send(#"{"command": "status"}"#, to: path) == #"{"ok": true}"#)  // its own user is served
+    }
+}
+
+@Suite("Hotkeys in a session", .serialized)
+struct SessionHotkeyTests {
+    @Test func theRotateKeyTurnsToTheNextOrientationTheSceneAllows() async throws {
+        var c = UprightConfiguration()
+        c.hotkeys["rotate_to"] = ["r"]
+        let session = try quietSession(c)
+        try await whilePlaying(session) {
+            _ = await session.control(#"{"command": "fullscreen"}"#)
+            try await Task.sleep(for: .milliseconds(500))
+            try session.mpvHandle.command(["keypress", "r"])
+            var interface = ""
+            for _ in 0..<100 {
+                let status = try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any]
+                interface = status?["interface"] as? String ?? ""
+                if interface == "landscape-left" { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // From landscape-right, clockwise: upside down is not allowed in full screen, landscape-left is.
+            #expect(interface == "landscape-left")
+        }
     }
 }
