@@ -156,6 +156,7 @@ public struct OrientationClassifier: Sendable {
     // Pending change.
     private var pending: DeviceOrientation = .unknown
     private var pendingSince = 0.0
+    private var pendingReadings = 0  // readings that agreed on the pending candidate
 
     // Thresholds precomputed from the parameters, so the per-sample path has no trigonometry.
     private let cos2Keep: Double  // cos²(45° + hysteresis): still inside the current zone
@@ -201,11 +202,23 @@ public struct OrientationClassifier: Sendable {
             turningInSpace = false; turningInPlane = false
             px = fx; py = fy; pz = fz
         } else {
-            let alpha = dt / (parameters.filterTimeConstant + dt)
             px = fx; py = fy; pz = fz
-            fx += alpha * (s.x - fx)
-            fy += alpha * (s.y - fy)
-            fz += alpha * (s.z - fz)
+            let r2 = s.x * s.x + s.y * s.y + s.z * s.z, f2 = fx * fx + fy * fy + fz * fz
+            let dot = s.x * fx + s.y * fy + s.z * fz
+            let atRest = r2 >= motionLow * motionLow && r2 <= motionHigh * motionHigh
+            let farApart = dot < 0 || dot * dot < 0.25 * r2 * f2  // cos(angle) < 0.5: over 60°
+            if atRest, farApart {
+                // A reading at rest more than 60° from the filtered direction: the attitude changed
+                // between two readings (a slow poll, a device set down in a new way). The filter
+                // starts again from it; the settle time and a second agreeing reading still stand
+                // between it and a report.
+                fx = s.x; fy = s.y; fz = s.z
+            } else {
+                let alpha = dt / (parameters.filterTimeConstant + dt)
+                fx += alpha * (s.x - fx)
+                fy += alpha * (s.y - fy)
+                fz += alpha * (s.z - fz)
+            }
         }
 
         if s.t - at >= parameters.turnRateWindow { measureTurn(s) }
@@ -224,16 +237,20 @@ public struct OrientationClassifier: Sendable {
         if candidate != pending || isTurning(toward: candidate, dt: dt) {
             pending = candidate
             pendingSince = s.t
+            pendingReadings = 1
+        } else {
+            pendingReadings += 1
         }
         return commitIfSettled(candidate, at: s.t)
     }
 
     /// When the pending candidate would become the report if no other sample came first: its
-    /// settle time and the quiet time both over. `nil` when nothing is pending. A live sensor
+    /// settle time and the quiet time both over, once two readings have agreed on it (one reading
+    /// alone is never reported between polls). `nil` when nothing is pending. A live sensor
     /// polled more slowly than the settle time calls ``advance(to:)`` then, instead of waiting for
     /// the next poll.
     public var settleDeadline: Double? {
-        guard pending != orientation, pending != .unknown else { return nil }
+        guard pending != orientation, pending != .unknown, pendingReadings >= 2 else { return nil }
         return max(pendingSince + parameters.settleTime, lastMotionT + parameters.quietTime)
     }
 
@@ -241,7 +258,9 @@ public struct OrientationClassifier: Sendable {
     /// sample repeating the last reading would, without touching the filter (`t` is not a sample:
     /// the next one may still come earlier than `t`).
     public mutating func advance(to t: Double) -> Change? {
-        guard primed, t >= lastT, pending != orientation, pending != .unknown, classifyFiltered() == pending else {
+        guard primed, t >= lastT, pending != orientation, pending != .unknown, pendingReadings >= 2,
+            classifyFiltered() == pending
+        else {
             return nil
         }
         return commitIfSettled(pending, at: t)

@@ -16,36 +16,41 @@ struct SettleDeadlineTests {
     @Test func thePendingChangeCommitsAtItsDeadline() throws {
         var (c, turned) = portraitThenLandscape()
         #expect(c.settleDeadline == nil)
-        var k = 0
-        while c.settleDeadline == nil, k < turned.count {
-            #expect(c.feed(turned[k]) == nil)
-            k += 1
-        }
+        // The first reading at rest 90° away restarts the filter: the candidate is pending at once,
+        // but one reading alone is never reported between polls.
+        #expect(c.feed(turned[0]) == nil)
+        #expect(c.settleDeadline == nil)
+        #expect(c.advance(to: turned[0].t + 1) == nil)
+        // The second agrees (40 ms held, under the 50 ms settle time): due 50 ms after the first.
+        #expect(c.feed(turned[1]) == nil)
         let due = try #require(c.settleDeadline)
-        #expect(due == turned[k - 1].t + OrientationClassifier.Parameters().settleTime)
-        // 50 ms: after the next poll at 25 Hz (which does not commit), before the one after it.
-        #expect(c.feed(turned[k]) == nil)
-        k += 1
-        #expect(due < turned[k - 1].t + 0.04)
+        #expect(abs(due - (turned[0].t + OrientationClassifier.Parameters().settleTime)) < 1e-9)
         #expect(c.advance(to: due - 0.001) == nil)
         let committed = c.advance(to: due)
         let change = try #require(committed)
         #expect(change.orientation == .landscapeLeft)
         #expect(change.t == due)
         #expect(c.settleDeadline == nil)
-        #expect(c.feed(turned[k]) == nil)  // the next poll repeats it: nothing new
+        #expect(c.feed(turned[2]) == nil)  // the next poll repeats it: nothing new
+    }
+
+    @Test func oneOddReadingAtRestIsNeverReported() {
+        var (c, turned) = portraitThenLandscape()
+        _ = c.feed(turned[0])  // a glitch: one reading 90° away
+        #expect(c.advance(to: turned[0].t + 0.2) == nil)
+        #expect(c.feed(GravitySample(t: turned[0].t + 0.04, x: 0.2, y: 9.8, z: 0.5)) == nil)
+        #expect(c.feed(GravitySample(t: turned[0].t + 0.08, x: 0.2, y: 9.8, z: 0.5)) == nil)
+        #expect(c.orientation == .portrait)
     }
 
     @Test func aNewReadingBeforeTheDeadlineDecidesInstead() throws {
         var (c, turned) = portraitThenLandscape()
-        var k = 0
-        while c.settleDeadline == nil, k < turned.count {
-            _ = c.feed(turned[k])
-            k += 1
-        }
+        _ = c.feed(turned[0])
+        _ = c.feed(turned[1])
+        #expect(c.settleDeadline != nil)
         // Back to portrait before the deadline: nothing to commit.
-        _ = c.feed(GravitySample(t: turned[k - 1].t + 0.02, x: 0.2, y: 9.8, z: 0.5))
-        _ = c.feed(GravitySample(t: turned[k - 1].t + 0.03, x: 0.2, y: 9.8, z: 0.5))
+        _ = c.feed(GravitySample(t: turned[1].t + 0.005, x: 0.2, y: 9.8, z: 0.5))
+        _ = c.feed(GravitySample(t: turned[1].t + 0.008, x: 0.2, y: 9.8, z: 0.5))
         if let due = c.settleDeadline { #expect(c.advance(to: due)?.orientation != .landscapeLeft) }
         #expect(c.orientation == .portrait)
     }
