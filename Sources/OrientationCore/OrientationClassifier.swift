@@ -8,7 +8,10 @@ internal import RealModule
 /// 1. **Filter.** A first-order low-pass of the whole vector with time constant
 ///    ``Parameters/filterTimeConstant``, its weight taken from the real interval between samples,
 ///    so 10 Hz and 100 Hz streams, jitter and dropped samples all filter the same way. A gap longer
-///    than ``Parameters/maxGap`` restarts the filter at the next sample.
+///    than ``Parameters/maxGap`` restarts the filter at the next sample, and so does a reading at
+///    rest (no motion) more than 60° from the filtered direction: the attitude changed between two
+///    readings, and waiting for the filter would only delay the report (settling still needs it to
+///    hold, and between polls two readings to agree; see ``settleDeadline``).
 /// 2. **Motion.** A raw sample whose length is further than ``Parameters/accelerationTolerance``
 ///    (a fraction of g) from g, or shorter than ``Parameters/freeFallMagnitude``, is motion: a shake,
 ///    a step, a tap, a bump, a pothole, a toss. No change is committed until the stream has been free
