@@ -43,11 +43,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "Player", dependencies: ["MPV", "OrientationCore"], swiftSettings: strict),
-        .target(name: "Display", dependencies: ["OrientationCore"], swiftSettings: strict),
+        .target(name: "UnixSocket", swiftSettings: strict),
+        .target(name: "Display", dependencies: ["OrientationCore", "UnixSocket"], swiftSettings: strict),
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors",
+                "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "UnixSocket",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

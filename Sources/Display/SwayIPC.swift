@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import UnixSocket
 
 /// A client of sway's IPC socket (the i3 protocol: `i3-ipc`, a 32-bit length and type in the
 /// machine's byte order, then JSON). One connection, kept open and reopened after a failure;
@@ -67,33 +68,11 @@ public final class SwayIPC: Sendable {
     }
 
     private static func connect(_ path: String) -> Result<Int32, DisplayError> {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return .failure(DisplayError("cannot create a socket: \(errnoText())")) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
-            return .failure(DisplayError("the sway socket path is too long: \(path)"))
+        do throws(UnixSocketError) {
+            return .success(try UnixSocket.connect(path, timeout: 2))
+        } catch {
+            return .failure(DisplayError("sway's socket: \(error)"))
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard rc == 0 else {
-            let why = errnoText()
-            close(fd)
-            return .failure(DisplayError("cannot connect to sway's socket \(path): \(why)"))
-        }
-        return .success(fd)
     }
 
     private static func exchange(_ fd: Int32, _ type: Message, _ payload: String) -> Result<Data, DisplayError> {
@@ -102,41 +81,24 @@ public final class SwayIPC: Sendable {
         withUnsafeBytes(of: UInt32(body.count)) { message.append(contentsOf: $0) }
         withUnsafeBytes(of: type.rawValue) { message.append(contentsOf: $0) }
         message.append(contentsOf: body)
-        var sent = 0
-        while sent < message.count {
-            let n = message[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return .failure(DisplayError("cannot write to sway's socket: \(errnoText())")) }
-            sent += n
+        guard UnixSocket.sendAll(fd, message) else {
+            return .failure(DisplayError("cannot write to sway's socket: \(UnixSocket.lastError)"))
         }
         // Replies come in order; skip any event (high bit set) that is not ours.
         while true {
-            guard case .success(let header) = readExactly(fd, 14) else {
-                return .failure(DisplayError("sway's socket closed or timed out before a reply: \(errnoText())"))
+            guard let header = UnixSocket.read(fd, exactly: 14) else {
+                return .failure(DisplayError("sway's socket closed or timed out before a reply"))
             }
             guard Array(header[0..<6]) == magic else {
                 return .failure(DisplayError("sway's socket sent something that is not an i3-ipc reply"))
             }
             let length = header[6..<10].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
             let replyType = header[10..<14].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
-            guard case .success(let body) = readExactly(fd, Int(length)) else {
+            guard let body = UnixSocket.read(fd, exactly: Int(length)) else {
                 return .failure(DisplayError("sway's socket closed in the middle of a reply"))
             }
             if replyType == type.rawValue { return .success(Data(body)) }
         }
     }
-
-    private static func readExactly(_ fd: Int32, _ count: Int) -> Result<[UInt8], DisplayError> {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var got = 0
-        while got < count {
-            let n = buffer[got...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return .failure(DisplayError("short read")) }
-            got += n
-        }
-        return .success(buffer)
-    }
 }
 
-func errnoText() -> String { String(cString: strerror(errno)) }

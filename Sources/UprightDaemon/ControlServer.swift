@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import UnixSocket
 
 /// Where Upright keeps its runtime files: `$XDG_RUNTIME_DIR/upright`, or `/run/upright` for root
 /// without one (a system service), or `/tmp/upright-UID`.
@@ -69,21 +70,11 @@ public final class ControlServer: Sendable {
             }
             unlink(path)  // left by a run that died
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ControlError("cannot create a socket: \(String(cString: strerror(errno)))") }
-        var address = try unixAddress(path)
-        let old = umask(0o177)  // the socket is born 0600
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        do throws(UnixSocketError) {
+            listener = try UnixSocket.listen(path, mode: 0o600)
+        } catch {
+            throw ControlError("\(error)")
         }
-        umask(old)
-        guard rc == 0, listen(fd, 8) == 0 else {
-            let why = String(cString: strerror(errno))
-            close(fd)
-            throw ControlError("cannot listen on \(path): \(why)")
-        }
-        chmod(path, 0o600)
-        listener = fd
     }
 
     /// Serves until ``stop()``; blocking accept on a thread of its own, which alone closes the
@@ -126,20 +117,15 @@ public final class ControlServer: Sendable {
         defer { close(fd) }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var credentials = PeerCredentials()
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return }
-        guard credentials.uid == geteuid() || credentials.uid == 0 else {
+        guard let uid = UnixSocket.peerUID(fd) else { return }
+        guard uid == geteuid() || uid == 0 else {
             writeLine(fd, #"{"ok": false, "error": "permission denied: the control socket serves its own user only"}"#)
             return
         }
         var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return }
-            pending += buffer[0..<n]
+            guard let chunk = UnixSocket.read(fd), !chunk.isEmpty else { return }
+            pending += chunk
             while let newline = pending.firstIndex(of: 10) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
@@ -171,22 +157,8 @@ public final class ControlServer: Sendable {
     }
 
     private func writeLine(_ fd: Int32, _ text: String) {
-        let bytes = Array((text + "\n").utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return }
-            sent += n
-        }
+        _ = UnixSocket.sendAll(fd, Array((text + "\n").utf8))
     }
-}
-
-/// `struct ucred` (pid, uid, gid), which Glibc's module map hides behind _GNU_SOURCE.
-private struct PeerCredentials {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
 }
 
 // @unchecked Sendable: written once by the handler task before the semaphore is signalled, read
@@ -195,37 +167,14 @@ private final class ReplyBox: @unchecked Sendable {
     var value = ""
 }
 
-func unixAddress(_ path: String) throws(ControlError) -> sockaddr_un {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-        throw ControlError("the socket path is too long: \(path)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        raw.copyBytes(from: bytes)
-        raw[bytes.count] = 0
-    }
-    return address
-}
-
 /// A client of the control socket: one request line, one reply line.
 public enum ControlClient {
-    static func connect(_ path: String) throws(ControlError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ControlError("cannot create a socket") }
-        var address = try unixAddress(path)
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+    static func connect(_ path: String, timeout: Int = 10) throws(ControlError) -> Int32 {
+        do throws(UnixSocketError) {
+            return try UnixSocket.connect(path, timeout: timeout)
+        } catch {
+            throw ControlError("\(error) (is `upright play` running?)")
         }
-        guard rc == 0 else {
-            let why = String(cString: strerror(errno))
-            close(fd)
-            throw ControlError("cannot connect to \(path): \(why) (is `upright play` running?)")
-        }
-        return fd
     }
 
     /// The same from async code: the blocking exchange runs on a dispatch thread, never on the
@@ -247,21 +196,15 @@ public enum ControlClient {
 
     /// Sends `request` (one JSON line) and returns the reply line.
     public static func send(_ request: String, to path: String, timeout seconds: Int = 10) throws(ControlError) -> String {
-        let fd = try connect(path)
+        let fd = try connect(path, timeout: seconds)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array((request + "\n").utf8)
-        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
-            throw ControlError("cannot write to \(path)")
+        guard UnixSocket.sendAll(fd, Array((request + "\n").utf8)) else {
+            throw ControlError("cannot write to \(path): \(UnixSocket.lastError)")
         }
         var reply: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while !reply.contains(10) {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw ControlError("no reply from \(path)") }
-            reply += buffer[0..<n]
+            guard let chunk = UnixSocket.read(fd), !chunk.isEmpty else { throw ControlError("no reply from \(path)") }
+            reply += chunk
         }
         return String(decoding: reply[..<reply.firstIndex(of: 10)!], as: UTF8.self)
     }
