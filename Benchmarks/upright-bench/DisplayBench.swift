@@ -84,7 +84,8 @@ func measureDisplay() async {
         let kv = line.split(separator: "=", maxSplits: 1).map(String.init)
         if kv.count == 2 { env[kv[0]] = kv[1] }
     }
-    guard let wayland = env["WAYLAND_DISPLAY"], let socket = env["SWAYSOCK"], let pid = env["SWAY_PID"].flatMap(Int32.init)
+    guard let wayland = env["WAYLAND_DISPLAY"], let socket = env["SWAYSOCK"],
+        let pid = env["SWAY_PID"].flatMap(Int32.init)
     else { fatalError("headless-sway.sh printed no sockets") }
     defer {
         kill(pid, SIGINT)
@@ -109,8 +110,10 @@ func measureDisplay() async {
         try? await Task.sleep(for: .milliseconds(50))
     }
 
-    let sequence: [InterfaceOrientation] = Array(repeating: [.landscapeRight, .portrait, .landscapeLeft, .portrait], count: 3)
-        .flatMap { $0 }
+    let sequence: [InterfaceOrientation] = Array(
+        repeating: [.landscapeRight, .portrait, .landscapeLeft, .portrait], count: 3
+    )
+    .flatMap { $0 }
     var layout: [Double] = [], screenInterface: [Double] = [], screenSurface: [Double] = []
     for strategy in [AppliedStrategy.interface, .surface] {
         for o in sequence {
@@ -142,7 +145,9 @@ func measureDisplay() async {
     func ms(_ xs: [Double]) -> String {
         let s = xs.sorted()
         guard !s.isEmpty else { return "-" }
-        return String(format: "median %.0f ms, p95 %.0f ms (n=%d)", s[s.count / 2] * 1e3, s[Int(0.95 * Double(s.count - 1))] * 1e3, s.count)
+        return String(
+            format: "median %.0f ms, p95 %.0f ms (n=%d)", s[s.count / 2] * 1e3,
+            s[Int(0.95 * Double(s.count - 1))] * 1e3, s.count)
     }
     print("Display (headless sway 1.7, mpv vo=wlshm, 800x1280; a screenshot by grim costs its own time):")
     print("  interface: decision → output turned and mpv laid out again (osd-width): \(ms(layout))")

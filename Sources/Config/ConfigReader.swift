@@ -193,7 +193,9 @@ struct ConfigReader {
                 if m == "auto" || (parts.count == 2 && parts.allSatisfy { Int($0).map { $0 > 0 } ?? false }) {
                     c.display.mode = m
                 } else {
-                    error("bad display mode '\(m)'; expected \"auto\" or WIDTHxHEIGHT, such as \"800x1280\"", at: ["display", "mode"])
+                    error(
+                        "bad display mode '\(m)'; expected \"auto\" or WIDTHxHEIGHT, such as \"800x1280\"",
+                        at: ["display", "mode"])
                 }
             }
             c.display.touch = strings(d, ["display", "touch"]) ?? c.display.touch

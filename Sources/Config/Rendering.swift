@@ -37,7 +37,8 @@ extension UprightConfiguration {
         out += "[lock]\nlocked = \(lock.locked)\nevdev = \(q(lock.evdev))\n\n"
         out += "[display]\nbackend = \(q(display.backend))\noutput = \(q(display.output))\n"
         out += "natural = \(q(display.natural.name))\nsupported = \(list(policy.displaySupported))\n"
-        out += "mode = \(q(display.mode))\ntouch = [\(display.touch.map(q).joined(separator: ", "))]\nkiosk = \(display.kiosk)\n"
+        out +=
+            "mode = \(q(display.mode))\ntouch = [\(display.touch.map(q).joined(separator: ", "))]\nkiosk = \(display.kiosk)\n"
         for name in policy.scenes.keys.sorted() {
             let s = policy.settings(of: name)!
             out += "\n[scenes.\(name)]\nsupported = \(list(s.supported))\nautorotate = \(s.autorotate)\n"

@@ -265,7 +265,8 @@ public final class DisplayController: @unchecked Sendable {
         let state = State(backend: backend.kind.rawValue, output: output, clockwise: transform.clockwise, pid: getpid())
         let url = URL(fileURLWithPath: statePath)
         try? FileManager.default.createDirectory(
-            at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         if let data = try? JSONEncoder().encode(state) { try? data.write(to: url, options: .atomic) }
     }
 

@@ -90,7 +90,9 @@ public struct X11Backend: DisplayBackend {
                     let offered = afterID[afterID.index(after: open)..<close].split(separator: " ")
                     output.canRotate = offered.contains("left") || offered.contains("right")
                 }
-                if let t = output.transform, t.clockwise % 180 == 90 { mode = .init(width: mode.height, height: mode.width) }
+                if let t = output.transform, t.clockwise % 180 == 90 {
+                    mode = .init(width: mode.height, height: mode.width)
+                }
                 output.mode = mode
             }
             outputs.append(output)

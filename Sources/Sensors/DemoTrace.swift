@@ -74,7 +74,9 @@ public enum ProductDemo {
     }()
 
     /// Commands by step index.
-    static let commands: [Int: PolicyCommand] = [3: .fullscreen, 4: .fullscreen, 5: .lock, 6: .fullscreen, 7: .unlock, 11: .fullscreen]
+    static let commands: [Int: PolicyCommand] = [
+        3: .fullscreen, 4: .fullscreen, 5: .lock, 6: .fullscreen, 7: .unlock, 11: .fullscreen,
+    ]
 
     /// The steps with their times and commands; the turns (no snapshot of their own) are left out.
     public static var steps: [Step] {

@@ -32,12 +32,15 @@ public enum UnixSocket {
     }
 
     /// Binds and listens at `path` (the file is created with `mode`, 0600 by default).
-    public static func listen(_ path: String, mode: UInt32 = 0o600, backlog: Int32 = 8) throws(UnixSocketError) -> Int32 {
+    public static func listen(_ path: String, mode: UInt32 = 0o600, backlog: Int32 = 8) throws(UnixSocketError) -> Int32
+    {
         let fd = try newSocket()
         var address = try self.address(path)
         let old = umask(0o777 & ~mode)
         let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         umask(old)
         guard rc == 0, Glibc.listen(fd, backlog) == 0 else {

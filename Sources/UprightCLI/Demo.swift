@@ -104,7 +104,9 @@ struct Demo: AsyncParsableCommand {
 enum DemoLog {
     /// A decision's JSON line as a sentence: `rotate → landscape-right (surface): scene, by fullscreen`.
     static func decisionLine(_ json: String) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return json }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+            return json
+        }
         let kind = object["decision"] as? String ?? "?", interface = object["interface"] as? String ?? "?"
         let strategy = object["strategy"] as? String ?? "", reason = object["reason"] as? String ?? ""
         let cause = object["cause"] as? String ?? ""

@@ -195,7 +195,9 @@ public enum ControlClient {
     }
 
     /// Sends `request` (one JSON line) and returns the reply line.
-    public static func send(_ request: String, to path: String, timeout seconds: Int = 10) throws(ControlError) -> String {
+    public static func send(_ request: String, to path: String, timeout seconds: Int = 10) throws(ControlError)
+        -> String
+    {
         let fd = try connect(path, timeout: seconds)
         defer { close(fd) }
         guard UnixSocket.sendAll(fd, Array((request + "\n").utf8)) else {

@@ -79,7 +79,8 @@ public struct DemoRun: Sendable {
             _ = snapshot(renderer, session)
             try await Task.sleep(for: .milliseconds(60))
             if let frame = snapshot(renderer, session) {
-                let picture = Picture(rgb0: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride)
+                let picture = Picture(
+                    rgb0: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride)
                 let path = outputDirectory + String(format: "/%02d-%@.png", i + 1, slug(s.label))
                 _ = fm.createFile(atPath: path, contents: Data(picture.png()))
                 snapshots.append(path)

@@ -130,7 +130,8 @@ public actor PlaySession {
             let abilities = await display.probe()
             if abilities != displayAbilities {
                 displayAbilities = abilities
-                status("display: \(display.backend.kind.rawValue) answers again; the interface may turn with the output")
+                status(
+                    "display: \(display.backend.kind.rawValue) answers again; the interface may turn with the output")
                 await perform(policy.handle(.display(abilities), at: now))
             }
         }
@@ -180,7 +181,11 @@ public actor PlaySession {
                 let mask = policy.effectiveMask
                 let next = (1...3).compactMap { InterfaceOrientation(angle: policy.interface.angle + 90 * $0) }
                     .first { mask.allows($0) }
-                if let next { await command(.rotateTo(next)) } else { status("rotate: the scene allows no other orientation") }
+                if let next {
+                    await command(.rotateTo(next))
+                } else {
+                    status("rotate: the scene allows no other orientation")
+                }
             default: status("no action named '\(action)' (a hotkey in the configuration)")
             }
         case .playing(let item):
@@ -214,7 +219,9 @@ public actor PlaySession {
         if new.display != configuration.display { notes.append("display settings take effect at the next start") }
         if new.hotkeys != configuration.hotkeys { notes.append("hotkeys take effect at the next start") }
         if playlistOverride.isEmpty, new.player.playlist != configuration.player.playlist {
-            do { try await player.setPlaylist(new.player.playlist) } catch { notes.append("the new playlist: \(error)") }
+            do { try await player.setPlaylist(new.player.playlist) } catch {
+                notes.append("the new playlist: \(error)")
+            }
         }
         configuration = new
         await perform(outputs)
@@ -270,7 +277,9 @@ public actor PlaySession {
             let sensor = configuration.sensorSettings, parameters = configuration.classifier
             // A burst of blocking reads: on a dispatch thread, never on the cooperative pool.
             let reading = await withCheckedContinuation { c in
-                DispatchQueue.global().async { c.resume(returning: MotionFallback.measure(sensor, parameters: parameters)) }
+                DispatchQueue.global().async {
+                    c.resume(returning: MotionFallback.measure(sensor, parameters: parameters))
+                }
             }
             if reading.orientation != .unknown { await perform(policy.handle(.motion(reading.orientation), at: now)) }
         }

@@ -21,7 +21,8 @@ public enum PlayServices {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
                 service: SessionService(session: session, duration: duration),
-                successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup,
+                successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup,
                 serviceName: "session")
         ]
         if let controlPath {

@@ -20,9 +20,12 @@ public enum ControlRequest: Sendable, Hashable {
     public static func parse(_ line: String) -> Result<ControlRequest, ControlError> {
         guard let data = line.data(using: .utf8),
             let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-        else { return .failure(ControlError("a request is a JSON object on one line, such as {\"command\": \"status\"}")) }
+        else {
+            return .failure(ControlError("a request is a JSON object on one line, such as {\"command\": \"status\"}"))
+        }
         guard let command = object["command"] as? String else {
-            return .failure(ControlError("the request has no \"command\"; expected one of: \(names.joined(separator: ", "))"))
+            return .failure(
+                ControlError("the request has no \"command\"; expected one of: \(names.joined(separator: ", "))"))
         }
         let argument = object["argument"] as? String
         switch command {
@@ -48,7 +51,8 @@ public enum ControlRequest: Sendable, Hashable {
             }
             return .success(.policy(.push(argument)))
         default:
-            return .failure(ControlError("unknown command '\(command)'; expected one of: \(names.joined(separator: ", "))"))
+            return .failure(
+                ControlError("unknown command '\(command)'; expected one of: \(names.joined(separator: ", "))"))
         }
     }
 }

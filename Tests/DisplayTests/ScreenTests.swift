@@ -56,9 +56,12 @@ struct ScreenTests {
             // The logical screen is the viewer's: landscape is 1280×800, with the picture upright in it.
             let (w, h) = o.isLandscape ? (1280, 800) : (800, 1280)
             let (shot, ok) = try await screenshot(sway) {
-                $0.width == w && $0.height == h && isRed($0.rgb(w / 2, h / 2 - 120)) && isBlue($0.rgb(w / 2, h / 2 + 120))
+                $0.width == w && $0.height == h && isRed($0.rgb(w / 2, h / 2 - 120))
+                    && isBlue($0.rgb(w / 2, h / 2 + 120))
             }
-            #expect(ok, "\(o): \(shot.width)x\(shot.height), \(shot.rgb(w / 2, h / 2 - 120)) / \(shot.rgb(w / 2, h / 2 + 120))")
+            #expect(
+                ok,
+                "\(o): \(shot.width)x\(shot.height), \(shot.rgb(w / 2, h / 2 - 120)) / \(shot.rgb(w / 2, h / 2 + 120))")
             // mpv saw the new size: its OSD is laid out for it.
             #expect(try await player.property(MPVProperty<Int64>("osd-width")) == Int64(w))
             #expect(try await player.property(.videoRotate) == 0)  // never a double rotation
@@ -74,7 +77,8 @@ struct ScreenTests {
         let player = try await player(on: sway)
         // Where the picture's top (red) and bottom (blue) fall on the untouched 800×1280 output.
         for (o, red, blue) in [
-            (InterfaceOrientation.landscapeRight, (600, 640), (200, 640)), (.portraitUpsideDown, (400, 780), (400, 500)),
+            (InterfaceOrientation.landscapeRight, (600, 640), (200, 640)),
+            (.portraitUpsideDown, (400, 780), (400, 500)),
             (.landscapeLeft, (200, 640), (600, 640)), (.portrait, (400, 500), (400, 780)),
         ] {
             try await player.apply(o, strategy: .surface)

@@ -9,7 +9,9 @@ import Testing
 struct SwayTests {
     static let backends: [DisplayBackendKind] = [.sway, .wlroots]
 
-    func controller(_ kind: DisplayBackendKind, _ sway: HeadlessSway, state: String, natural: InterfaceOrientation = .portrait)
+    func controller(
+        _ kind: DisplayBackendKind, _ sway: HeadlessSway, state: String, natural: InterfaceOrientation = .portrait
+    )
         -> DisplayController
     {
         var settings = DisplaySettings()

@@ -28,10 +28,12 @@ struct TransformTests {
         (InterfaceOrientation.portrait, InterfaceOrientation.portrait, 0), (.landscapeRight, .portrait, 90),
         (.portraitUpsideDown, .portrait, 180), (.landscapeLeft, .portrait, 270),
         // A landscape panel mounted as a portrait device: at transform 0 it shows landscape-right.
-        (.portrait, .landscapeRight, 270), (.landscapeRight, .landscapeRight, 0), (.landscapeLeft, .landscapeRight, 180),
+        (.portrait, .landscapeRight, 270), (.landscapeRight, .landscapeRight, 0),
+        (.landscapeLeft, .landscapeRight, 180),
         (.portrait, .landscapeLeft, 90),
     ])
-    func theBaseTransformComposesWithTheRequest(interface: InterfaceOrientation, natural: InterfaceOrientation, cw: Int) {
+    func theBaseTransformComposesWithTheRequest(interface: InterfaceOrientation, natural: InterfaceOrientation, cw: Int)
+    {
         let t = OutputTransform(interface: interface, natural: natural)
         #expect(t.clockwise == cw)
         #expect(t.interface(natural: natural) == interface)

@@ -20,7 +20,8 @@ struct PolicyReconfigureTests {
         #expect(policy.locked)
         #expect(policy.stack.map(\.scene) == [Scene.inline, Scene.fullscreen])
         #expect(policy.interface == .landscapeLeft)
-        #expect(out.contains { if case .decision(let d) = $0 { d.kind == .rotate && d.cause == "reload" } else { false } })
+        #expect(
+            out.contains { if case .decision(let d) = $0 { d.kind == .rotate && d.cause == "reload" } else { false } })
     }
 
     @Test func aSceneThatIsGoneIsDroppedFromTheStack() throws {

@@ -25,7 +25,8 @@ struct EndToEndTests {
         if strategy == "interface" {
             let landscape = orientation.hasPrefix("landscape")
             let (w, h) = landscape ? (1280, 800) : (800, 1280)
-            return s.width == w && s.height == h && isRed(s.rgb(w / 2, h / 2 - 120)) && isBlue(s.rgb(w / 2, h / 2 + 120))
+            return s.width == w && s.height == h && isRed(s.rgb(w / 2, h / 2 - 120))
+                && isBlue(s.rgb(w / 2, h / 2 + 120))
         }
         let (red, blue): ((Int, Int), (Int, Int)) =
             switch orientation {
@@ -85,7 +86,8 @@ struct EndToEndTests {
             // grim's picture cannot tell 90 from 270: wait for sway's transform and the pixels both.
             var shot = try sway.screenshot()
             var turned = try sway.transform()
-            for _ in 0..<50 where !(turned == wanted && upright(shot, orientation, strategy: strategy, inline: inline)) {
+            for _ in 0..<50 where !(turned == wanted && upright(shot, orientation, strategy: strategy, inline: inline))
+            {
                 try await Task.sleep(for: .milliseconds(100))
                 shot = try sway.screenshot()
                 turned = try sway.transform()

@@ -131,7 +131,8 @@ struct SensorIntegrationTests {
         let run = try uprightInNamespace(fake, ["sensor", "--rate", "50", "--duration", "1.5"])
         run.wait()
         #expect(
-            run.stderr.contains("at rest it reads the screen facing the floor (z = -10 m/s²): the z axis looks inverted"),
+            run.stderr.contains(
+                "at rest it reads the screen facing the floor (z = -10 m/s²): the z axis looks inverted"),
             "\(run.stderr)")
     }
 
@@ -139,7 +140,8 @@ struct SensorIntegrationTests {
         let fake = try FakeIIO()
         try fake.landscapeLeft()  // x and y swapped by a missing matrix: the upright kiosk reads landscape
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-\(UUID().uuidString).toml")
-        try "[app]\nsupported = [\"portrait\"]\n[scenes.fullscreen]\nsupported = [\"portrait\"]\npreferred = \"portrait\"\n"
+        try
+            "[app]\nsupported = [\"portrait\"]\n[scenes.fullscreen]\nsupported = [\"portrait\"]\npreferred = \"portrait\"\n"
             .write(to: config, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: config) }
         let doctor = try uprightInNamespace(fake, ["doctor", "--config", config.path])

@@ -141,7 +141,8 @@ struct ProductDemoTests {
     }
 
     @Test func leavesSnapshotsAContactSheetAndTheDecisionLog() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("upright-demo-\(UUID().uuidString)").path
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("upright-demo-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let run = try upright(["demo", "--headless", "--speed", "3", "--out", out])
         #expect(run.status == 0, "\(run.stderr)")
@@ -155,7 +156,9 @@ struct ProductDemoTests {
         // The decisions follow the script: full screen turns to landscape, leaving it to portrait,
         // the locked hotkey forces landscape, and lying flat turns nothing.
         let decisions = try String(contentsOfFile: out + "/decisions.jsonl", encoding: .utf8)
-            .split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .split(separator: "\n").compactMap {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
             .filter { $0["decision"] as? String == "rotate" }
             .map { "\($0["interface"]!) \($0["cause"]!)" }
         #expect(

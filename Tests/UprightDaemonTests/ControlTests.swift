@@ -1,6 +1,6 @@
 import Config
-import MPV
 import Foundation
+import MPV
 import OrientationCore
 import Testing
 import UprightDaemon
@@ -63,7 +63,8 @@ struct ControlTests {
             try await Task.sleep(for: .milliseconds(800))  // a half turn takes 0.6 s; a command waits for its end
             reply = try object(await session.control(#"{"command": "lock"}"#))
             #expect(reply["ok"] as? Bool == true)
-            let status = try #require(try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
+            let status = try #require(
+                try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
             #expect(status["locked"] as? Bool == true)
         }
     }
@@ -106,7 +107,8 @@ struct ControlTests {
             new.lock.evdev = "none"
             let notes = await session.reload(new)
             #expect(notes.isEmpty, "\(notes)")
-            var status = try #require(try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
+            var status = try #require(
+                try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
             #expect(status["locked"] as? Bool == true)
             #expect(status["scenes"] as? [String] == ["inline", "fullscreen"])
             #expect(status["interface"] as? String == "landscape-left")  // the new mask, presented at once
@@ -115,7 +117,8 @@ struct ControlTests {
             bad.policy.appSupported = [.portrait]  // the full-screen scene's landscape is no longer allowed
             let refused = await session.reload(bad)
             #expect(refused.first?.contains("refused") == true, "\(refused)")
-            status = try #require(try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
+            status = try #require(
+                try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
             #expect(status["interface"] as? String == "landscape-left")
         }
     }
@@ -135,7 +138,8 @@ struct ControlSocketTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(try await ControlClient.send("hello", to: path) == #"{"echo": 5}"#)
-        #expect(throws: ControlError.self) { try ControlServer(path: path, answer: { _ in "" }) }  // another one answers
+        // Another server on the same path: this one answers, so it is refused.
+        #expect(throws: ControlError.self) { try ControlServer(path: path, answer: { _ in "" }) }
     }
 
     @Test func aSocketLeftByADeadRunIsReplaced() async throws {
@@ -207,7 +211,8 @@ struct ControlPeerTests {
         let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         client.waitUntilExit()
         #expect(reply.contains("permission denied"), "\(reply) \(said)")
-        #expect(try await ControlClient.send(#"{"command": "status"}"#, to: path) == #"{"ok": true}"#)  // its own user is served
+        // Its own user is served.
+        #expect(try await ControlClient.send(#"{"command": "status"}"#, to: path) == #"{"ok": true}"#)
     }
 }
 
