@@ -88,6 +88,7 @@ let package = Package(
         .testTarget(name: "ConfigTests", dependencies: ["Config", "OrientationCore"], swiftSettings: strict),
         .testTarget(name: "SensorsIntegrationTests", dependencies: ["upright", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
+        .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
         .testTarget(
             name: "DisplayTests",
             dependencies: ["Display", "Player", "MPV", "OrientationCore", "TestSupport"],

@@ -37,6 +37,35 @@ public struct Picture: Sendable, Equatable {
         pixels = p
     }
 
+    /// A picture from a binary PPM file (P6, 8 bits); `nil` for anything else.
+    public init?(ppm bytes: [UInt8]) {
+        var fields: [Int] = [], i = 0
+        guard bytes.count > 2, bytes[0] == UInt8(ascii: "P"), bytes[1] == UInt8(ascii: "6") else { return nil }
+        i = 2
+        while fields.count < 3, i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: "#") {
+                while i < bytes.count, bytes[i] != 10 { i += 1 }
+            } else if c >= 48 && c <= 57 {
+                var v = 0
+                while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 {
+                    v = v * 10 + Int(bytes[i] - 48)
+                    i += 1
+                }
+                fields.append(v)
+                continue
+            }
+            i += 1
+        }
+        guard fields.count == 3, fields[2] == 255, i < bytes.count else { return nil }
+        i += 1  // the one whitespace after the maximum value
+        let (w, h) = (fields[0], fields[1])
+        guard w > 0, h > 0, bytes.count - i >= w * h * 3 else { return nil }
+        width = w
+        height = h
+        pixels = Array(bytes[i..<(i + w * h * 3)])
+    }
+
     public func rgb(_ x: Int, _ y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
         let i = (y * width + x) * 3
         return (pixels[i], pixels[i + 1], pixels[i + 2])

@@ -78,9 +78,7 @@ public struct DemoRun: Sendable {
             // A first render tells mpv the screen's size; the overlays are laid out for it by the next.
             _ = snapshot(renderer, session)
             try await Task.sleep(for: .milliseconds(60))
-            if let frame = snapshot(renderer, session) {
-                let picture = Picture(
-                    rgb0: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride)
+            if let picture = snapshot(renderer, session) {
                 let path = outputDirectory + String(format: "/%02d-%@.png", i + 1, slug(s.label))
                 _ = fm.createFile(atPath: path, contents: Data(picture.png()))
                 snapshots.append(path)
@@ -99,10 +97,34 @@ public struct DemoRun: Sendable {
         return Result(snapshots: snapshots, contactSheet: sheet, decisionLog: logPath)
     }
 
-    private func snapshot(_ renderer: MPVSoftwareRenderer?, _ session: PlaySession) -> MPVFrame? {
-        if let renderer { return try? renderer.render(width: size.width, height: size.height) }
-        // Outputs without window screenshots (wlshm, x11) give the turned video frame alone.
-        return (try? session.mpvHandle.screenshot("window")) ?? (try? session.mpvHandle.screenshot("subtitles"))
+    /// What the screen shows: the software renderer's frame headless; in a window mpv's own
+    /// window screenshot (vo=gpu), else the compositor's (grim, on Wayland), else the video frame
+    /// alone (outputs such as wlshm and x11 take no window screenshots).
+    private func snapshot(_ renderer: MPVSoftwareRenderer?, _ session: PlaySession) -> Picture? {
+        func picture(_ f: MPVFrame) -> Picture {
+            Picture(rgb0: f.pixels, width: f.width, height: f.height, stride: f.stride)
+        }
+        if let renderer { return (try? renderer.render(width: size.width, height: size.height)).map(picture) }
+        if let f = try? session.mpvHandle.screenshot("window") { return picture(f) }
+        if let shot = compositorScreenshot() { return shot }
+        return (try? session.mpvHandle.screenshot("subtitles")).map(picture)
+    }
+
+    /// The whole screen by `grim` (binary PPM), when on Wayland and grim is installed.
+    private func compositorScreenshot() -> Picture? {
+        guard ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil,
+            let grim = ["/usr/bin/grim", "/usr/local/bin/grim"].first(where: FileManager.default.isExecutableFile)
+        else { return nil }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: grim)
+        p.arguments = ["-t", "ppm", "-"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return p.terminationStatus == 0 ? Picture(ppm: [UInt8](data)) : nil
     }
 
     private func slug(_ label: String) -> String {
