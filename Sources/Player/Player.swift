@@ -76,6 +76,10 @@ public actor Player {
         mpvHandle = mpv
         rotateByFilter = options.last { $0.0 == "vo" }?.1 == "libmpv"
         (events, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
+        // The overlays are laid out against the OSD's size: drawn again whenever it changes (a turned
+        // output, a resized window, the first frame of a renderer).
+        try mpv.observe("osd-width", as: .int64)
+        try mpv.observe("osd-height", as: .int64)
         for (action, keys) in settings.hotkeys.sorted(by: { $0.key < $1.key }) {
             for key in keys { try mpv.command(["keybind", key, "script-message upright-hotkey \(action)"]) }
         }
@@ -243,6 +247,8 @@ public actor Player {
             try? drawOverlays()
         case .idle:
             continuation.yield(.idle)
+        case .propertyChange(let name, _) where name == "osd-width" || name == "osd-height":
+            try? drawOverlays()
         default:
             break
         }

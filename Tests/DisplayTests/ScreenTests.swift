@@ -46,6 +46,21 @@ struct ScreenTests {
         settings.stateDirectory = sway.directory + "/state"
         let display = DisplayController(settings: settings, environment: sway.environment)
         #expect(await display.start() == .kiosk)
+        var content = OverlayContent()
+        content.clock = "12:00"
+        content.title = "Status line"
+        try await player.setOverlays(content)
+        /// Light text pixels in the band at the top of the logical screen, across its middle third.
+        func statusLinePixels(_ s: Image) -> Int {
+            var n = 0
+            for y in 0..<min(60, s.height) {
+                for x in stride(from: s.width / 3, to: 2 * s.width / 3, by: 2) {
+                    let p = s.rgb(x, y)
+                    if p.r > 200, p.g > 200, p.b > 200 { n += 1 }
+                }
+            }
+            return n
+        }
         for (o, transform) in [
             (InterfaceOrientation.landscapeRight, "90"), (.portraitUpsideDown, "180"), (.landscapeLeft, "270"),
             (.portrait, "normal"),
@@ -57,12 +72,14 @@ struct ScreenTests {
             let (w, h) = o.isLandscape ? (1280, 800) : (800, 1280)
             let (shot, ok) = try await screenshot(sway) {
                 $0.width == w && $0.height == h && isRed($0.rgb(w / 2, h / 2 - 120))
-                    && isBlue($0.rgb(w / 2, h / 2 + 120))
+                    && isBlue($0.rgb(w / 2, h / 2 + 120)) && statusLinePixels($0) > 20
             }
             #expect(
                 ok,
                 "\(o): \(shot.width)x\(shot.height), \(shot.rgb(w / 2, h / 2 - 120)) / \(shot.rgb(w / 2, h / 2 + 120))")
-            // mpv saw the new size: its OSD is laid out for it.
+            // mpv saw the new size and the overlays were laid out again for it: the status line is
+            // centred at the top of the turned screen.
+            #expect(statusLinePixels(shot) > 20, "\(o): no status line at the top")
             #expect(try await player.property(MPVProperty<Int64>("osd-width")) == Int64(w))
             #expect(try await player.property(.videoRotate) == 0)  // never a double rotation
         }
