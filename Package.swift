@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict),
         .executableTarget(
             name: "upright-bench",
-            dependencies: ["OrientationCore", "Sensors", "Player", "MPV", "Display"],
+            dependencies: ["OrientationCore", "Sensors", "Player", "MPV", "Display", "Picture"],
             path: "Benchmarks/upright-bench",
             swiftSettings: strict
         ),
@@ -86,7 +86,8 @@ let package = Package(
         ),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationCore"], swiftSettings: strict),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "OrientationCore"], swiftSettings: strict),
-        .testTarget(name: "SensorsIntegrationTests", dependencies: ["upright", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SensorsIntegrationTests", dependencies: ["upright", "TestSupport", "Picture"], swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
         .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
         .testTarget(
@@ -94,7 +95,7 @@ let package = Package(
             dependencies: ["Display", "Player", "MPV", "OrientationCore", "TestSupport"],
             swiftSettings: strict
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Picture"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "MPVTests", dependencies: ["MPV", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PlayerTests",

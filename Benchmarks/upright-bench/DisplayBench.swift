@@ -6,60 +6,19 @@ import Display
 import Foundation
 import MPV
 import OrientationCore
+import Picture
 import Player
 import Sensors
 
-/// Runs a program; its standard output.
-func runProgram(_ arguments: [String], environment: [String: String] = [:]) -> Data? {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = arguments
-    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = FileHandle.nullDevice
-    guard (try? p.run()) != nil else { return nil }
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return p.terminationStatus == 0 ? data : nil
-}
-
-/// One screenshot's pixel at (x, y), by grim (binary PPM), with the image size.
-struct Screenshot {
-    var width = 0, height = 0
-    var bytes: [UInt8] = []
-    var offset = 0
-    init?(wayland: String) {
-        guard let data = runProgram(["grim", "-t", "ppm", "-"], environment: ["WAYLAND_DISPLAY": wayland]) else {
-            return nil
-        }
-        bytes = [UInt8](data)
-        // "P6\nW H\n255\n": four fields.
-        var fields: [Int] = [], i = 2, word = 0, inWord = false
-        while fields.count < 3, i < bytes.count {
-            let c = bytes[i]
-            if c >= 48 && c <= 57 {
-                word = word * 10 + Int(c - 48)
-                inWord = true
-            } else if inWord {
-                fields.append(word)
-                word = 0
-                inWord = false
-            }
-            i += 1
-        }
-        guard fields.count == 3 else { return nil }
-        (width, height, offset) = (fields[0], fields[1], i)
-    }
-    func rgb(_ x: Int, _ y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
-        let k = offset + (y * width + x) * 3
-        return (bytes[k], bytes[k + 1], bytes[k + 2])
-    }
+/// The whole screen by grim.
+func screenshot(wayland: String) -> Picture? {
+    (try? HelperProgram(name: "grim", environment: ["WAYLAND_DISPLAY": wayland]).output(["-t", "ppm", "-"]))
+        .flatMap { Picture(ppm: $0) }
 }
 
 /// The picture is upright on the logical screen: for the interface strategy the logical screen
 /// is the viewer's; for the surface strategy the output stays portrait and the video turns in it.
-func showsUpright(_ s: Screenshot, _ o: InterfaceOrientation, strategy: AppliedStrategy) -> Bool {
+func showsUpright(_ s: Picture, _ o: InterfaceOrientation, strategy: AppliedStrategy) -> Bool {
     if strategy == .interface {
         let (w, h) = o.isLandscape ? (1280, 800) : (800, 1280)
         return s.width == w && s.height == h && isRed(s.rgb(w / 2, h / 2 - 120)) && isBlue(s.rgb(w / 2, h / 2 + 120))
@@ -76,11 +35,11 @@ func showsUpright(_ s: Screenshot, _ o: InterfaceOrientation, strategy: AppliedS
 
 func measureDisplay() async {
     let directory = NSTemporaryDirectory() + "upright-bench-sway-\(getpid())"
-    guard let started = runProgram(["scripts/headless-sway.sh", directory]) else {
+    guard let started = try? HelperProgram(name: "bash", timeout: 10).run(["scripts/headless-sway.sh", directory]) else {
         fatalError("cannot start a headless sway (scripts/headless-sway.sh; needs sway)")
     }
     var env: [String: String] = [:]
-    for line in String(decoding: started, as: UTF8.self).split(separator: "\n") {
+    for line in started.split(separator: "\n") {
         let kv = line.split(separator: "=", maxSplits: 1).map(String.init)
         if kv.count == 2 { env[kv[0]] = kv[1] }
     }
@@ -106,7 +65,7 @@ func measureDisplay() async {
     guard await display.start().canRotateOutput else { fatalError("sway does not turn its output") }
     // Let the first frame arrive.
     for _ in 0..<100 {
-        if let s = Screenshot(wayland: wayland), showsUpright(s, .portrait, strategy: .interface) { break }
+        if let s = screenshot(wayland: wayland), showsUpright(s, .portrait, strategy: .interface) { break }
         try? await Task.sleep(for: .milliseconds(50))
     }
 
@@ -131,7 +90,7 @@ func measureDisplay() async {
                 }
             }
             while monotonicSeconds() - t0 < 5 {
-                if let s = Screenshot(wayland: wayland), showsUpright(s, o, strategy: strategy) {
+                if let s = screenshot(wayland: wayland), showsUpright(s, o, strategy: strategy) {
                     (strategy == .interface ? { screenInterface.append($0) } : { screenSurface.append($0) })(
                         monotonicSeconds() - t0)
                     break

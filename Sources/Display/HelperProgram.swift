@@ -1,21 +1,33 @@
 import Foundation
 
-/// Runs a helper program (wlr-randr, xrandr, xinput) found on `PATH`, with a timeout, and
+/// Runs a helper program (wlr-randr, xrandr, xinput, grim) found on `PATH`, with a timeout, and
 /// returns its standard output; a failure names the command, its exit status and what it said.
-struct HelperProgram: Sendable {
-    let name: String
+public struct HelperProgram: Sendable {
+    public let name: String
     /// Extra environment (`WAYLAND_DISPLAY`, `DISPLAY`), over the process's own.
-    let environment: [String: String]
-    var timeout: Double = 5
+    public let environment: [String: String]
+    public var timeout: Double = 5
+
+    public init(name: String, environment: [String: String] = [:], timeout: Double = 5) {
+        self.name = name
+        self.environment = environment
+        self.timeout = timeout
+    }
 
     /// The program's path, or `nil` when it is not installed.
-    var path: String? {
+    public var path: String? {
         let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return (dirs + ["/usr/bin", "/usr/local/bin"]).map { "\($0)/\(name)" }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    func run(_ arguments: [String]) throws(DisplayError) -> String {
+    /// Standard output as text.
+    public func run(_ arguments: [String]) throws(DisplayError) -> String {
+        String(decoding: try output(arguments), as: UTF8.self)
+    }
+
+    /// Standard output as bytes (a picture from grim).
+    public func output(_ arguments: [String]) throws(DisplayError) -> [UInt8] {
         guard let path else { throw DisplayError("\(name) is not installed (it is in the Debian package '\(name)')") }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
@@ -43,6 +55,6 @@ struct HelperProgram: Sendable {
             throw DisplayError(
                 "\(command) failed with exit status \(p.terminationStatus)" + (said.isEmpty ? "" : ": \(said)"))
         }
-        return String(decoding: stdout, as: UTF8.self)
+        return [UInt8](stdout)
     }
 }

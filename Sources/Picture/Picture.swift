@@ -3,7 +3,7 @@ import CZlib
 /// An RGB picture in memory (8 bits per channel, rows top to bottom), with the little Upright
 /// needs: PNG encoding (zlib's deflate, the only importer of CZlib), box downscaling and a
 /// contact sheet of several pictures.
-public struct Picture: Sendable, Equatable {
+public struct Picture: Sendable, Equatable, CustomStringConvertible {
     public let width: Int
     public let height: Int
     /// `width * height * 3` bytes, RGB.
@@ -65,6 +65,8 @@ public struct Picture: Sendable, Equatable {
         height = h
         pixels = Array(bytes[i..<(i + w * h * 3)])
     }
+
+    public var description: String { "\(width)×\(height) picture" }
 
     public func rgb(_ x: Int, _ y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
         let i = (y * width + x) * 3

@@ -1,4 +1,5 @@
 import Config
+import Display
 import Foundation
 import MPV
 import OrientationCore
@@ -112,19 +113,8 @@ public struct DemoRun: Sendable {
 
     /// The whole screen by `grim` (binary PPM), when on Wayland and grim is installed.
     private func compositorScreenshot() -> Picture? {
-        guard ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil,
-            let grim = ["/usr/bin/grim", "/usr/local/bin/grim"].first(where: FileManager.default.isExecutableFile)
-        else { return nil }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: grim)
-        p.arguments = ["-t", "ppm", "-"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return nil }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return p.terminationStatus == 0 ? Picture(ppm: [UInt8](data)) : nil
+        guard ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil else { return nil }
+        return (try? HelperProgram(name: "grim").output(["-t", "ppm", "-"])).flatMap { Picture(ppm: $0) }
     }
 
     private func slug(_ label: String) -> String {

@@ -93,10 +93,9 @@ struct EndToEndTests {
                 turned = try sway.transform()
             }
             let shows = upright(shot, orientation, strategy: strategy, inline: inline)
-            let kept = NSTemporaryDirectory() + "upright-e2e-\(strategy)-failed.ppm"
+            let kept = NSTemporaryDirectory() + "upright-e2e-\(strategy)-failed.png"
             if !shows {  // kept for a look
-                let header = Array("P6\n\(shot.width) \(shot.height)\n255\n".utf8)
-                _ = FileManager.default.createFile(atPath: kept, contents: Data(header + shot.pixels))
+                _ = FileManager.default.createFile(atPath: kept, contents: Data(shot.png()))
             }
             #expect(shows, "\(step): the \(shot) (kept in \(kept)) does not show \(orientation)\n\(play.stderr)")
             #expect(turned == wanted, "\(step)")

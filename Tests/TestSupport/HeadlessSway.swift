@@ -1,4 +1,5 @@
-public import Foundation
+import Foundation
+public import Picture
 
 /// A headless sway started for a test (`scripts/headless-sway.sh`, as an unprivileged user when
 /// the test runs as root), with `swaymsg` and `grim` pointed at it. Stopped by ``stop()``.
@@ -68,7 +69,8 @@ public final class HeadlessSway: Sendable {
     /// A screenshot of the whole (logical) screen, by grim.
     public func screenshot() throws -> Image {
         let data = try Self.runData(["grim", "-t", "ppm", "-"], environment: ["WAYLAND_DISPLAY": wayland])
-        return try Image(ppm: data)
+        guard let picture = Picture(ppm: [UInt8](data)) else { throw HarnessError("grim's output is not a PPM image") }
+        return picture
     }
 
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
@@ -99,46 +101,8 @@ public final class HeadlessSway: Sendable {
     }
 }
 
-/// An RGB picture read from a binary PPM (P6).
-public struct Image: Sendable, CustomStringConvertible {
-    public var description: String { "\(width)×\(height) image" }
-    public let width: Int
-    public let height: Int
-    public let pixels: [UInt8]
-
-    public init(ppm data: Data) throws {
-        let bytes = [UInt8](data)
-        var fields: [String] = []
-        var i = 0
-        while fields.count < 4, i < bytes.count {
-            if bytes[i] == UInt8(ascii: "#") {
-                while i < bytes.count, bytes[i] != 10 { i += 1 }
-            } else if bytes[i] == 32 || bytes[i] == 10 || bytes[i] == 9 || bytes[i] == 13 {
-                i += 1
-            } else {
-                var word = ""
-                while i < bytes.count, ![32, 10, 9, 13].contains(bytes[i]) {
-                    word.append(Character(UnicodeScalar(bytes[i])))
-                    i += 1
-                }
-                fields.append(word)
-            }
-        }
-        i += 1  // the single whitespace after maxval
-        guard fields.count == 4, fields[0] == "P6", let w = Int(fields[1]), let h = Int(fields[2]),
-            bytes.count - i >= w * h * 3
-        else { throw HarnessError("not a binary PPM image") }
-        width = w
-        height = h
-        pixels = Array(bytes[i..<(i + w * h * 3)])
-    }
-
-    /// The colour at (x, y).
-    public func rgb(_ x: Int, _ y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
-        let i = (y * width + x) * 3
-        return (pixels[i], pixels[i + 1], pixels[i + 2])
-    }
-}
+/// A screenshot: an RGB picture.
+public typealias Image = Picture
 
 public struct HarnessError: Error, CustomStringConvertible {
     public var description: String
