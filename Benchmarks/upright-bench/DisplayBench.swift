@@ -35,7 +35,8 @@ func showsUpright(_ s: Picture, _ o: InterfaceOrientation, strategy: AppliedStra
 
 func measureDisplay() async {
     let directory = NSTemporaryDirectory() + "upright-bench-sway-\(getpid())"
-    guard let started = try? HelperProgram(name: "bash", timeout: 10).run(["scripts/headless-sway.sh", directory]) else {
+    guard let started = try? HelperProgram(name: "bash", timeout: 10).run(["scripts/headless-sway.sh", directory])
+    else {
         fatalError("cannot start a headless sway (scripts/headless-sway.sh; needs sway)")
     }
     var env: [String: String] = [:]
