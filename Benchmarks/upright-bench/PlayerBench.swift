@@ -36,7 +36,8 @@ func stats(_ xs: [Double]) -> String {
 
 func measurePlayer() async {
     var settings = PlayerSettings()
-    settings.playlist = [pattern]
+    // UPRIGHT_BENCH_FILE: a file of the same picture instead of the generated source, for experiments.
+    settings.playlist = [ProcessInfo.processInfo.environment["UPRIGHT_BENCH_FILE"] ?? pattern]
     var starts: [Double] = [], turns: [Double] = [], reloads: [Double] = [], hotkeys: [Double] = []
     for round in 0..<5 {
         var extra = [("vo", "libmpv"), ("ao", "null")]

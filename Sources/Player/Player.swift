@@ -68,6 +68,10 @@ public actor Player {
         var options: [(String, String)] = [
             ("terminal", "no"), ("idle", "yes"), ("keep-open", "no"),
             ("osc", "no"), ("input-default-bindings", "no"), ("input-vo-keyboard", "yes"),
+            // A turn rebuilds the filter chain; by default mpv then waits about five frames for the
+            // turned picture (decoding a frame ahead, queuing 50 ms early). These bring it to two
+            // (`make bench`); the configuration's [player.mpv] may set them back.
+            ("video-latency-hacks", "yes"), ("video-timing-offset", "0.01"),
         ]
         options.append(("loop-playlist", settings.loop ? "inf" : "no"))
         options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }

@@ -307,11 +307,16 @@ public actor PlaySession {
                     "{\"t\": \(String(format: "%.3f", d.t)), \"decision\": \"\(d.kind.rawValue)\", \"interface\": \"\(d.interface)\", "
                         + "\"strategy\": \"\(d.strategy.rawValue)\", \"scene\": \"\(d.scene)\", \"reason\": \"\(d.reason.rawValue)\", "
                         + "\"cause\": \"\(d.cause)\"}")
+                let layout: PlayerLayout = d.scene == Scene.fullscreen ? .fullscreen : .inline
                 if d.kind == .rotate {
-                    guard await turnOutput(for: d) else { continue }  // the fallback decided again
+                    // The player first, then the output: with some video outputs (wlshm, x11) mpv
+                    // 0.35 takes new margins only at its next resize, which the output's turn brings.
                     try? await player.apply(d.interface, strategy: d.strategy)
+                    try? await player.setLayout(layout)
+                    guard await turnOutput(for: d) else { continue }  // the fallback decided again
+                } else {
+                    try? await player.setLayout(layout)
                 }
-                try? await player.setLayout(d.scene == Scene.fullscreen ? .fullscreen : .inline)
                 let locked = policy.locked
                 try? await player.updateOverlays { $0.locked = locked }
             case .willRotate:
