@@ -27,7 +27,8 @@ struct ScreenTests {
     }
 
     /// Screenshots until `check` accepts one (at most `bound` seconds); the last one either way.
-    func screenshot(_ sway: HeadlessSway, bound: Double = 5, until check: (Image) -> Bool) async throws -> (Image, Bool) {
+    func screenshot(_ sway: HeadlessSway, bound: Double = 5, until check: (Image) -> Bool) async throws -> (Image, Bool)
+    {
         var last = try sway.screenshot()
         for _ in 0..<Int(bound * 10) {
             if check(last) { return (last, true) }
@@ -124,7 +125,9 @@ struct ScreenTests {
         // (video-zoom, panscan, video-pan-x, video-align-x were tried). In Upright a layout change
         // comes with a turn of the output or of the video, which brings that resize.
         try await player.setLayout(.fullscreen)
-        let (full, fullOK) = try await screenshot(sway, bound: 1) { isRed($0.rgb(400, 520)) && isBlue($0.rgb(400, 760)) }
+        let (full, fullOK) = try await screenshot(sway, bound: 1) {
+            isRed($0.rgb(400, 520)) && isBlue($0.rgb(400, 760))
+        }
         withKnownIssue("mpv 0.35 wlshm: margins change at the next resize only") {
             #expect(fullOK, "full screen: \(full.rgb(400, 520)) \(full.rgb(400, 760))")
         }
