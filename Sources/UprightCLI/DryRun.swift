@@ -143,11 +143,7 @@ public enum DryRun {
     static func line(for output: PolicyOutput, policy: OrientationPolicy, explain: Bool) -> String? {
         switch output {
         case .decision(let d):
-            var s =
-                "{\"t\": \(d.t), \"decision\": \"\(d.kind.rawValue)\", \"interface\": \"\(d.interface)\", "
-                + "\"strategy\": \"\(d.strategy.rawValue)\", \"scene\": \(JSON.quote(d.scene)), \"reason\": \"\(d.reason.rawValue)\""
-            if explain { s += ", \"cause\": \(JSON.quote(d.cause))" }
-            return s + "}"
+            return d.jsonLine(time: "\(d.t)", cause: explain)
         case .willRotate(let tr) where explain:
             return transitionLine("will-rotate", tr, at: tr.start)
         case .didRotate(let tr, let at) where explain:

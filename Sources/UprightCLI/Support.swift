@@ -1,6 +1,7 @@
 import ArgumentParser
 import Config
 import Glibc
+import OrientationCore
 
 /// A failure that has already been worded for the user, exit status 1: printed as
 /// `upright: error: MESSAGE`, or as it is when it is a diagnostic that names its own place
@@ -49,27 +50,8 @@ struct OutputBuffer {
     }
 }
 
-/// Minimal JSON text helpers for the line formats Upright prints.
-enum JSON {
-    /// A JSON string literal for `s`.
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
-}
+/// JSON text helpers for the line formats Upright prints (one definition, in the core).
+typealias JSON = JSONText
 
 extension Upright {
     /// Runs the command line; worded failures print as `upright: error: ...` and exit with status 1.

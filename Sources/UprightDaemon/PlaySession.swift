@@ -303,10 +303,7 @@ public actor PlaySession {
             let o = pending.removeFirst()
             switch o {
             case .decision(let d):
-                log(
-                    "{\"t\": \(String(format: "%.3f", d.t)), \"decision\": \"\(d.kind.rawValue)\", \"interface\": \"\(d.interface)\", "
-                        + "\"strategy\": \"\(d.strategy.rawValue)\", \"scene\": \"\(d.scene)\", \"reason\": \"\(d.reason.rawValue)\", "
-                        + "\"cause\": \"\(d.cause)\"}")
+                log(d.jsonLine(time: String(format: "%.3f", d.t)))
                 let layout: PlayerLayout = d.scene == Scene.fullscreen ? .fullscreen : .inline
                 if d.kind == .rotate {
                     // The player first, then the output: with some video outputs (wlshm, x11) mpv
