@@ -15,9 +15,7 @@ public enum UnixSocket {
     public static func connect(_ path: String, timeout: Int = 2) throws(UnixSocketError) -> Int32 {
         let fd = try newSocket()
         var address = try self.address(path)
-        var tv = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setTimeout(fd, seconds: timeout)
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -50,6 +48,26 @@ public enum UnixSocket {
         }
         chmod(path, mode)
         return fd
+    }
+
+    /// The next connection on a listening socket (close-on-exec); `nil` once the socket is shut
+    /// down or closed. An interrupted or aborted connection is waited past.
+    public static func accept(_ listener: Int32) -> Int32? {
+        while true {
+            let fd = Glibc.accept(listener, nil, nil)  // accept4 is hidden behind _GNU_SOURCE
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                return fd
+            }
+            if errno != EINTR, errno != ECONNABORTED { return nil }
+        }
+    }
+
+    /// Reads and writes on `fd` time out after `seconds`.
+    public static func setTimeout(_ fd: Int32, seconds: Int) {
+        var tv = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Sends every byte; false when the peer is gone or the send timed out.

@@ -31,12 +31,8 @@ public final class ControlServer: Sendable {
     public let path: String
     private let listener: Int32
     private let handler: Handler
-    private let state = Mutex(ServerState())
-
-    private struct ServerState {
-        var started = false
-        var stopped = false
-    }
+    /// Whether the accept thread runs (and so owns the closing of `listener`).
+    private let started = Mutex(false)
 
     private enum Handler: Sendable {
         case async(@Sendable (String) async -> String)
@@ -82,15 +78,10 @@ public final class ControlServer: Sendable {
     /// new socket reuse the number and be served by the old thread).
     public func start() {
         let listener = listener
-        state.withLock { $0.started = true }
+        started.withLock { $0 = true }
         Thread.detachNewThread { [self] in
-            while true {
-                let client = accept(listener, nil, nil)
-                if client < 0 {
-                    if errno == EINTR || errno == ECONNABORTED, !state.withLock({ $0.stopped }) { continue }
-                    break  // shut down by stop()
-                }
-                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            // Until stop() shuts the socket down.
+            while let client = UnixSocket.accept(listener) {
                 Thread.detachNewThread { [self] in serve(client) }
             }
             close(listener)
@@ -99,12 +90,8 @@ public final class ControlServer: Sendable {
 
     /// Stops listening but leaves the socket file, as a run that died does (for tests).
     public func stopListeningOnly() {
-        let started = state.withLock {
-            $0.stopped = true
-            return $0.started
-        }
         shutdown(listener, Int32(SHUT_RDWR))
-        if !started { close(listener) }
+        if !started.withLock({ $0 }) { close(listener) }
     }
 
     /// Stops listening and removes the socket file.
@@ -115,8 +102,7 @@ public final class ControlServer: Sendable {
 
     private func serve(_ fd: Int32) {
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        UnixSocket.setTimeout(fd, seconds: 30)
         guard let uid = UnixSocket.peerUID(fd) else { return }
         guard uid == geteuid() || uid == 0 else {
             writeLine(fd, #"{"ok": false, "error": "permission denied: the control socket serves its own user only"}"#)
