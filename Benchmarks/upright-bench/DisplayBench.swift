@@ -59,9 +59,8 @@ func measureDisplay() async {
     }
     try? await player.start()
     try? await player.setLayout(.fullscreen)
-    var displaySettings = DisplaySettings()
+    var displaySettings = DisplaySettings(stateDirectory: directory + "/state")
     displaySettings.backend = "sway"
-    displaySettings.stateDirectory = directory + "/state"
     let display = DisplayController(settings: displaySettings, environment: ["SWAYSOCK": socket])
     guard await display.start().canRotateOutput else { fatalError("sway does not turn its output") }
     // Let the first frame arrive.

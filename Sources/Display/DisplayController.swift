@@ -18,10 +18,10 @@ public struct DisplaySettings: Sendable, Hashable {
     public var touch: [String] = []
     /// Upright owns the output (a kiosk) and may turn it; false on a shared desktop.
     public var kiosk = true
-    /// Where the restore record lives (default: `$XDG_RUNTIME_DIR/upright`, or `/run/upright`).
-    public var stateDirectory: String?
+    /// Where the restore record lives (the program's runtime directory).
+    public var stateDirectory: String
 
-    public init() {}
+    public init(stateDirectory: String) { self.stateDirectory = stateDirectory }
 }
 
 /// The display as the status and `upright doctor` report it.
@@ -142,9 +142,6 @@ public final class DisplayController: @unchecked Sendable {
     /// Puts the original transform back and removes the state file.
     public func restore() async { await run { self.restoreNow() } }
 
-    /// The same, for a signal handler or `atexit` path that cannot await.
-    public func restoreSynchronously() { queue.sync { restoreNow() } }
-
     private var abilities: DisplayAbilities {
         DisplayAbilities(canRotateOutput: status_.canRotate && status_.problem == nil, ownsOutput: settings.kiosk)
     }
@@ -155,13 +152,13 @@ public final class DisplayController: @unchecked Sendable {
             return abilities
         }
         do {
-            let found = try findOutput()
-            if let stale = readState(), stale.output == found.name, stale.pid != getpid(), !processAlive(stale.pid) {
-                // An earlier run died with the output turned: put it back first.
-                try backend.setTransform(stale.transform, of: found)
-                status_.reason += "; restored \(found.name) to \(stale.transform) left by process \(stale.pid)"
+            var current = try findOutput()
+            if let stale = readState(), stale.output == current.name, stale.pid != getpid(), !processAlive(stale.pid) {
+                // An earlier run died with the output turned: put it back first, then read it again.
+                try backend.setTransform(stale.transform, of: current)
+                status_.reason += "; restored \(current.name) to \(stale.transform) left by process \(stale.pid)"
+                current = try findOutput()
             }
-            let current = try findOutput()
             output = current
             original = current.transform ?? .normal
             status_.output = current.name
@@ -248,13 +245,7 @@ public final class DisplayController: @unchecked Sendable {
     }
 
     /// The restore record's path.
-    public var statePath: String {
-        let directory =
-            settings.stateDirectory
-            ?? ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { "\($0)/upright" }
-            ?? (getuid() == 0 ? "/run/upright" : "/tmp/upright-\(getuid())")
-        return "\(directory)/display-\(backend.kind.rawValue).json"
-    }
+    public var statePath: String { "\(settings.stateDirectory)/display-\(backend.kind.rawValue).json" }
 
     private func readState() -> State? {
         guard let data = FileManager.default.contents(atPath: statePath) else { return nil }

@@ -10,7 +10,7 @@ extension UprightConfiguration {
 
     /// The `[display]` table as the display controller takes it.
     public var displaySettings: DisplaySettings {
-        var s = DisplaySettings()
+        var s = DisplaySettings(stateDirectory: uprightRuntimeDirectory())
         s.backend = display.backend
         s.output = display.output
         s.natural = display.natural

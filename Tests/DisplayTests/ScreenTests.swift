@@ -42,9 +42,8 @@ struct ScreenTests {
         let sway = try HeadlessSway()
         defer { sway.stop() }
         let player = try await player(on: sway)
-        var settings = DisplaySettings()
+        var settings = DisplaySettings(stateDirectory: sway.directory + "/state")
         settings.backend = "sway"
-        settings.stateDirectory = sway.directory + "/state"
         let display = DisplayController(settings: settings, environment: sway.environment)
         #expect(await display.start() == .kiosk)
         var content = OverlayContent()

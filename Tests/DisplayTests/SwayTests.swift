@@ -14,11 +14,10 @@ struct SwayTests {
     )
         -> DisplayController
     {
-        var settings = DisplaySettings()
+        var settings = DisplaySettings(stateDirectory: state)
         settings.backend = kind.rawValue
         settings.natural = natural
         settings.mode = OutputState.Mode("800x1280")
-        settings.stateDirectory = state
         return DisplayController(settings: settings, environment: sway.environment)
     }
 
@@ -87,12 +86,17 @@ struct SwayTests {
     @Test func autoDetectionPrefersSwaysSocket() async throws {
         let sway = try HeadlessSway()
         defer { sway.stop() }
-        let (backend, reason) = DisplayDetection.backend(DisplaySettings(), environment: sway.environment)
+        let (backend, reason) = DisplayDetection.backend(
+            DisplaySettings(stateDirectory: sway.directory), environment: sway.environment)
         #expect(backend.kind == .sway)
         #expect(reason.contains("SWAYSOCK"))
         var onlyWayland = sway.environment
         onlyWayland["SWAYSOCK"] = nil
-        #expect(DisplayDetection.backend(DisplaySettings(), environment: onlyWayland).backend.kind == .wlroots)
-        #expect(DisplayDetection.backend(DisplaySettings(), environment: [:]).backend.kind == .none)
+        #expect(
+            DisplayDetection.backend(DisplaySettings(stateDirectory: sway.directory), environment: onlyWayland).backend
+                .kind == .wlroots)
+        #expect(
+            DisplayDetection.backend(DisplaySettings(stateDirectory: sway.directory), environment: [:]).backend.kind
+                == .none)
     }
 }

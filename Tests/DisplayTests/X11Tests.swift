@@ -40,8 +40,7 @@ struct X11Tests {
     @Test func aServerThatCannotTurnIsReportedAndTheSurfaceTurnsInstead() async throws {
         let x = try Xvfb()
         defer { x.stop() }
-        var settings = DisplaySettings()
-        settings.stateDirectory = NSTemporaryDirectory() + "upright-x11-\(getpid())"
+        let settings = DisplaySettings(stateDirectory: NSTemporaryDirectory() + "upright-x11-\(getpid())")
         let display = DisplayController(settings: settings, environment: ["DISPLAY": x.display])
         #expect(display.backend.kind == .x11)
         let abilities = await display.start()
