@@ -22,7 +22,7 @@ public actor PlaySession {
     private let log: @Sendable (String) -> Void
     private let status: @Sendable (String) -> Void
     private let start = monotonicSeconds()
-    private var clock = ""
+    private var clockMinute = -1
     private var pending: [PolicyOutput] = []
     private var draining = false
     private var sensorHealth = "starting"
@@ -58,9 +58,9 @@ public actor PlaySession {
 
     private var now: Double { monotonicSeconds() - start }
 
-    /// The local time as the status line shows it (`14:05`).
-    static func clockText() -> String {
-        var now = time(nil)
+    /// The local time `now` as the status line shows it (`14:05`).
+    static func clockText(_ now: time_t) -> String {
+        var now = now
         var parts = tm()
         localtime_r(&now, &parts)
         return String(format: "%02d:%02d", parts.tm_hour, parts.tm_min)
@@ -118,10 +118,12 @@ public actor PlaySession {
 
     private func tick() async {
         await perform(policy.advance(to: now))
-        // The status line's clock, redrawn when the minute changes.
-        let text = Self.clockText()
-        if text != clock {
-            clock = text
+        // The status line's clock, formatted and redrawn only when the minute changes (every time
+        // zone's offset is whole minutes).
+        let wall = time(nil)
+        if Int(wall / 60) != clockMinute {
+            clockMinute = Int(wall / 60)
+            let text = Self.clockText(wall)
             try? await player.updateOverlays { $0.clock = text }
         }
         // After a display fault, ask the backend again every few seconds.
