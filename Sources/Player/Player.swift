@@ -129,10 +129,14 @@ public actor Player {
     /// Applies the interface orientation the policy decided. In the `surface` strategy the video
     /// (and its overlays) turn by the orientation's clockwise angle on top of the file's own rotation
     /// metadata; in the `interface` strategy the output turns and the video shows by its metadata
-    /// alone, so nothing is turned twice. Playback goes on at the same position.
-    public func apply(_ orientation: InterfaceOrientation, strategy: AppliedStrategy) throws(MPVError) {
+    /// alone, so nothing is turned twice. Playback goes on at the same position. A `layout` given
+    /// is set in the same relayout.
+    public func apply(
+        _ orientation: InterfaceOrientation, strategy: AppliedStrategy, layout: PlayerLayout? = nil
+    ) throws(MPVError) {
         interface = orientation
         self.strategy = strategy
+        if let layout { self.layout = layout }
         if rotateByFilter {
             try? mpv.command(["vf", "remove", "@upright-rotate"])
             let filter: String? =

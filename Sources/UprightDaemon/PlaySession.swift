@@ -310,8 +310,7 @@ public actor PlaySession {
                 if d.kind == .rotate {
                     // The player first, then the output: with some video outputs (wlshm, x11) mpv
                     // 0.35 takes new margins only at its next resize, which the output's turn brings.
-                    try? await player.apply(d.interface, strategy: d.strategy)
-                    try? await player.setLayout(layout)
+                    try? await player.apply(d.interface, strategy: d.strategy, layout: layout)
                     guard await turnOutput(for: d) else { continue }  // the fallback decided again
                 } else {
                     try? await player.setLayout(layout)
