@@ -47,7 +47,6 @@ public struct DemoRun: Sendable {
         configuration.sensor.uri = "replay:\(trace)?speed=\(speed)"
         configuration.lock.evdev = "none"
         configuration.display.backend = "none"  // the demo never turns a real output
-        configuration.policy.transitionDuration = 0.3
         let extra: [(String, String)] = window ? [("ao", "null")] : [("vo", "libmpv"), ("ao", "null")]
         let session = try PlaySession(
             configuration: configuration, extraMPV: extra, environment: [:],
@@ -65,9 +64,6 @@ public struct DemoRun: Sendable {
             if target > .now { try await Task.sleep(until: target, clock: .continuous) }
         }
 
-        // A first frame tells mpv the screen's size, so the first overlays are laid out for it.
-        try await Task.sleep(for: .milliseconds(150))
-        _ = snapshot(renderer, session)
         var snapshots: [String] = [], pictures: [Picture] = []
         for (i, s) in ProductDemo.steps.enumerated() {
             try await sleep(until: s.start)
@@ -76,7 +72,8 @@ public struct DemoRun: Sendable {
             if let c = s.command { await session.command(c) }
             // The snapshot just before the step ends, after any transition (0.3 s, 0.6 for a half turn).
             try await sleep(until: max(s.start + 0.7 * speed, s.end - 0.15 * speed))
-            // A first render tells mpv the screen's size; the overlays are laid out for it by the next.
+            // A render tells mpv the screen's size (the player then lays its overlays out for it);
+            // the next one shows them.
             _ = snapshot(renderer, session)
             try await Task.sleep(for: .milliseconds(60))
             if let picture = snapshot(renderer, session) {
