@@ -107,7 +107,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",
-            dependencies: ["UprightCLI", "OrientationCore", "Sensors", "upright"],
+            dependencies: ["UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "upright"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

@@ -49,6 +49,8 @@ struct Ctl: ParsableCommand {
             throw CLIFailure(e.description)
         }
         print(reply)
-        if reply.contains(#""ok":false"#) { throw ExitCode(1) }
+        // Any reply that does not say `"ok": true` is a failure, however it is spaced.
+        let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+        if object?["ok"] as? Bool != true { throw ExitCode(1) }
     }
 }

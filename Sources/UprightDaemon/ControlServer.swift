@@ -105,7 +105,7 @@ public final class ControlServer: Sendable {
         UnixSocket.setTimeout(fd, seconds: 30)
         guard let uid = UnixSocket.peerUID(fd) else { return }
         guard uid == geteuid() || uid == 0 else {
-            writeLine(fd, #"{"ok": false, "error": "permission denied: the control socket serves its own user only"}"#)
+            writeLine(fd, errorReply("permission denied: the control socket serves its own user only"))
             return
         }
         var pending: [UInt8] = []
@@ -119,7 +119,7 @@ public final class ControlServer: Sendable {
                 writeLine(fd, reply(to: line))
             }
             if pending.count > 65_536 {
-                writeLine(fd, #"{"ok": false, "error": "request line too long"}"#)
+                writeLine(fd, errorReply("request line too long"))
                 return
             }
         }

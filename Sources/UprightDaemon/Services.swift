@@ -27,16 +27,15 @@ public enum PlayServices {
         ]
         if let controlPath {
             let server = try ControlServer(path: controlPath) { line in await session.control(line) }
-            services.append(.init(service: ControlService(server: server, logger: logger), serviceName: "control"))
+            services.append(.init(service: ControlService(server: server), serviceName: "control"))
             logger.info("control socket: \(controlPath)")
         }
         services.append(
             .init(
                 service: ReloadService(session: session, path: configurationPath, logger: logger, overrides: overrides),
                 serviceName: "reload"))
-        var configuration = ServiceGroupConfiguration(
+        let configuration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        configuration.logging.keys = .init()
         let group = ServiceGroup(configuration: configuration)
         try await group.run()
     }
@@ -66,7 +65,6 @@ struct SessionService: Service {
 /// The control socket, served until the group shuts down.
 struct ControlService: Service {
     let server: ControlServer
-    let logger: Logger
 
     func run() async throws {
         server.start()

@@ -1,4 +1,5 @@
 import Foundation
+import UprightDaemon
 import Testing
 
 /// SIGHUP and SIGTERM sent to a real `upright play` process.
@@ -55,5 +56,22 @@ struct SignalTests {
         kill(play.process.processIdentifier, SIGTERM)
         play.process.waitUntilExit()
         #expect(play.process.terminationStatus == 0, "\(play.stderr)")
+    }
+}
+
+@Suite("upright ctl")
+struct CtlTests {
+    @Test(arguments: [
+        (#"{"ok": false, "error": "permission denied"}"#, Int32(1)), (#"{"error":"bad","ok":false}"#, 1),
+        (#"{"ok": true}"#, 0), ("not json", 1),
+    ])
+    func theExitStatusFollowsTheReply(reply: String, status: Int32) throws {
+        let path = NSTemporaryDirectory() + "upright-ctl-\(UUID().uuidString.prefix(8))/control.sock"
+        let server = try ControlServer(path: path, answer: { _ in reply })
+        server.start()
+        defer { server.stop() }
+        let run = try upright(["ctl", "--socket", path, "status"])
+        #expect(run.status == status, "\(run.stdout) \(run.stderr)")
+        #expect(run.stdout == reply + "\n")
     }
 }
