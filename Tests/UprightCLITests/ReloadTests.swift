@@ -1,6 +1,6 @@
 import Foundation
-import UprightDaemon
 import Testing
+import UprightDaemon
 
 /// SIGHUP and SIGTERM sent to a real `upright play` process.
 @Suite("upright play signals", .serialized)
