@@ -197,6 +197,9 @@ public struct OrientationClassifier: Sendable {
         }
         let dt = s.t - lastT
         lastT = s.t
+        // |a|² of the reading: within the tolerance around g it is at rest, else it is motion.
+        let m2 = s.x * s.x + s.y * s.y + s.z * s.z
+        let atRest = m2 >= motionLow * motionLow && m2 <= motionHigh * motionHigh
         if !primed || dt > parameters.maxGap {
             fx = s.x; fy = s.y; fz = s.z
             primed = true
@@ -206,10 +209,9 @@ public struct OrientationClassifier: Sendable {
             px = fx; py = fy; pz = fz
         } else {
             px = fx; py = fy; pz = fz
-            let r2 = s.x * s.x + s.y * s.y + s.z * s.z, f2 = fx * fx + fy * fy + fz * fz
+            let f2 = fx * fx + fy * fy + fz * fz
             let dot = s.x * fx + s.y * fy + s.z * fz
-            let atRest = r2 >= motionLow * motionLow && r2 <= motionHigh * motionHigh
-            let farApart = dot < 0 || dot * dot < 0.25 * r2 * f2  // cos(angle) < 0.5: over 60°
+            let farApart = dot < 0 || dot * dot < 0.25 * m2 * f2  // cos(angle) < 0.5: over 60°
             if atRest, farApart {
                 // A reading at rest more than 60° from the filtered direction: the attitude changed
                 // between two readings (a slow poll, a device set down in a new way). The filter
@@ -226,8 +228,7 @@ public struct OrientationClassifier: Sendable {
 
         if s.t - at >= parameters.turnRateWindow { measureTurn(s) }
 
-        let m2 = s.x * s.x + s.y * s.y + s.z * s.z
-        if m2 < motionLow * motionLow || m2 > motionHigh * motionHigh || m2 < freeFall * freeFall {
+        if !atRest || m2 < freeFall * freeFall {
             lastMotionT = s.t
         }
 
