@@ -222,18 +222,20 @@ public enum SensorSource {
                 }
                 continue
             }
+            // A skipped reading is counted; the first and every hundredth are reported, not each one.
+            func skip(_ message: (Int) -> String) {
+                skipped += 1
+                guard skipped == 1 || skipped % 100 == 0 else { return }
+                report(
+                    SensorStatus(
+                        state: .reading, device: "\(a.label) at \(settings.uri)", message: message(skipped),
+                        skippedValues: skipped))
+            }
             do {
                 let v = try a.read()
                 let limit = 16 * standardGravity
                 if abs(v.x) > limit || abs(v.y) > limit || abs(v.z) > limit {
-                    skipped += 1
-                    if skipped == 1 || skipped % 100 == 0 {
-                        report(
-                            SensorStatus(
-                                state: .reading, device: "\(a.label) at \(settings.uri)",
-                                message: "skipped \(skipped) absurd reading(s), the last (\(v.x), \(v.y), \(v.z)) m/s²",
-                                skippedValues: skipped))
-                    }
+                    skip { "skipped \($0) absurd reading(s), the last (\(v.x), \(v.y), \(v.z)) m/s²" }
                 } else {
                     continuation.yield(.sample(GravitySample(t: monotonicSeconds(), x: v.x, y: v.y, z: v.z)))
                     if let warning = selfCheck.add(v, device: a.label) {
@@ -245,13 +247,7 @@ public enum SensorSource {
                 }
             } catch {
                 if case .badValue = error {
-                    skipped += 1
-                    if skipped == 1 || skipped % 100 == 0 {
-                        report(
-                            SensorStatus(
-                                state: .reading, device: "\(a.label) at \(settings.uri)",
-                                message: "skipped \(skipped) reading(s): \(error)", skippedValues: skipped))
-                    }
+                    skip { "skipped \($0) reading(s): \(error)" }
                 } else {
                     accelerometer = nil
                     report(
@@ -316,7 +312,8 @@ public enum SensorSource {
     }
 }
 
-/// Warns once when |g| at rest is far from 9.81 m/s²: a wrong scale (or offset) on the device.
+/// Warns once about the first readings: |g| far from 9.81 m/s² (a wrong scale or offset), or, at
+/// rest, an axis that looks inverted.
 struct ScaleCheck {
     private var sum = 0.0, count = 0, done = false
     private var sx = 0.0, sy = 0.0, sz = 0.0
