@@ -26,7 +26,9 @@ let package = Package(
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CMPV", pkgConfig: "mpv", providers: [.apt(["libmpv-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(name: "IIO", dependencies: ["CIIO"], swiftSettings: strict),
+        .target(name: "Udev", dependencies: ["CUdev"], swiftSettings: strict),
         .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
         .target(name: "MPV", dependencies: ["CMPV"], swiftSettings: strict),
 
@@ -39,7 +41,9 @@ let package = Package(
 
         .target(
             name: "Sensors",
-            dependencies: ["OrientationCore", "IIO", .product(name: "RealModule", package: "swift-numerics")],
+            dependencies: [
+                "OrientationCore", "IIO", "Udev", .product(name: "RealModule", package: "swift-numerics"),
+            ],
             swiftSettings: strict
         ),
         .target(name: "Player", dependencies: ["MPV", "OrientationCore"], swiftSettings: strict),
@@ -89,6 +93,7 @@ let package = Package(
         .testTarget(
             name: "SensorsIntegrationTests", dependencies: ["upright", "TestSupport", "Picture"], swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
+        .testTarget(name: "UdevTests", dependencies: ["Udev"], swiftSettings: strict),
         .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
         .testTarget(
             name: "DisplayTests",

@@ -34,8 +34,9 @@ def make_tree():
     root = tempfile.mkdtemp(prefix='upright-bench-iio-')
     dev = os.path.join(root, 'devices', 'iio:device0')
     os.makedirs(dev)
-    for name, value in [('name', 'accel_3d'), ('in_accel_x_raw', '0'), ('in_accel_y_raw', '0'),
-                        ('in_accel_z_raw', '0'), ('in_accel_scale', str(SCALE)),
+    for name, value in [('name', 'accel_3d'), ('in_accel_x_raw', '0'.ljust(15)),
+                        ('in_accel_y_raw', '0'.ljust(15)), ('in_accel_z_raw', '0'.ljust(15)),
+                        ('in_accel_scale', str(SCALE)),
                         ('in_accel_mount_matrix', '1, 0, 0; 0, 1, 0; 0, 0, 1'),
                         ('in_accel_sampling_frequency', '25')]:
         with open(os.path.join(dev, name), 'w') as f:
@@ -44,10 +45,10 @@ def make_tree():
 
 
 def put(dev, name, value):
-    tmp = os.path.join(dev, '.' + name + '.tmp')
-    with open(tmp, 'w') as f:
-        f.write(value + '\n')
-    os.rename(tmp, os.path.join(dev, name))
+    # As a driver's value changes: same file (a reader may keep it open), same size (padded, written
+    # in place, so that a reader never sees a short file).
+    with open(os.path.join(dev, name), 'r+') as f:
+        f.write(value.ljust(15) + '\n')
 
 
 def attitude(dev, x, y, z):

@@ -4,12 +4,14 @@
 #
 #   scripts/with-fake-iio.sh TREE COMMAND [ARG...]
 #
-# TREE holds devices/iio:device0/{name, in_accel_x_raw, ...}. As root it uses `unshare -m`; as a
-# normal user `unshare -r -m`, where user namespaces are allowed.
+# TREE holds devices/iio:device0/{name, in_accel_x_raw, ...}. When TREE/udev exists it is mounted
+# over /run/udev too, so that libudev reads the udev database it holds (data/c1:3, ...). As root it
+# uses `unshare -m`; as a normal user `unshare -r -m`, where user namespaces are allowed.
 set -euo pipefail
 tree=$(cd "${1:?usage: with-fake-iio.sh TREE COMMAND [ARG...]}" && pwd)
 shift
-inner='mount -t tmpfs none /sys/bus && mkdir /sys/bus/iio && mount --bind "$0" /sys/bus/iio && exec "$@"'
+inner='mount -t tmpfs none /sys/bus && mkdir /sys/bus/iio && mount --bind "$0" /sys/bus/iio &&
+if [ -d "$0/udev" ]; then mkdir -p /run/udev && mount --bind "$0/udev" /run/udev; fi && exec "$@"'
 if [ "$(id -u)" -eq 0 ]; then
     exec unshare -m --propagation private sh -c "$inner" "$tree" "$@"
 else

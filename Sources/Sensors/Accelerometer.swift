@@ -1,5 +1,6 @@
 import Foundation
 public import IIO
+import Udev
 
 /// Where and how to read the accelerometer.
 public struct SensorSettings: Sendable, Hashable {
@@ -62,6 +63,11 @@ public final class Accelerometer {
     public let offsets: [Double]
     let context: IIOContext
     let axes: [IIOChannel]
+    /// One reader per axis for ``valueAttribute``: the per-sample path.
+    let readers: [IIOValueReader]
+
+    /// True when readings come from sysfs files kept open (a local context), not through libiio.
+    public var readsFilesDirectly: Bool { readers.allSatisfy(\.readsDirectly) }
 
     /// Opens the context, finds the accelerometer (or, with `kind: "gravity"`, a device with the
     /// `gravity_x/y/z` channels of a sensor hub's gravity vector) and reads what converting its
@@ -100,6 +106,7 @@ public final class Accelerometer {
         axes = axisIDs.map { device.channel($0)! }
         let useInput = axes.allSatisfy { $0.has("input") } && !axes.allSatisfy { $0.has("raw") }
         valueAttribute = useInput ? "input" : "raw"
+        readers = axes.map { $0.valueReader(useInput ? "input" : "raw") }
         var scales: [Double] = [], offsets: [Double] = []
         for ch in axes {
             if useInput {
@@ -180,15 +187,15 @@ public final class Accelerometer {
     ///   ``SensorError/badValue(device:channel:attribute:text:)`` for a value that is not a number.
     public func read() throws(SensorError) -> (x: Double, y: Double, z: Double) {
         var v = (0.0, 0.0, 0.0)
-        for (i, ch) in axes.enumerated() {
+        for (i, reader) in readers.enumerated() {
             let n: Double
             do {
-                n = try ch.readDouble(valueAttribute)
+                n = try reader.read()
             } catch  where error.code == EINVAL {
                 let text =
                     error.message.hasPrefix("'")
                     ? String(error.message.dropFirst().prefix { $0 != "'" }) : error.message
-                throw .badValue(device: label, channel: ch.id, attribute: valueAttribute, text: text)
+                throw .badValue(device: label, channel: axes[i].id, attribute: valueAttribute, text: text)
             } catch {
                 throw .read(error)
             }
@@ -202,24 +209,19 @@ public final class Accelerometer {
         return matrix.gravity(v)
     }
 
-    /// udev's `ACCEL_MOUNT_MATRIX` for a local device (from systemd's hwdb), via `udevadm`, if any.
+    /// udev's `ACCEL_MOUNT_MATRIX` for a local device, if it has one: the property systemd's hwdb
+    /// (`60-sensor.hwdb`) gives it through udev's rules, read with libudev from udev's database. The
+    /// device is found by its character device number (its `dev` attribute), as udev keys its
+    /// database, or by subsystem and name when it has none.
     static func udevMountMatrix(deviceID: String) -> String? {
-        let udevadm = ["/usr/bin/udevadm", "/bin/udevadm"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let udevadm else { return nil }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: udevadm)
-        p.arguments = ["info", "--query=property", "--path=/sys/bus/iio/devices/\(deviceID)"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return nil }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return nil }
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n")
-        where line.hasPrefix("ACCEL_MOUNT_MATRIX=") {
-            return String(line.dropFirst("ACCEL_MOUNT_MATRIX=".count))
-        }
-        return nil
+        let numbers = (try? String(contentsOfFile: "/sys/bus/iio/devices/\(deviceID)/dev", encoding: .utf8))
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").compactMap { UInt32($0) } }
+        let device =
+            if let numbers, numbers.count == 2 {
+                UdevDevice(characterDevice: numbers[0], numbers[1])
+            } else {
+                UdevDevice(subsystem: "iio", name: deviceID)
+            }
+        return device?.property("ACCEL_MOUNT_MATRIX")
     }
 }

@@ -253,7 +253,9 @@ struct DoctorCommand: ParsableCommand {
                     print(
                         "accelerometer: \(a.label), \(a.valueAttribute) values"
                             + (a.valueAttribute == "raw"
-                                ? ", scale \(a.scales.map { String($0) }.joined(separator: "/"))" : ""))
+                                ? ", scale \(a.scales.map { String($0) }.joined(separator: "/"))" : "")
+                            + (a.readsFilesDirectly ? ", read from its sysfs files kept open" : ", read through libiio")
+                    )
                     print("mount matrix: \(a.matrix) (from the \(a.matrixSource.rawValue))")
                     for note in a.notes { problems.append("mount matrix: \(note)") }
                     let v = try a.read()

@@ -10,32 +10,63 @@ final class FakeIIO {
 
     init(
         name: String = "accel_3d", scale: Bool = true, matrix: String? = "1, 0, 0; 0, 1, 0; 0, 0, 1",
-        channels: [String] = ["x", "y", "z"]
+        channels: [String] = ["x", "y", "z"], udevMatrix: String? = nil
     ) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("upright-iio-\(UUID().uuidString)")
         let dev = root.appendingPathComponent("devices/iio:device0")
         try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
         try write("name", name)
-        for c in channels { try write("in_accel_\(c)_raw", "0") }
+        for c in channels { try setValue("in_accel_\(c)_raw", "0") }
         if scale { try write("in_accel_scale", String(self.scale)) }
         if let matrix { try write("in_accel_mount_matrix", matrix) }
         try write("in_accel_sampling_frequency", "25")
+        if let udevMatrix { try setUdevMatrix(udevMatrix) }
+    }
+
+    /// Gives the device udev's `ACCEL_MOUNT_MATRIX`, as systemd's hwdb would. libudev takes only
+    /// devices on a real sysfs, so the fake device borrows the character device number of /dev/null
+    /// (1:3, its `dev` attribute), and udev's database entry for that number — in a private
+    /// /run/udev the namespace script mounts — carries the property.
+    func setUdevMatrix(_ matrix: String) throws {
+        try write("dev", "1:3")
+        let data = root.appendingPathComponent("udev/data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try "E:ACCEL_MOUNT_MATRIX=\(matrix)\n".write(
+            to: data.appendingPathComponent("c1:3"), atomically: true, encoding: .utf8)
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }
 
-    /// Writes a file atomically (a temporary file moved over the old one), as a driver's value changes.
-    func write(_ file: String, _ value: String) throws {
-        let tmp = device.appendingPathComponent(".\(file).tmp")
+    /// Writes a file atomically (a temporary file moved over the old one).
+    func write(_ file: String, _ value: String, in directory: URL? = nil) throws {
+        let dir = directory ?? device
+        let tmp = dir.appendingPathComponent(".\(file).tmp")
         try (value + "\n").write(to: tmp, atomically: false, encoding: .utf8)
-        _ = rename(tmp.path, device.appendingPathComponent(file).path)
+        _ = rename(tmp.path, dir.appendingPathComponent(file).path)
+    }
+
+    /// Changes a value as a driver's does: the file keeps its inode (a reader may keep it open, as
+    /// Upright does) and its size (the value is padded to a fixed width and written in place, so a
+    /// reader never sees a short file).
+    func setValue(_ file: String, _ value: String, in directory: URL? = nil) throws {
+        let url = (directory ?? device).appendingPathComponent(file)
+        let text = Data((value.padding(toLength: max(15, value.count), withPad: " ", startingAt: 0) + "\n").utf8)
+        if let h = FileHandle(forWritingAtPath: url.path) {
+            defer { try? h.close() }
+            if try h.seekToEnd() == UInt64(text.count) {
+                try h.seek(toOffset: 0)
+                try h.write(contentsOf: text)
+                return
+            }
+        }
+        try write(file, String(decoding: text.dropLast(), as: UTF8.self), in: directory)
     }
 
     /// Sets the reading to a device-frame vector in m/s² (identity mount matrix: raw = −x, −y, +z).
     func set(x: Double, y: Double, z: Double) throws {
-        try write("in_accel_x_raw", String(Int((-x / scale).rounded())))
-        try write("in_accel_y_raw", String(Int((-y / scale).rounded())))
-        try write("in_accel_z_raw", String(Int((z / scale).rounded())))
+        try setValue("in_accel_x_raw", String(Int((-x / scale).rounded())))
+        try setValue("in_accel_y_raw", String(Int((-y / scale).rounded())))
+        try setValue("in_accel_z_raw", String(Int((z / scale).rounded())))
     }
 
     func portrait() throws { try set(x: 0.3, y: 9.7, z: 1.2) }
@@ -47,15 +78,11 @@ final class FakeIIO {
     func addGravityDevice(x: Double, y: Double, z: Double) throws {
         let dev = root.appendingPathComponent("devices/iio:device1")
         try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
-        let files = [
-            ("name", "gravity"), ("in_gravity_scale", String(scale)),
-            ("in_gravity_x_raw", String(Int((-x / scale).rounded()))),
-            ("in_gravity_y_raw", String(Int((-y / scale).rounded()))),
-            ("in_gravity_z_raw", String(Int((z / scale).rounded()))),
-        ]
-        for (name, value) in files {
-            try (value + "\n").write(to: dev.appendingPathComponent(name), atomically: true, encoding: .utf8)
-        }
+        try write("name", "gravity", in: dev)
+        try write("in_gravity_scale", String(scale), in: dev)
+        try setValue("in_gravity_x_raw", String(Int((-x / scale).rounded())), in: dev)
+        try setValue("in_gravity_y_raw", String(Int((-y / scale).rounded())), in: dev)
+        try setValue("in_gravity_z_raw", String(Int((z / scale).rounded())), in: dev)
     }
 
     /// Hides the device (as if unplugged) or brings it back.

@@ -85,18 +85,33 @@ struct SensorIntegrationTests {
             "found again: \(run.stderr)")
     }
 
+    @Test func aReplacedValueFileIsOpenedAgain() throws {
+        // Upright keeps the value files open; sysfs keeps a file while its device lives, but a tree of
+        // plain files may replace one (a new inode): it is checked once a second and opened again.
+        let fake = try FakeIIO()
+        try fake.portrait()
+        let run = try uprightInNamespace(fake, ["sensor", "--json", "--rate", "50", "--duration", "4"])
+        #expect(run.waitFor { orientations($0.stdout) == ["portrait"] })
+        for (axis, value) in [("x", -9.7), ("y", -0.2)] {
+            try fake.write("in_accel_\(axis)_raw", String(Int((value / fake.scale).rounded())))
+        }
+        run.wait()
+        #expect(orientations(run.stdout) == ["portrait", "landscape-left"], "\(run.stderr)")
+        #expect(!run.stderr.contains("lost the accelerometer"))
+    }
+
     @Test func badValuesAreSkippedAndCounted() throws {
         let fake = try FakeIIO()
         try fake.portrait()
         let run = try uprightInNamespace(fake, ["sensor", "--json", "--rate", "50", "--duration", "3"])
         #expect(run.waitFor { orientations($0.stdout) == ["portrait"] })
-        try fake.write("in_accel_x_raw", "abc")
+        try fake.setValue("in_accel_x_raw", "abc")
         #expect(
             run.waitFor {
                 $0.stderr.contains(
                     "skipped 1 reading(s): iio:device0 (accel_3d): accel_x raw reads 'abc', not a usable number")
             })
-        try fake.write("in_accel_x_raw", "99999999")
+        try fake.setValue("in_accel_x_raw", "99999999")
         #expect(run.waitFor { $0.stderr.contains("absurd reading") })
         try fake.landscapeLeft()
         run.wait()
@@ -168,7 +183,7 @@ struct SensorIntegrationTests {
     @Test func theConfiguredMountMatrixWinsAndABadOneIsRefused() throws {
         let fake = try FakeIIO(matrix: "0, 0, 0; 0, 1, 0; 0, 0, 1")
         // Raw (−9.7 on x): with identity the device reads x = +9.7, landscape-left.
-        try fake.write("in_accel_x_raw", String(Int((-9.7 / fake.scale).rounded())))
+        try fake.setValue("in_accel_x_raw", String(Int((-9.7 / fake.scale).rounded())))
         let doctor = try uprightInNamespace(fake, ["doctor"])
         doctor.wait()
         #expect(doctor.stdout.contains("mount matrix: 1, 0, 0; 0, 1, 0; 0, 0, 1 (from the identity (none given))"))
@@ -182,6 +197,32 @@ struct SensorIntegrationTests {
         turned.wait()
         #expect(turned.stdout.contains("(from the configuration)"))
         #expect(turned.stdout.contains("→ portrait ("), "\(turned.stdout)")
+    }
+
+    @Test func udevsMountMatrixComesBeforeTheSysfsOne() throws {
+        // The hwdb-style matrix of a sensor mounted turned, in udev's database; sysfs says identity.
+        let fake = try FakeIIO(udevMatrix: "0, -1, 0; 1, 0, 0; 0, 0, 1")
+        try fake.setValue("in_accel_x_raw", String(Int((-9.7 / fake.scale).rounded())))
+        let doctor = try uprightInNamespace(fake, ["doctor"])
+        doctor.wait()
+        #expect(
+            doctor.stdout.contains("mount matrix: 0, -1, 0; 1, 0, 0; 0, 0, 1 (from the udev ACCEL_MOUNT_MATRIX)"),
+            "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("→ portrait ("), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains(", read from its sysfs files kept open"))
+        // The configuration still comes first.
+        let configured = try uprightInNamespace(fake, ["doctor", "--mount-matrix", "1, 0, 0; 0, 1, 0; 0, 0, 1"])
+        configured.wait()
+        #expect(configured.stdout.contains("(from the configuration)"))
+        #expect(configured.stdout.contains("→ landscape-left"), "\(configured.stdout)")
+        // A bad one in udev's database is refused by name, and the sysfs one is used.
+        try fake.setUdevMatrix("1, 0, 0; 1, 0, 0; 0, 0, 1")
+        let refused = try uprightInNamespace(fake, ["doctor"])
+        refused.wait()
+        #expect(
+            refused.stdout.contains("refused the udev ACCEL_MOUNT_MATRIX '1, 0, 0; 1, 0, 0; 0, 0, 1'"),
+            "\(refused.stdout)")
+        #expect(refused.stdout.contains("(from the sysfs mount_matrix)"))
     }
 
     @Test func recordWritesATrace() throws {
@@ -231,6 +272,10 @@ struct SensorIntegrationTests {
         let run = try Running(
             uprightPath, ["sensor", "--uri", "ip:127.0.0.1:\(port)", "--json", "--rate", "25", "--duration", "12"])
         #expect(run.waitFor { orientations($0.stdout) == ["portrait"] }, "\(run.stderr)")
+        let doctor = try Running(uprightPath, ["doctor", "--uri", "ip:127.0.0.1:\(port)"])
+        doctor.wait()
+        #expect(doctor.stdout.contains("accelerometer: iio:device0 (accel_3d), raw values"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains(", read through libiio"))
         try fake.landscapeLeft()
         #expect(run.waitFor { orientations($0.stdout).count == 2 })
         iiod.stop(kill: true)
