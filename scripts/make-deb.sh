@@ -43,7 +43,11 @@ depends=$(objdump -p "$bin" | awk '/NEEDED/ { print $2 }' | while read -r soname
 done | sort -u | paste -sd, | sed 's/,/, /g')
 
 size=$(du -sk "$stage" | cut -f1)
-sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$size/" \
+# The maintainer as Debian's tools take it: DEBFULLNAME and DEBEMAIL, else git's user.
+name=${DEBFULLNAME:-$(git config user.name 2>/dev/null || true)}
+email=${DEBEMAIL:-$(git config user.email 2>/dev/null || true)}
+maintainer="${name:-Upright developers} <${email:-root@$(hostname -f 2>/dev/null || hostname)}>"
+sed -e "s/@VERSION@/$version/" -e "s|@MAINTAINER@|$maintainer|" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$size/" \
     packaging/debian/control.in > "$stage/DEBIAN/control"
 install -m 644 packaging/debian/conffiles "$stage/DEBIAN/conffiles"
 install -m 755 packaging/debian/postinst packaging/debian/postrm "$stage/DEBIAN/"
