@@ -66,7 +66,8 @@ final class KeptOpenFile {
     /// - Returns: 0, or the errno of the failed call (the file is then opened again next time).
     func read(into buffer: UnsafeMutableBufferPointer<CChar>) -> Int32 {
         if let code = openIfNeeded() { return code }
-        let n = pread(fd, buffer.baseAddress, buffer.count - 1, 0)
+        var n: Int
+        repeat { n = pread(fd, buffer.baseAddress, buffer.count - 1, 0) } while n < 0 && errno == EINTR
         if n < 0 {
             let code = errno
             closeFile()
