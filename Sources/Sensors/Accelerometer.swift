@@ -57,6 +57,8 @@ public final class Accelerometer {
     public let matrixSource: MountMatrixSource
     /// Matrices refused on the way, and other remarks, as sentences.
     public let notes: [String]
+    /// udev's `ACCEL_MOUNT_MATRIX` for the device as udev has it (local devices only), used or not.
+    public let udevMatrix: String?
     /// `raw` (scaled here) or `input` (already in m/s²).
     public let valueAttribute: String
     public let scales: [Double]
@@ -154,7 +156,8 @@ public final class Accelerometer {
         }
         let configured = settings.mountMatrix.trimmingCharacters(in: .whitespaces)
         if configured != "auto", !configured.isEmpty { consider(configured, .configuration) }
-        if settings.uri == "local:" { consider(Self.udevMountMatrix(deviceID: chosen.id), .udev) }
+        udevMatrix = settings.uri == "local:" ? Self.udevMountMatrix(deviceID: chosen.id) : nil
+        consider(udevMatrix, .udev)
         consider(axes[0].has("mount_matrix") ? try? axes[0].read("mount_matrix") : nil, .sysfs)
         (matrix, matrixSource) = found ?? (.identity, .identity)
         self.notes = notes

@@ -257,6 +257,11 @@ struct DoctorCommand: ParsableCommand {
                             + (a.readsFilesDirectly ? ", read from its sysfs files kept open" : ", read through libiio")
                     )
                     print("mount matrix: \(a.matrix) (from the \(a.matrixSource.rawValue))")
+                    if settings.uri == "local:" {
+                        print(
+                            "udev ACCEL_MOUNT_MATRIX: "
+                                + (a.udevMatrix ?? "none (udev's database has none for this device)"))
+                    }
                     for note in a.notes { problems.append("mount matrix: \(note)") }
                     let v = try a.read()
                     let g = (v.x * v.x + v.y * v.y + v.z * v.z).squareRoot()

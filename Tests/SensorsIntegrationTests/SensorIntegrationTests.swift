@@ -187,6 +187,7 @@ struct SensorIntegrationTests {
         let doctor = try uprightInNamespace(fake, ["doctor"])
         doctor.wait()
         #expect(doctor.stdout.contains("mount matrix: 1, 0, 0; 0, 1, 0; 0, 0, 1 (from the identity (none given))"))
+        #expect(doctor.stdout.contains("udev ACCEL_MOUNT_MATRIX: none (udev's database has none for this device)"))
         #expect(
             doctor.stdout.contains(
                 "refused the sysfs mount_matrix '0, 0, 0; 0, 1, 0; 0, 0, 1': the first row is all zeros"))
@@ -214,6 +215,7 @@ struct SensorIntegrationTests {
         let configured = try uprightInNamespace(fake, ["doctor", "--mount-matrix", "1, 0, 0; 0, 1, 0; 0, 0, 1"])
         configured.wait()
         #expect(configured.stdout.contains("(from the configuration)"))
+        #expect(configured.stdout.contains("udev ACCEL_MOUNT_MATRIX: 0, -1, 0; 1, 0, 0; 0, 0, 1"))
         #expect(configured.stdout.contains("→ landscape-left"), "\(configured.stdout)")
         // A bad one in udev's database is refused by name, and the sysfs one is used.
         try fake.setUdevMatrix("1, 0, 0; 1, 0, 0; 0, 0, 1")
