@@ -107,8 +107,9 @@ public final class Accelerometer {
         let device = context.device(chosen.id)!
         axes = axisIDs.map { device.channel($0)! }
         let useInput = axes.allSatisfy { $0.has("input") } && !axes.allSatisfy { $0.has("raw") }
-        valueAttribute = useInput ? "input" : "raw"
-        readers = axes.map { $0.valueReader(useInput ? "input" : "raw") }
+        let attribute = useInput ? "input" : "raw"
+        valueAttribute = attribute
+        readers = axes.map { $0.valueReader(attribute) }
         var scales: [Double] = [], offsets: [Double] = []
         for ch in axes {
             if useInput {
