@@ -262,11 +262,7 @@ public struct OrientationClassifier: Sendable {
     /// sample repeating the last reading would, without touching the filter (`t` is not a sample:
     /// the next one may still come earlier than `t`).
     public mutating func advance(to t: Double) -> Change? {
-        guard primed, t >= lastT, pending != orientation, pending != .unknown, pendingReadings >= 2,
-            classifyFiltered() == pending
-        else {
-            return nil
-        }
+        guard primed, t >= lastT, settleDeadline != nil, classifyFiltered() == pending else { return nil }
         return commitIfSettled(pending, at: t)
     }
 
