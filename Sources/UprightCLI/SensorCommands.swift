@@ -21,13 +21,8 @@ struct SensorOptions: ParsableArguments {
     @Option(help: "Mount matrix: auto, or \"a,b,c; d,e,f; g,h,i\" as in the hwdb.")
     var mountMatrix: String?
 
-    func settings() throws -> (SensorSettings, OrientationClassifier.Parameters) {
-        let (s, p, _) = try resolve()
-        return (s, p)
-    }
-
-    /// The sensor settings, the classifier's parameters and the [lock] table, read once.
-    func resolve() throws -> (SensorSettings, OrientationClassifier.Parameters, UprightConfiguration.Lock) {
+    /// The configuration, read once, and its sensor settings with the command line's overrides.
+    func resolve() throws -> (SensorSettings, UprightConfiguration) {
         let configuration = try loadConfiguration(config)
         var s = configuration.sensorSettings
         if let uri { s.uri = uri }
@@ -37,7 +32,7 @@ struct SensorOptions: ParsableArguments {
             s.rateHz = rate
         }
         if let mountMatrix { s.mountMatrix = mountMatrix }
-        return (s, configuration.classifier, configuration.lock)
+        return (s, configuration)
     }
 }
 
@@ -84,7 +79,8 @@ struct SensorCommand: AsyncParsableCommand {
     var locked = false
 
     func run() async throws {
-        let (settings, parameters, lockConfig) = try sensor.resolve()
+        let (settings, configuration) = try sensor.resolve()
+        let parameters = configuration.classifier, lockConfig = configuration.lock
         if motion {
             let m = MotionFallback.measure(settings, parameters: parameters)
             writeLine(
@@ -184,7 +180,7 @@ struct RecordCommand: AsyncParsableCommand {
     var duration: Double?
 
     func run() async throws {
-        let (settings, _) = try sensor.settings()
+        let (settings, _) = try sensor.resolve()
         var samples: [GravitySample] = []
         await consume(settings, duration: duration) { event, start in
             switch event {
@@ -212,8 +208,8 @@ struct DoctorCommand: ParsableCommand {
     @OptionGroup var sensor: SensorOptions
 
     func run() throws {
-        let (settings, parameters) = try sensor.settings()
-        let configuration = try loadConfiguration(sensor.config)
+        let (settings, configuration) = try sensor.resolve()
+        let parameters = configuration.classifier
         // A kiosk set up for one orientation (its app allows only that) is expected to stand in it.
         let launchOrientation =
             configuration.policy.appSupported.orientations.count == 1 ? configuration.policy.launch : nil
