@@ -22,6 +22,25 @@ public struct DisplaySettings: Sendable, Hashable {
     public var stateDirectory: String
 
     public init(stateDirectory: String) { self.stateDirectory = stateDirectory }
+
+    /// The output Upright turns among those `backend` lists: the configured one, else the one
+    /// showing Upright, else the first active one, else the first.
+    public func chooseOutput(among outputs: [OutputState], backend: DisplayBackendKind) throws(DisplayError)
+        -> OutputState
+    {
+        if output != "auto" {
+            guard let o = outputs.first(where: { $0.name == output }) else {
+                throw DisplayError(
+                    "no output named \(output); the \(backend.rawValue) backend lists: "
+                        + (outputs.isEmpty ? "none" : outputs.map(\.name).joined(separator: ", ")))
+            }
+            return o
+        }
+        guard let o = outputs.first(where: \.showsUpright) ?? outputs.first(where: \.active) ?? outputs.first else {
+            throw DisplayError("the \(backend.rawValue) backend lists no outputs")
+        }
+        return o
+    }
 }
 
 /// The display as the status and `upright doctor` report it.
@@ -221,19 +240,7 @@ public final class DisplayController: @unchecked Sendable {
     // MARK: - Internals
 
     private func findOutput() throws(DisplayError) -> OutputState {
-        let outputs = try backend.outputs()
-        if settings.output != "auto" {
-            guard let o = outputs.first(where: { $0.name == settings.output }) else {
-                throw DisplayError(
-                    "no output named \(settings.output); the \(backend.kind.rawValue) backend lists: "
-                        + (outputs.isEmpty ? "none" : outputs.map(\.name).joined(separator: ", ")))
-            }
-            return o
-        }
-        guard let o = outputs.first(where: \.showsUpright) ?? outputs.first(where: \.active) ?? outputs.first else {
-            throw DisplayError("the \(backend.kind.rawValue) backend lists no outputs")
-        }
-        return o
+        try settings.chooseOutput(among: backend.outputs(), backend: backend.kind)
     }
 
     private struct State: Codable {

@@ -324,9 +324,13 @@ func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) {
     }
     do {
         let outputs = try backend.outputs()
-        if outputs.isEmpty { problems.append("the \(backend.kind.rawValue) backend lists no outputs") }
+        // The one Upright would turn, chosen as `upright play` chooses it.
+        var upright: OutputState?
+        do { upright = try settings.chooseOutput(among: outputs, backend: backend.kind) } catch {
+            problems.append("display: \(error)")
+        }
         for o in outputs {
-            let chosen = settings.output == "auto" ? o.showsUpright : o.name == settings.output
+            let chosen = o.name == upright?.name
             print(
                 "  output \(o.name): " + (o.active ? "active" : "reported inactive")
                     + (o.mode.map { ", \($0)" } ?? "") + (o.transform.map { ", turned \($0)" } ?? "")
@@ -335,11 +339,6 @@ func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) {
             if chosen, !o.canRotate {
                 print("  note: \(o.name) cannot turn at run time: the policy uses the surface strategy")
             }
-        }
-        if settings.output != "auto", !outputs.contains(where: { $0.name == settings.output }) {
-            problems.append(
-                "[display] output = \"\(settings.output)\" is not among the outputs: "
-                    + outputs.map(\.name).joined(separator: ", "))
         }
     } catch {
         problems.append("display: \(error)")
