@@ -16,13 +16,7 @@ struct CheckConfig: ParsableCommand {
     var file: String?
 
     func run() throws {
-        let configuration: UprightConfiguration
-        do {
-            configuration = try UprightConfiguration.locate(explicit: file)
-        } catch {
-            throw CLIFailure(diagnostic: error.description)
-        }
-        for w in configuration.warnings { writeStandardError("\(w)\n") }
+        let configuration = try locateConfiguration(file)
         print(configuration.toml, terminator: "")
     }
 }

@@ -31,13 +31,7 @@ struct Play: AsyncParsableCommand {
     var noControl = false
 
     func run() async throws {
-        var configuration: UprightConfiguration
-        do {
-            configuration = try UprightConfiguration.locate(explicit: config)
-        } catch {
-            throw CLIFailure(diagnostic: error.description)
-        }
-        for w in configuration.warnings { writeStandardError("\(w)\n") }
+        var configuration = try locateConfiguration(config)
         let uri = uri
         let overrides: @Sendable (inout UprightConfiguration) -> Void = { c in
             if let uri { c.sensor.uri = uri }

@@ -16,6 +16,18 @@ public struct CLIFailure: Error, CustomStringConvertible {
     }
 }
 
+/// The configuration `upright play` and `check-config` use: the file given, else the first of the
+/// search order (`UprightConfiguration.locate`); its warnings are printed, its errors thrown.
+func locateConfiguration(_ explicit: String?) throws(CLIFailure) -> UprightConfiguration {
+    do {
+        let configuration = try UprightConfiguration.locate(explicit: explicit)
+        for w in configuration.warnings { writeStandardError("\(w)\n") }
+        return configuration
+    } catch {
+        throw CLIFailure(diagnostic: error.description)
+    }
+}
+
 /// The configuration at `path` with its warnings printed to standard error, or the built-in
 /// defaults when `path` is `nil`; errors become a failure printed as the diagnostics.
 func loadConfiguration(_ path: String?) throws(CLIFailure) -> UprightConfiguration {
