@@ -17,23 +17,24 @@ public struct CLIFailure: Error, CustomStringConvertible {
 }
 
 /// The configuration `upright play` and `check-config` use: the file given, else the first of the
-/// search order (`UprightConfiguration.locate`); its warnings are printed, its errors thrown.
+/// search order (`UprightConfiguration.locate`).
 func locateConfiguration(_ explicit: String?) throws(CLIFailure) -> UprightConfiguration {
-    do {
-        let configuration = try UprightConfiguration.locate(explicit: explicit)
-        for w in configuration.warnings { writeStandardError("\(w)\n") }
-        return configuration
-    } catch {
-        throw CLIFailure(diagnostic: error.description)
-    }
+    try reportingConfiguration { () throws(ConfigurationError) in try UprightConfiguration.locate(explicit: explicit) }
 }
 
-/// The configuration at `path` with its warnings printed to standard error, or the built-in
-/// defaults when `path` is `nil`; errors become a failure printed as the diagnostics.
+/// The configuration at `path`, or the built-in defaults when `path` is `nil`.
 func loadConfiguration(_ path: String?) throws(CLIFailure) -> UprightConfiguration {
     guard let path else { return UprightConfiguration() }
+    return try reportingConfiguration { () throws(ConfigurationError) in try UprightConfiguration.load(path: path) }
+}
+
+/// Reads a configuration with `read`, printing its warnings to standard error; its errors become
+/// a failure printed as the diagnostics.
+private func reportingConfiguration(
+    _ read: () throws(ConfigurationError) -> UprightConfiguration
+) throws(CLIFailure) -> UprightConfiguration {
     do {
-        let configuration = try UprightConfiguration.load(path: path)
+        let configuration = try read()
         for w in configuration.warnings { writeStandardError("\(w)\n") }
         return configuration
     } catch {
