@@ -28,6 +28,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(name: "IIO", dependencies: ["CIIO"], swiftSettings: strict),
+        // The one way off the cooperative pool for blocking work (C calls, helper programs, sockets).
+        .target(name: "Blocking", swiftSettings: strict),
         .target(name: "Udev", dependencies: ["CUdev"], swiftSettings: strict),
         .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
         .target(name: "MPV", dependencies: ["CMPV"], swiftSettings: strict),
@@ -39,20 +41,24 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The session's rules as a value (pure): inputs in, effects out; `upright play` and the dry run drive it.
+        .target(name: "Session", dependencies: ["OrientationCore"], swiftSettings: strict),
+
         .target(
             name: "Sensors",
             dependencies: [
-                "OrientationCore", "IIO", "Udev", .product(name: "RealModule", package: "swift-numerics"),
+                "Blocking", "OrientationCore", "IIO", "Udev", .product(name: "RealModule", package: "swift-numerics"),
             ],
             swiftSettings: strict
         ),
         .target(name: "Player", dependencies: ["MPV", "OrientationCore"], swiftSettings: strict),
-        .target(name: "UnixSocket", swiftSettings: strict),
-        .target(name: "Display", dependencies: ["OrientationCore", "UnixSocket"], swiftSettings: strict),
+        .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
+        .target(name: "Display", dependencies: ["Blocking", "OrientationCore", "UnixSocket"], swiftSettings: strict),
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "UnixSocket",
+                "Blocking", "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "Session",
+                "UnixSocket",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -61,13 +67,15 @@ let package = Package(
         ),
         .target(
             name: "Config",
-            dependencies: ["OrientationCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: [
+                "Display", "OrientationCore", "Player", "Sensors", .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
             swiftSettings: strict
         ),
         .target(
             name: "UprightCLI",
             dependencies: [
-                "OrientationCore", "Sensors", "IIO", "MPV", "Config", "Display", "UprightDaemon",
+                "OrientationCore", "Sensors", "IIO", "MPV", "Config", "Display", "Session", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -88,8 +96,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "SessionTests",
+            dependencies: [
+                "Session", "OrientationCore", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationCore"], swiftSettings: strict),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "OrientationCore"], swiftSettings: strict),
+        .testTarget(
+            name: "ConfigTests", dependencies: ["Config", "Display", "OrientationCore", "Player", "Sensors"],
+            swiftSettings: strict),
         .testTarget(
             name: "SensorsIntegrationTests", dependencies: ["upright", "TestSupport", "Picture"], swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),

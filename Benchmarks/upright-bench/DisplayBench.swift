@@ -59,9 +59,10 @@ func measureDisplay() async {
     }
     try? await player.start()
     try? await player.setLayout(.fullscreen)
-    var displaySettings = DisplaySettings(stateDirectory: directory + "/state")
-    displaySettings.backend = "sway"
-    let display = DisplayController(settings: displaySettings, environment: ["SWAYSOCK": socket])
+    var displaySettings = DisplaySettings()
+    displaySettings.backend = .sway
+    let display = DisplayController(
+        settings: displaySettings, stateDirectory: directory + "/state", environment: ["SWAYSOCK": socket])
     guard await display.start().canRotateOutput else { fatalError("sway does not turn its output") }
     // Let the first frame arrive.
     for _ in 0..<100 {

@@ -78,7 +78,7 @@ func measurePlayer() async {
         t0 = monotonicSeconds()
         try? await player.keypress(round % 2 == 0 ? "f" : "F11")
         for await e in events {
-            if case .hotkey("fullscreen") = e { break }
+            if case .hotkey(.fullscreen) = e { break }
         }
         try? await player.setLayout(.fullscreen)
         if inline != nil,

@@ -1,4 +1,7 @@
+import Display
 import OrientationCore
+import Player
+import Sensors
 import TOMLKit
 
 /// Walks the TOML tables, converts and checks each value, and keeps a diagnostic with its place
@@ -16,7 +19,7 @@ struct ConfigReader {
         "display": ["backend", "output", "natural", "supported", "mode", "touch", "kiosk"],
         "scenes": [],
         "player": ["playlist", "loop", "mpv"],
-        "hotkeys": ["fullscreen", "lock", "rotate_to", "next", "previous"],
+        "hotkeys": [],
         "classifier": classifierKeys,
     ]
     static let sceneKeys = ["supported", "autorotate", "preferred", "strategy", "force_when_locked"]
@@ -128,145 +131,187 @@ struct ConfigReader {
     mutating func read(_ root: TOMLTable) -> UprightConfiguration {
         var c = UprightConfiguration()
         unknownKeys(in: root, path: [], known: Array(Self.sections.keys))
-        func section(_ name: String) -> TOMLTable? {
-            guard let v = root[name] else { return nil }
-            guard let t = v.table else {
-                error("'\(name)' must be a table ([\(name)]), not \(v.type)", at: [name])
-                return nil
-            }
-            if name != "scenes" { unknownKeys(in: t, path: [name], known: Self.sections[name] ?? []) }
-            return t
-        }
         var scenes = Dictionary(uniqueKeysWithValues: PolicyConfiguration.standardScenes.map { ($0.name, $0) })
-        var appSupported = c.policy.appSupported, launch = c.policy.launch
-        var displaySupported = c.policy.displaySupported, duration = c.policy.transitionDuration
-        if let app = section("app") {
-            appSupported = mask(app, ["app", "supported"]) ?? appSupported
-            launch = orientation(app, ["app", "launch"]) ?? launch
+        var policy = c.policy
+        if let app = section(root, "app") {
+            policy.appSupported = mask(app, ["app", "supported"]) ?? policy.appSupported
+            policy.launch = orientation(app, ["app", "launch"]) ?? policy.launch
         }
-        if let t = section("transition"), let d = number(t, ["transition", "duration"]) {
+        if let t = section(root, "transition"), let d = number(t, ["transition", "duration"]) {
             if d >= 0 {
-                duration = d
+                policy.transitionDuration = d
             } else {
                 error("'transition.duration' must be 0 or more seconds, not \(d)", at: ["transition", "duration"])
             }
         }
-        if let s = section("sensor") {
-            c.sensor.uri = string(s, ["sensor", "uri"]) ?? c.sensor.uri
-            c.sensor.device = string(s, ["sensor", "device"]) ?? c.sensor.device
-            if let r = number(s, ["sensor", "rate_hz"]) {
-                if r > 0 && r <= 1000 {
-                    c.sensor.rateHz = r
-                } else {
-                    error("'sensor.rate_hz' must be above 0 and at most 1000, not \(r)", at: ["sensor", "rate_hz"])
-                }
-            }
-            c.sensor.mountMatrix = string(s, ["sensor", "mount_matrix"]) ?? c.sensor.mountMatrix
-            let uri = c.sensor.uri
-            if !(uri == "local:" || uri.hasPrefix("ip:") || uri.hasPrefix("usb:") || uri.hasPrefix("serial:")
-                || uri.hasPrefix("xml:") || uri.hasPrefix("replay:") || uri == "none")
-            {
-                error(
-                    "bad sensor URI '\(uri)'; expected local:, ip:HOST[:PORT], usb:, serial:, xml:FILE, replay:FILE.csv or none",
-                    at: ["sensor", "uri"])
-            }
-        }
-        if let l = section("lock") {
+        if let s = section(root, "sensor") { readSensor(s, into: &c.sensor) }
+        if let l = section(root, "lock") {
             c.lock.locked = bool(l, ["lock", "locked"]) ?? c.lock.locked
-            c.lock.evdev = string(l, ["lock", "evdev"]) ?? c.lock.evdev
+            c.lock.evdev = string(l, ["lock", "evdev"]).map(LockSwitchSetting.init) ?? c.lock.evdev
         }
-        if let d = section("display") {
-            if let b = string(d, ["display", "backend"]) {
-                if UprightConfiguration.backends.contains(b) {
-                    c.display.backend = b
-                } else {
-                    error(
-                        "unknown display backend '\(b)'; expected one of: "
-                            + UprightConfiguration.backends.joined(separator: ", "), at: ["display", "backend"])
-                }
-            }
-            c.display.output = string(d, ["display", "output"]) ?? c.display.output
-            c.display.natural = orientation(d, ["display", "natural"]) ?? c.display.natural
-            displaySupported = mask(d, ["display", "supported"]) ?? displaySupported
-            if let m = string(d, ["display", "mode"]) {
-                let parts = m.split(separator: "x")
-                if m == "auto" || (parts.count == 2 && parts.allSatisfy { Int($0).map { $0 > 0 } ?? false }) {
-                    c.display.mode = m
-                } else {
-                    error(
-                        "bad display mode '\(m)'; expected \"auto\" or WIDTHxHEIGHT, such as \"800x1280\"",
-                        at: ["display", "mode"])
-                }
-            }
-            c.display.touch = strings(d, ["display", "touch"]) ?? c.display.touch
-            c.display.kiosk = bool(d, ["display", "kiosk"]) ?? c.display.kiosk
+        if let d = section(root, "display") {
+            readDisplay(d, into: &c.display)
+            policy.displaySupported = mask(d, ["display", "supported"]) ?? policy.displaySupported
         }
-        if let s = section("scenes") {
-            for name in s.keys.sorted() {
-                let path = ["scenes", name]
-                guard let t = s[name]?.table else {
-                    error("'scenes.\(name)' must be a table ([scenes.\(name)])", at: path)
-                    continue
-                }
-                unknownKeys(in: t, path: path, known: Self.sceneKeys)
-                var scene = scenes[name] ?? Scene(name)
-                if let m = mask(t, path + ["supported"]) { scene.supported = m }
-                if let a = bool(t, path + ["autorotate"]) { scene.autorotate = a }
-                if let p = orientation(t, path + ["preferred"]) { scene.preferred = p }
-                if let f = bool(t, path + ["force_when_locked"]) { scene.forceWhenLocked = f }
-                if let st = string(t, path + ["strategy"]) {
-                    if let strategy = RotationStrategy(rawValue: st) {
-                        scene.strategy = strategy
-                    } else {
-                        error(
-                            "unknown strategy '\(st)'; expected one of: "
-                                + RotationStrategy.allNames.joined(separator: ", "), at: path + ["strategy"])
-                    }
-                }
-                scenes[name] = scene
-            }
-        }
-        if let p = section("player") {
-            c.player.playlist = strings(p, ["player", "playlist"]) ?? c.player.playlist
-            c.player.loop = bool(p, ["player", "loop"]) ?? c.player.loop
-            if let v = p["mpv"] {
-                if let m = v.table {
-                    for key in m.keys.sorted() {
-                        let value = m[key]!
-                        c.player.mpv[key] =
-                            value.string ?? value.bool.map { $0 ? "yes" : "no" }
-                            ?? value.int.map(String.init) ?? value.double.map { String($0) }
-                        if c.player.mpv[key] == nil {
-                            error(
-                                "'player.mpv.\(key)' must be a string, a number or true/false",
-                                at: ["player", "mpv", key])
-                        }
-                    }
-                } else {
-                    error("'player.mpv' must be a table ([player.mpv])", at: ["player", "mpv"])
-                }
-            }
-        }
-        if let h = section("hotkeys") {
-            for key in h.keys.sorted() where Self.sections["hotkeys"]!.contains(key) {
-                c.hotkeys[key] = strings(h, ["hotkeys", key]) ?? c.hotkeys[key]
-            }
-        }
-        if let k = section("classifier") {
-            var p = c.classifier
-            for field in OrientationClassifier.Parameters.fields {
-                if let v = number(k, ["classifier", field.name]) { p[keyPath: field.keyPath] = v }
-            }
-            for problem in p.problems {
-                let key = String(problem.prefix { $0 != " " }).replacingOccurrences(of: "-", with: "_")
-                error(problem, at: ["classifier", key])
-            }
-            c.classifier = p
-        }
+        if let s = section(root, "scenes") { readScenes(s, into: &scenes) }
+        if let p = section(root, "player") { readPlayer(p, into: &c.player) }
+        if let h = section(root, "hotkeys") { c.player.hotkeys = readHotkeys(h) }
+        if let k = section(root, "classifier") { readClassifier(k, into: &c.classifier) }
         c.policy = PolicyConfiguration(
-            appSupported: appSupported, launch: launch, displaySupported: displaySupported,
-            scenes: Array(scenes.values), transitionDuration: duration)
+            appSupported: policy.appSupported, launch: policy.launch, displaySupported: policy.displaySupported,
+            scenes: Array(scenes.values), transitionDuration: policy.transitionDuration)
         return c
+    }
+
+    /// The table `[name]`, its unknown keys reported; `nil` when absent or not a table.
+    mutating func section(_ root: TOMLTable, _ name: String) -> TOMLTable? {
+        guard let v = root[name] else { return nil }
+        guard let t = v.table else {
+            error("'\(name)' must be a table ([\(name)]), not \(v.type)", at: [name])
+            return nil
+        }
+        if name != "scenes" && name != "hotkeys" { unknownKeys(in: t, path: [name], known: Self.sections[name] ?? []) }
+        return t
+    }
+
+    mutating func readSensor(_ s: TOMLTable, into sensor: inout SensorSettings) {
+        if let text = string(s, ["sensor", "uri"]) {
+            if let uri = SensorURI(parsing: text) {
+                sensor.uri = uri
+            } else {
+                error("bad sensor URI '\(text)'; expected \(SensorURI.expected)", at: ["sensor", "uri"])
+            }
+        }
+        sensor.device = string(s, ["sensor", "device"]) ?? sensor.device
+        if let r = number(s, ["sensor", "rate_hz"]) {
+            if r > 0 && r <= 1000 {
+                sensor.rateHz = r
+            } else {
+                error("'sensor.rate_hz' must be above 0 and at most 1000, not \(r)", at: ["sensor", "rate_hz"])
+            }
+        }
+        sensor.mountMatrix = string(s, ["sensor", "mount_matrix"]) ?? sensor.mountMatrix
+    }
+
+    mutating func readDisplay(_ d: TOMLTable, into display: inout DisplaySettings) {
+        if let b = string(d, ["display", "backend"]) {
+            if let choice = DisplayBackendChoice(rawValue: b) {
+                display.backend = choice
+            } else {
+                error(
+                    "unknown display backend '\(b)'; expected one of: "
+                        + DisplayBackendChoice.allNames.joined(separator: ", "), at: ["display", "backend"])
+            }
+        }
+        display.output = string(d, ["display", "output"]) ?? display.output
+        display.natural = orientation(d, ["display", "natural"]) ?? display.natural
+        if let m = string(d, ["display", "mode"]) {
+            if m == "auto" {
+                display.mode = nil
+            } else if let mode = OutputState.Mode(m) {
+                display.mode = mode
+            } else {
+                error("bad display mode '\(m)'; expected \"auto\" or WIDTHxHEIGHT, such as \"800x1280\"", at: ["display", "mode"])
+            }
+        }
+        display.touch = strings(d, ["display", "touch"]) ?? display.touch
+        display.kiosk = bool(d, ["display", "kiosk"]) ?? display.kiosk
+    }
+
+    mutating func readScenes(_ s: TOMLTable, into scenes: inout [String: Scene]) {
+        for name in s.keys.sorted() {
+            let path = ["scenes", name]
+            guard let t = s[name]?.table else {
+                error("'scenes.\(name)' must be a table ([scenes.\(name)])", at: path)
+                continue
+            }
+            unknownKeys(in: t, path: path, known: Self.sceneKeys)
+            var scene = scenes[name] ?? Scene(name)
+            if let m = mask(t, path + ["supported"]) { scene.supported = m }
+            if let a = bool(t, path + ["autorotate"]) { scene.autorotate = a }
+            if let p = orientation(t, path + ["preferred"]) { scene.preferred = p }
+            if let f = bool(t, path + ["force_when_locked"]) { scene.forceWhenLocked = f }
+            if let st = string(t, path + ["strategy"]) {
+                if let strategy = RotationStrategy(rawValue: st) {
+                    scene.strategy = strategy
+                } else {
+                    error(
+                        "unknown strategy '\(st)'; expected one of: "
+                            + RotationStrategy.allNames.joined(separator: ", "), at: path + ["strategy"])
+                }
+            }
+            scenes[name] = scene
+        }
+    }
+
+    mutating func readPlayer(_ p: TOMLTable, into player: inout PlayerSettings) {
+        player.playlist = strings(p, ["player", "playlist"]) ?? player.playlist
+        player.loop = bool(p, ["player", "loop"]) ?? player.loop
+        guard let v = p["mpv"] else { return }
+        guard let m = v.table else {
+            error("'player.mpv' must be a table ([player.mpv])", at: ["player", "mpv"])
+            return
+        }
+        for key in m.keys.sorted() {
+            let value = m[key]!
+            player.mpv[key] =
+                value.string ?? value.bool.map { $0 ? "yes" : "no" } ?? value.int.map(String.init)
+                ?? value.double.map { String($0) }
+            if player.mpv[key] == nil {
+                error("'player.mpv.\(key)' must be a string, a number or true/false", at: ["player", "mpv", key])
+            }
+        }
+    }
+
+    /// `[hotkeys]`: each key is an action as written anywhere (`accept_suggestion`, `"rotate-to
+    /// landscape-left"`), each value one mpv key name or a list of them. The table replaces the
+    /// default bindings of the actions it names and keeps the others'.
+    mutating func readHotkeys(_ h: TOMLTable) -> [Action: [String]] {
+        var hotkeys = PlayerSettings.defaultHotkeys
+        for key in h.keys.sorted() {
+            let path = ["hotkeys", key]
+            let words = key.split(separator: " ").map(String.init)
+            let action: Action
+            switch Action.parse(words: words) {
+            case .success(let a):
+                action = a
+            case .failure(.missingArgument("rotate-to", _)) where words.count == 1:
+                // The old spelling of a "rotate" button.
+                report(.warning, "'hotkeys.\(key)' without an orientation is now 'rotate' (the next orientation "
+                    + "clockwise); write rotate = [...], or \"rotate-to landscape-left\" = [...] for one orientation",
+                    at: map.place(of: path))
+                action = .rotate
+            case .failure(.unknown):
+                let near = closest(key, in: Action.names.map { $0.replacingOccurrences(of: "-", with: "_") })
+                report(.error, "unknown action '\(key)' in [hotkeys]" + (near.map { "; did you mean '\($0)'?" } ?? "; expected one of: \(Action.names.joined(separator: ", "))"), at: map.place(of: path))
+                continue
+            case .failure(let e):
+                report(.error, "[hotkeys] '\(key)': \(e)", at: map.place(of: path))
+                continue
+            }
+            guard let keys = strings(h, path) else { continue }
+            var ok = true
+            for k in keys {
+                if let problem = KeyNames.problem(with: k) {
+                    report(.error, "'hotkeys.\(key)': \(problem)", at: map.elementPlace(of: path, element: k) ?? map.valuePlace(of: path))
+                    ok = false
+                }
+            }
+            if ok { hotkeys[action] = keys }
+        }
+        return hotkeys
+    }
+
+    mutating func readClassifier(_ k: TOMLTable, into parameters: inout OrientationClassifier.Parameters) {
+        var p = parameters
+        for field in OrientationClassifier.Parameters.fields {
+            if let v = number(k, ["classifier", field.name]) { p[keyPath: field.keyPath] = v }
+        }
+        for problem in p.problems {
+            let key = String(problem.prefix { $0 != " " }).replacingOccurrences(of: "-", with: "_")
+            error(problem, at: ["classifier", key])
+        }
+        parameters = p
     }
 
     /// The policy's own checks, placed at the keys they are about.

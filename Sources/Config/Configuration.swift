@@ -1,64 +1,25 @@
+public import Display
 import Foundation
 public import OrientationCore
+public import Player
+public import Sensors
 import TOMLKit
 
 /// Upright's configuration: every setting, validated, with defaults for what the file leaves out.
 public struct UprightConfiguration: Sendable {
-    /// Where the accelerometer is read.
-    public struct Sensor: Sendable, Hashable {
-        public var uri = "local:"
-        public var device = "auto"
-        public var rateHz = 25.0
-        public var mountMatrix = "auto"
-    }
-
-    /// The rotation lock.
-    public struct Lock: Sendable, Hashable {
-        public var locked = false
-        public var evdev = "auto"
-        public init() {}
-    }
-
-    /// The display backend.
-    public struct Display: Sendable, Hashable {
-        public var backend = "auto"
-        public var output = "auto"
-        public var natural: InterfaceOrientation = .portrait
-        /// `auto`, or `WIDTHxHEIGHT` for compositors that report no mode (headless outputs).
-        public var mode = "auto"
-        /// X11 touch devices by name or id; empty: every touchscreen.
-        public var touch: [String] = []
-        /// Upright owns the output and may turn it; false on a shared desktop.
-        public var kiosk = true
-    }
-
-    /// What plays.
-    public struct Player: Sendable, Hashable {
-        public var playlist: [String] = []
-        public var loop = true
-        /// Options passed to mpv as they are, in file order.
-        public var mpv: [String: String] = [:]
-    }
-
     public var policy = PolicyConfiguration()
     public var classifier = OrientationClassifier.Parameters()
-    public var sensor = Sensor()
-    public var lock = Lock()
-    public var display = Display()
-    public var player = Player()
-    /// Action → keys (`fullscreen` → `["f", "F11"]`).
-    public var hotkeys: [String: [String]] = [
-        "fullscreen": ["f", "F11"], "lock": ["l"], "next": [">"], "previous": ["<"], "rotate_to": [],
-    ]
+    public var sensor = SensorSettings()
+    public var lock = LockSettings()
+    public var display = DisplaySettings()
+    /// What plays, mpv's options and the hotkeys.
+    public var player = PlayerSettings()
     /// Warnings found while reading (unknown keys, with the closest known one).
     public var warnings: [Diagnostic] = []
     /// The file it came from; `nil` for the built-in defaults.
     public var file: String?
 
     public init() {}
-
-    /// The display backends a configuration may name.
-    public static let backends = ["auto", "sway", "wlroots", "x11", "none"]
 
     /// Reads and validates a configuration file.
     ///

@@ -1,5 +1,6 @@
 public import Foundation
 import OrientationCore
+import Player
 
 extension UprightConfiguration {
     /// Where a configuration is looked for, in order: `$XDG_CONFIG_HOME/upright/upright.toml`
@@ -32,13 +33,13 @@ extension UprightConfiguration {
         var out = "# " + (file.map { "from \($0)" } ?? "built-in defaults") + "\n"
         out += "[app]\nsupported = \(list(policy.appSupported))\nlaunch = \(q(policy.launch.name))\n\n"
         out += "[transition]\nduration = \(num(policy.transitionDuration))\n\n"
-        out += "[sensor]\nuri = \(q(sensor.uri))\ndevice = \(q(sensor.device))\nrate_hz = \(num(sensor.rateHz))\n"
+        out += "[sensor]\nuri = \(q(sensor.uri.description))\ndevice = \(q(sensor.device))\nrate_hz = \(num(sensor.rateHz))\n"
         out += "mount_matrix = \(q(sensor.mountMatrix))\n\n"
-        out += "[lock]\nlocked = \(lock.locked)\nevdev = \(q(lock.evdev))\n\n"
-        out += "[display]\nbackend = \(q(display.backend))\noutput = \(q(display.output))\n"
+        out += "[lock]\nlocked = \(lock.locked)\nevdev = \(q(lock.evdev.description))\n\n"
+        out += "[display]\nbackend = \(q(display.backend.rawValue))\noutput = \(q(display.output))\n"
         out += "natural = \(q(display.natural.name))\nsupported = \(list(policy.displaySupported))\n"
         out +=
-            "mode = \(q(display.mode))\ntouch = [\(display.touch.map(q).joined(separator: ", "))]\nkiosk = \(display.kiosk)\n"
+            "mode = \(q(display.mode?.description ?? "auto"))\ntouch = [\(display.touch.map(q).joined(separator: ", "))]\nkiosk = \(display.kiosk)\n"
         for name in policy.scenes.keys.sorted() {
             let s = policy.settings(of: name)!
             out += "\n[scenes.\(name)]\nsupported = \(list(s.supported))\nautorotate = \(s.autorotate)\n"
@@ -50,9 +51,11 @@ extension UprightConfiguration {
         if !player.mpv.isEmpty {
             out += "\n[player.mpv]\n" + player.mpv.keys.sorted().map { "\($0) = \(q(player.mpv[$0]!))\n" }.joined()
         }
-        out +=
-            "\n[hotkeys]\n"
-            + hotkeys.keys.sorted().map { "\($0) = [" + hotkeys[$0]!.map(q).joined(separator: ", ") + "]\n" }.joined()
+        out += "\n[hotkeys]\n"
+        for (action, keys) in player.hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
+            let key = action.argument == nil ? action.name.replacingOccurrences(of: "-", with: "_") : q(action.words.joined(separator: " "))
+            out += "\(key) = [" + keys.map(q).joined(separator: ", ") + "]\n"
+        }
         let c = classifier
         out += "\n[classifier]\n"
         for field in OrientationClassifier.Parameters.fields {

@@ -1,12 +1,19 @@
-import Dispatch
+import Blocking
 import Foundation
 import Glibc
 public import OrientationCore
 
-/// What the configuration says about the display.
+/// Which display backend to use: `auto` finds one from the environment.
+public enum DisplayBackendChoice: String, Sendable, Hashable, CaseIterable {
+    case auto, sway, wlroots, x11, none
+
+    /// Every name, for error messages.
+    public static let allNames = allCases.map(\.rawValue)
+}
+
+/// The `[display]` settings: the configuration reads into this type.
 public struct DisplaySettings: Sendable, Hashable {
-    /// `auto`, or a backend's name.
-    public var backend = "auto"
+    public var backend = DisplayBackendChoice.auto
     /// `auto` (the output showing Upright) or an output's name.
     public var output = "auto"
     /// The interface orientation the panel shows upright at transform 0 (its natural orientation
@@ -18,10 +25,8 @@ public struct DisplaySettings: Sendable, Hashable {
     public var touch: [String] = []
     /// Upright owns the output (a kiosk) and may turn it; false on a shared desktop.
     public var kiosk = true
-    /// Where the restore record lives (the program's runtime directory).
-    public var stateDirectory: String
 
-    public init(stateDirectory: String) { self.stateDirectory = stateDirectory }
+    public init() {}
 
     /// The output Upright turns among those `backend` lists: the configured one, else the one
     /// showing Upright, else the first active one, else the first.
@@ -73,20 +78,20 @@ public enum DisplayDetection {
         }
         let wayland = environment["WAYLAND_DISPLAY"]
         switch settings.backend {
-        case "none":
+        case .none:
             return (NoDisplayBackend(), "the configuration says backend = \"none\"")
-        case "sway":
+        case .sway:
             guard let s = swaySocket() else {
                 return (NoDisplayBackend(), "backend \"sway\" is configured but no sway socket was found (SWAYSOCK)")
             }
             return (SwayBackend(socketPath: s), "the configuration says sway; socket \(s)")
-        case "wlroots":
+        case .wlroots:
             let d = wayland ?? "wayland-0"
             return (WlrootsBackend(display: d, modeHint: settings.mode), "the configuration says wlroots; display \(d)")
-        case "x11":
+        case .x11:
             let d = environment["DISPLAY"] ?? ":0"
             return (X11Backend(display: d, touchDevices: settings.touch), "the configuration says x11; display \(d)")
-        default:
+        case .auto:
             if let s = environment["SWAYSOCK"], FileManager.default.fileExists(atPath: s) {
                 return (SwayBackend(socketPath: s), "SWAYSOCK is set: sway at \(s)")
             }
@@ -109,138 +114,131 @@ public enum DisplayDetection {
 
 /// Turns the output showing Upright, remembers its original transform in a small state file, and
 /// puts it back on exit (or at the next start, when an earlier run died). The backend's calls
-/// block (a socket, a helper program), so they run on the controller's own serial queue, never on
-/// the cooperative pool. Faults are returned and kept in ``status``; nothing here throws past its
-/// caller or stops playback.
-// @unchecked Sendable: every mutable property is read and written only on `queue` (through `run`).
-public final class DisplayController: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "upright.display")
-
-    public let backend: any DisplayBackend
+/// block (a socket, a helper program), so they run through ``Blocking``, never on the cooperative
+/// pool. Faults are returned and kept in ``status``; nothing here throws past its caller or stops
+/// playback.
+public actor DisplayController {
+    public nonisolated let backend: any DisplayBackend
     private let settings: DisplaySettings
-    private var status_ = DisplayStatus()
+    /// Where the restore record lives (the program's runtime directory).
+    private let stateDirectory: String
+    /// The display's state, for the status and `upright doctor`.
+    public private(set) var status = DisplayStatus()
     private var output: OutputState?
     private var original: OutputTransform?
     private var applied: OutputTransform?
 
-    public init(settings: DisplaySettings, backend: any DisplayBackend, reason: String) {
+    public init(settings: DisplaySettings, stateDirectory: String, backend: any DisplayBackend, reason: String) {
         self.settings = settings
+        self.stateDirectory = stateDirectory
         self.backend = backend
-        status_.backend = backend.kind
-        status_.endpoint = backend.endpoint
-        status_.reason = reason
+        status.backend = backend.kind
+        status.endpoint = backend.endpoint
+        status.reason = reason
     }
 
     /// The controller for the configuration and the environment.
-    public convenience init(settings: DisplaySettings, environment: [String: String]? = nil) {
+    public init(settings: DisplaySettings, stateDirectory: String, environment: [String: String]? = nil) {
         let (backend, reason) = DisplayDetection.backend(settings, environment: environment)
-        self.init(settings: settings, backend: backend, reason: reason)
+        self.init(settings: settings, stateDirectory: stateDirectory, backend: backend, reason: reason)
     }
-
-    /// Runs `body` on the controller's queue.
-    private func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { c in queue.async { c.resume(returning: body()) } }
-    }
-
-    /// The display's state, for the status and `upright doctor`.
-    public var status: DisplayStatus { get async { await run { self.status_ } } }
 
     /// Finds the output, restores one an earlier run left turned, and records the original
     /// transform. Returns what the policy may do; a problem is in ``status``.
-    public func start() async -> DisplayAbilities { await run { self.startNow() } }
-
-    /// Shows `interface` upright by turning the output (composed with the panel's natural
-    /// orientation) and making touch follow. A failure is kept in ``status`` and returned.
-    public func apply(_ interface: InterfaceOrientation) async -> DisplayError? {
-        await run { self.applyNow(interface) }
-    }
-
-    /// Asks the backend again after a fault; returns what the policy may do now.
-    public func probe() async -> DisplayAbilities { await run { self.probeNow() } }
-
-    /// Puts the original transform back and removes the state file.
-    public func restore() async { await run { self.restoreNow() } }
-
-    private var abilities: DisplayAbilities {
-        DisplayAbilities(canRotateOutput: status_.canRotate && status_.problem == nil, ownsOutput: settings.kiosk)
-    }
-
-    private func startNow() -> DisplayAbilities {
+    public func start() async -> DisplayAbilities {
         guard backend.kind != .none else {
-            status_.problem = status_.reason
+            status.problem = status.reason
             return abilities
         }
         do {
-            var current = try findOutput()
+            var current = try await findOutput()
             if let stale = readState(), stale.output == current.name, stale.pid != getpid(), !processAlive(stale.pid) {
                 // An earlier run died with the output turned: put it back first, then read it again.
-                try backend.setTransform(stale.transform, of: current)
-                status_.reason += "; restored \(current.name) to \(stale.transform) left by process \(stale.pid)"
-                current = try findOutput()
+                try await setTransform(stale.transform, of: current)
+                status.reason += "; restored \(current.name) to \(stale.transform) left by process \(stale.pid)"
+                current = try await findOutput()
             }
             output = current
             original = current.transform ?? .normal
-            status_.output = current.name
-            status_.transform = current.transform
-            status_.canRotate = current.canRotate
-            status_.problem =
+            status.output = current.name
+            status.transform = current.transform
+            status.canRotate = current.canRotate
+            status.problem =
                 current.canRotate
                 ? nil : "\(backend.kind.rawValue) cannot turn \(current.name) at run time: only the video surface turns"
             if current.canRotate { writeState(output: current.name, transform: original!) }
         } catch {
-            status_.problem = error.description
+            status.problem = error.description
         }
         return abilities
     }
 
-    private func applyNow(_ interface: InterfaceOrientation) -> DisplayError? {
-        guard let output, status_.canRotate else {
-            return DisplayError(status_.problem ?? "no output to turn")
+    /// Shows `interface` upright by turning the output (composed with the panel's natural
+    /// orientation) and making touch follow. A failure is kept in ``status`` and returned.
+    public func apply(_ interface: InterfaceOrientation) async -> DisplayError? {
+        guard let output, status.canRotate else {
+            return DisplayError(status.problem ?? "no output to turn")
         }
         let transform = OutputTransform(interface: interface, natural: settings.natural)
         do {
-            if applied != transform || status_.problem != nil {
-                try backend.setTransform(transform, of: output)
-                _ = try? backend.mapTouch(to: output, transform: transform)
+            if applied != transform || status.problem != nil {
+                try await setTransform(transform, of: output)
+                let backend = backend
+                _ = try? await Blocking.run { () throws(DisplayError) in
+                    try backend.mapTouch(to: output, transform: transform)
+                }
             }
             applied = transform
-            status_.transform = transform
-            status_.problem = nil
+            status.transform = transform
+            status.problem = nil
             return nil
         } catch {
-            status_.problem = "cannot turn \(output.name): \(error)"
+            status.problem = "cannot turn \(output.name): \(error)"
             return error
         }
     }
 
-    private func probeNow() -> DisplayAbilities {
+    /// Asks the backend again after a fault; returns what the policy may do now.
+    public func probe() async -> DisplayAbilities {
         guard backend.kind != .none else { return abilities }
-        if output == nil { return startNow() }
+        if output == nil { return await start() }
         do {
-            let current = try findOutput()
+            let current = try await findOutput()
             output = current
-            status_.canRotate = current.canRotate
-            if current.canRotate { status_.problem = nil }
+            status.canRotate = current.canRotate
+            if current.canRotate { status.problem = nil }
         } catch {
-            status_.problem = error.description
+            status.problem = error.description
         }
         return abilities
     }
 
-    private func restoreNow() {
+    /// Puts the original transform back and removes the state file.
+    public func restore() async {
         guard let output, let original, backend.kind != .none else { return }
         if applied != nil, applied != original {
-            do { try backend.setTransform(original, of: output) } catch { status_.problem = error.description }
+            do { try await setTransform(original, of: output) } catch { status.problem = error.description }
         }
         applied = original
-        status_.transform = original
+        status.transform = original
         removeState()
+    }
+
+    private var abilities: DisplayAbilities {
+        DisplayAbilities(canRotateOutput: status.canRotate && status.problem == nil, ownsOutput: settings.kiosk)
     }
 
     // MARK: - Internals
 
-    private func findOutput() throws(DisplayError) -> OutputState {
-        try settings.chooseOutput(among: backend.outputs(), backend: backend.kind)
+    private func findOutput() async throws(DisplayError) -> OutputState {
+        let backend = backend
+        let outputs = try await Blocking.run { () throws(DisplayError) in try backend.outputs() }
+        return try settings.chooseOutput(among: outputs, backend: backend.kind)
+    }
+
+    private func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
+        let backend = backend
+        try await Blocking.run { () throws(DisplayError) in try backend.setTransform(transform, of: output) }
     }
 
     private struct State: Codable {
@@ -252,7 +250,7 @@ public final class DisplayController: @unchecked Sendable {
     }
 
     /// The restore record's path.
-    public var statePath: String { "\(settings.stateDirectory)/display-\(backend.kind.rawValue).json" }
+    public nonisolated var statePath: String { "\(stateDirectory)/display-\(backend.kind.rawValue).json" }
 
     private func readState() -> State? {
         guard let data = FileManager.default.contents(atPath: statePath) else { return nil }

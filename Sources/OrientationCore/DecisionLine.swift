@@ -21,13 +21,36 @@ public enum JSONText {
 }
 
 extension RotationDecision {
+    /// The decision as a record: `t` written as `time`, the cause included with `cause`.
+    public struct Record: Encodable, Sendable, Hashable {
+        public var t: JSONNumberText
+        public var decision: String
+        public var interface: String
+        public var strategy: String
+        public var scene: String
+        public var reason: String
+        public var cause: String?
+    }
+
+    /// The record of this decision; `time` is how `t` is written (the dry run writes it as it is,
+    /// the play log with three decimals).
+    public func record(time: String, cause withCause: Bool = true) -> Record {
+        Record(
+            t: JSONNumberText(time), decision: kind.rawValue, interface: interface.name, strategy: strategy.rawValue,
+            scene: scene, reason: reason.rawValue, cause: withCause ? cause : nil)
+    }
+
     /// The decision as one JSON line, the format of `upright replay --events` and of `upright
-    /// play`'s log: `time` is how `t` is written there, and the cause is included with `cause`.
+    /// play`'s log.
     public func jsonLine(time: String, cause withCause: Bool = true) -> String {
-        var s =
-            "{\"t\": \(time), \"decision\": \"\(kind.rawValue)\", \"interface\": \"\(interface)\", "
-            + "\"strategy\": \"\(strategy.rawValue)\", \"scene\": \(JSONText.quote(scene)), \"reason\": \"\(reason.rawValue)\""
-        if withCause { s += ", \"cause\": \(JSONText.quote(cause))" }
-        return s + "}"
+        JSONLine.encode(record(time: time, cause: withCause))
+    }
+
+    /// `t` with three decimals (`12.300`), as the play log and the control replies write it.
+    public var millisecondsText: String {
+        let ms = Int((t * 1000).rounded())
+        let sign = ms < 0 ? "-" : ""
+        let frac = String(abs(ms) % 1000)
+        return sign + String(abs(ms) / 1000) + "." + String(repeating: "0", count: 3 - frac.count) + frac
     }
 }

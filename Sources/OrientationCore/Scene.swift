@@ -113,3 +113,13 @@ public struct DisplayAbilities: Sendable, Hashable {
         }
     }
 }
+
+/// Where the video sits: the layout a scene asks of the player.
+public enum PlayerLayout: String, Sendable, Hashable {
+    /// Inside the portrait layout: the upper part of the screen, the rest for overlays.
+    case inline
+    case fullscreen
+
+    /// The layout of scene `name`: full screen for the full-screen scene, inline for the others.
+    public init(scene name: String) { self = name == Scene.fullscreen ? .fullscreen : .inline }
+}

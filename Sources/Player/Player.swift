@@ -9,9 +9,11 @@ public struct PlayerSettings: Sendable, Hashable {
     public var loop = true
     /// mpv options passed through (vo, hwdec, ...).
     public var mpv: [String: String] = [:]
-    /// Action → keys: `fullscreen`, `lock`, `next`, `previous`, `rotate-to` ...
-    public var hotkeys: [String: [String]] = [
-        "fullscreen": ["f", "F11"], "lock": ["l"], "next": [">"], "previous": ["<"],
+    /// Action → the mpv key names bound to it.
+    public var hotkeys: [Action: [String]] = PlayerSettings.defaultHotkeys
+    /// The keys a player has out of the box: `f`/`F11` full screen, `l` the lock, `>`/`<` the playlist.
+    public static let defaultHotkeys: [Action: [String]] = [
+        .fullscreen: ["f", "F11"], .toggleLock: ["l"], .next: [">"], .previous: ["<"],
     ]
     /// The share of a portrait screen below the video in the inline layout, left to the overlays.
     public var inlineBottomMargin = 0.4
@@ -19,17 +21,10 @@ public struct PlayerSettings: Sendable, Hashable {
     public init() {}
 }
 
-/// Where the video sits.
-public enum PlayerLayout: String, Sendable, Hashable {
-    /// Inside the portrait layout: the upper part of the screen, the rest for overlays.
-    case inline
-    case fullscreen
-}
-
 /// What the player reports.
 public enum PlayerEvent: Sendable, Hashable {
     /// A hotkey was pressed: the action bound to it.
-    case hotkey(String)
+    case hotkey(Action)
     case playing(String)
     /// A file could not be played; the playlist goes on.
     case fileFailed(String, reason: String)
@@ -84,8 +79,9 @@ public actor Player {
         // output, a resized window, the first frame of a renderer).
         try mpv.observe("osd-width", as: .int64)
         try mpv.observe("osd-height", as: .int64)
-        for (action, keys) in settings.hotkeys.sorted(by: { $0.key < $1.key }) {
-            for key in keys { try mpv.command(["keybind", key, "script-message upright-hotkey \(action)"]) }
+        for (action, keys) in settings.hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
+            let message = (["script-message", "upright-hotkey"] + action.words).joined(separator: " ")
+            for key in keys { try mpv.command(["keybind", key, message]) }
         }
         let events = mpv.events
         let continuation = continuation
@@ -119,6 +115,20 @@ public actor Player {
 
     public func next() throws(MPVError) { try mpv.command(["playlist-next", "force"]) }
     public func previous() throws(MPVError) { try mpv.command(["playlist-prev", "force"]) }
+
+    /// What the status line shows for `item`: "Test pattern" for the built-in one, else mpv's title.
+    public func title(of item: String) -> String {
+        if item == testPattern || item.hasPrefix("av://lavfi") { return "Test pattern" }
+        return mpv.string("media-title") ?? item
+    }
+
+    /// The playlist entry mpv is on now (right after ``next()`` or ``previous()``, the new one).
+    public var currentItem: String? {
+        guard let position = try? mpv.get(.playlistPosition), position >= 0, Int(position) < loaded.count else {
+            return current
+        }
+        return loaded[Int(position)]
+    }
 
     /// Sets the layout for a scene.
     public func setLayout(_ l: PlayerLayout) throws(MPVError) {
@@ -240,7 +250,10 @@ public actor Player {
     private func handle(_ e: MPVEvent) {
         switch e {
         case .clientMessage(let args) where args.first == "upright-hotkey" && args.count >= 2:
-            continuation.yield(.hotkey(args[1]))
+            // Bound from the settings' own actions, so the words always parse.
+            if case .success(let action) = Action.parse(words: Array(args.dropFirst())) {
+                continuation.yield(.hotkey(action))
+            }
         case .startFile(let entry):
             // From the entry's number, not from the `path` property, which may already name the next file.
             current = entry >= 1 && Int(entry) <= loaded.count ? loaded[Int(entry) - 1] : mpv.string("path")

@@ -2,24 +2,6 @@ import Foundation
 public import IIO
 import Udev
 
-/// Where and how to read the accelerometer.
-public struct SensorSettings: Sendable, Hashable {
-    /// A libiio URI: `local:`, `ip:HOST[:PORT]`, `usb:`, `serial:`, `xml:FILE`.
-    public var uri = "local:"
-    /// `auto`, a device name (`accel_3d`), a device id (`iio:device2`) or an index among the accelerometers.
-    public var device = "auto"
-    public var rateHz = 25.0
-    /// `auto`, or a matrix in hwdb form (`"0, 1, 0; -1, 0, 0; 0, 0, 1"`).
-    public var mountMatrix = "auto"
-
-    public init(uri: String = "local:", device: String = "auto", rateHz: Double = 25, mountMatrix: String = "auto") {
-        self.uri = uri
-        self.device = device
-        self.rateHz = rateHz
-        self.mountMatrix = mountMatrix
-    }
-}
-
 /// Why the accelerometer cannot be read, in words that name the device and the attribute.
 public enum SensorError: Error, Sendable, Equatable, CustomStringConvertible {
     case context(IIOError)
@@ -75,9 +57,9 @@ public final class Accelerometer {
     /// `gravity_x/y/z` channels of a sensor hub's gravity vector) and reads what converting its
     /// values needs.
     public init(settings: SensorSettings, kind: String = "accel") throws(SensorError) {
-        uri = settings.uri
+        uri = settings.uri.description
         do {
-            context = try IIOContext(uri: settings.uri)
+            context = try IIOContext(uri: uri)
             try? context.setTimeout(milliseconds: 1000)
         } catch {
             throw .context(error)
@@ -89,17 +71,17 @@ public final class Accelerometer {
         let wanted = settings.device.trimmingCharacters(in: .whitespaces)
         if wanted.isEmpty || wanted == "auto" {
             guard let d = accelerometers.first(where: { $0.name == "accel_3d" }) ?? accelerometers.first else {
-                throw .noAccelerometer(uri: settings.uri, devices: all.map(\.label))
+                throw .noAccelerometer(uri: uri, devices: all.map(\.label))
             }
             chosen = d
         } else if let i = Int(wanted) {
             guard accelerometers.indices.contains(i) else {
-                throw .noSuchDevice(wanted, uri: settings.uri, accelerometers: accelerometers.map(\.label))
+                throw .noSuchDevice(wanted, uri: uri, accelerometers: accelerometers.map(\.label))
             }
             chosen = accelerometers[i]
         } else {
             guard let d = accelerometers.first(where: { $0.name == wanted || $0.id == wanted }) else {
-                throw .noSuchDevice(wanted, uri: settings.uri, accelerometers: accelerometers.map(\.label))
+                throw .noSuchDevice(wanted, uri: uri, accelerometers: accelerometers.map(\.label))
             }
             chosen = d
         }
@@ -157,7 +139,7 @@ public final class Accelerometer {
         }
         let configured = settings.mountMatrix.trimmingCharacters(in: .whitespaces)
         if configured != "auto", !configured.isEmpty { consider(configured, .configuration) }
-        udevMatrix = settings.uri == "local:" ? Self.udevMountMatrix(deviceID: chosen.id) : nil
+        udevMatrix = settings.uri.isLocal ? Self.udevMountMatrix(deviceID: chosen.id) : nil
         consider(udevMatrix, .udev)
         consider(axes[0].has("mount_matrix") ? try? axes[0].read("mount_matrix") : nil, .sysfs)
         (matrix, matrixSource) = found ?? (.identity, .identity)

@@ -49,8 +49,8 @@ public enum ProductDemo {
         public var label: String
         public var start: Double
         public var end: Double
-        /// The command sent at the step's start.
-        public var command: PolicyCommand?
+        /// The action asked for at the step's start, as the hotkey would.
+        public var action: Action?
     }
 
     /// The sensor's script (angles: 90 is the right edge up, so the interface turns to landscape-right).
@@ -74,7 +74,7 @@ public enum ProductDemo {
     }()
 
     /// Commands by step index.
-    static let commands: [Int: PolicyCommand] = [
+    static let actions: [Int: Action] = [
         3: .fullscreen, 4: .fullscreen, 5: .lock, 6: .fullscreen, 7: .unlock, 11: .fullscreen,
     ]
 
@@ -84,7 +84,7 @@ public enum ProductDemo {
         return all.enumerated().compactMap { i, s in
             if case .turn = s.move { return nil }
             let end = i + 1 < all.count ? all[i + 1].start : script.duration
-            return Step(label: s.label, start: s.start, end: end, command: commands[i])
+            return Step(label: s.label, start: s.start, end: end, action: actions[i])
         }
     }
 

@@ -25,7 +25,7 @@ public enum MotionFallback {
         parameters: OrientationClassifier.Parameters = .init()
     ) -> MotionReading {
         let start = monotonicSeconds()
-        guard settings.uri != "none", !settings.uri.hasPrefix("replay:") else { return .unknown }
+        guard settings.uri.iioURI != nil else { return .unknown }
         let source: Accelerometer
         let name: String
         if let g = try? Accelerometer(

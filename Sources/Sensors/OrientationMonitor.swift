@@ -4,8 +4,8 @@ public import OrientationCore
 public enum MonitorEvent: Sendable, Hashable {
     /// The device orientation as UIKit's `UIDevice` would give it: `unknown` while locked.
     case orientation(DeviceOrientation, change: OrientationClassifier.Change?)
-    /// The rotation lock changed; `source` is `configuration`, `command` or `switch`.
-    case lock(Bool, source: String)
+    /// The rotation lock changed, and what changed it.
+    case lock(Bool, source: LockSource)
     case status(SensorStatus)
     /// The lock switch could not be read (it keeps working from the configuration and commands).
     case switchFault(String)
@@ -23,19 +23,21 @@ public actor OrientationMonitor {
     private var current: DeviceOrientation = .unknown
     private var tasks: [Task<Void, Never>] = []
 
-    /// Starts reading. `lockSwitch` is a path to an input device (or a pipe of `input_event`
-    /// records), `auto` for every device that has the switch or key, or `none`.
+    /// Starts reading the sensor, and the lock switches `lock.evdev` names.
     public init(
-        sensor: SensorSettings, parameters: OrientationClassifier.Parameters = .init(), locked: Bool = false,
-        lockSwitch: String = "auto"
+        sensor: SensorSettings, parameters: OrientationClassifier.Parameters = .init(), lock settings: LockSettings
     ) {
         (events, continuation) = AsyncStream.makeStream(of: MonitorEvent.self)
-        lock = RotationLockState(configured: locked)
-        control.setPaused(locked)
-        continuation.yield(.lock(locked, source: "configuration"))
+        lock = RotationLockState(configured: settings.locked)
+        control.setPaused(settings.locked)
+        continuation.yield(.lock(settings.locked, source: .configuration))
         let stream = SensorSource.orientations(sensor, parameters: parameters, control: control)
-        let paths =
-            lockSwitch == "none" ? [] : lockSwitch == "auto" ? RotationLockSwitch.find().map(\.path) : [lockSwitch]
+        let paths: [String] =
+            switch settings.evdev {
+            case .none: []
+            case .auto: RotationLockSwitch.find().map(\.path)
+            case .path(let p): [p]
+            }
         Task { await self.start(stream, switches: paths) }
     }
 

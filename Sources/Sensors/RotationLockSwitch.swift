@@ -136,12 +136,12 @@ public struct LockSwitchError: Error, Sendable, Hashable, CustomStringConvertibl
 /// switch): the latest word wins; the key toggles.
 public struct RotationLockState: Sendable, Hashable {
     public private(set) var locked: Bool
-    /// What set it last: `configuration`, `command` or `switch`.
-    public private(set) var source: String
+    /// What set it last.
+    public private(set) var source: LockSource
 
     public init(configured: Bool) {
         locked = configured
-        source = "configuration"
+        source = .configuration
     }
 
     /// Applies a switch event; returns true when the lock changed.
@@ -151,7 +151,7 @@ public struct RotationLockState: Sendable, Hashable {
         case .set(let on): locked = on
         case .toggle: locked.toggle()
         }
-        source = "switch"
+        source = .lockSwitch
         return locked != before
     }
 
@@ -159,7 +159,7 @@ public struct RotationLockState: Sendable, Hashable {
     public mutating func command(locked on: Bool) -> Bool {
         let before = locked
         locked = on
-        source = "command"
+        source = .command
         return locked != before
     }
 }

@@ -1,6 +1,6 @@
+import Blocking
 import Foundation
 public import OrientationCore
-import Synchronization
 
 /// What a sensor source reports: readings, and changes of its health.
 public enum SensorEvent: Sendable, Hashable {
@@ -44,7 +44,8 @@ public struct SensorStatus: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "sensor \(state.rawValue): \(message)" }
 }
 
-/// Controls a running source from any thread: pause while locked, resume, stop.
+/// Controls a running source from any thread: pause while locked, resume, stop. The source's
+/// thread waits on it (``wait(until:)``): a change wakes it at once, with no polling.
 public final class SensorControl: Sendable {
     private struct State {
         var paused = false
@@ -52,21 +53,67 @@ public final class SensorControl: Sendable {
         var generation = 0
     }
 
-    private let state = Mutex(State())
+    // NSCondition is thread-safe; `state` is read and written only while holding it.
+    private let condition = NSCondition()
+    nonisolated(unsafe) private var state = State()
 
     public init() {}
 
+    private func change(_ body: (inout State) -> Void) {
+        condition.lock()
+        body(&state)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func read<T>(_ body: (State) -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body(state)
+    }
+
     /// Stops regular polling (the rotation lock is on) or starts it again.
-    public func setPaused(_ paused: Bool) { state.withLock { $0.paused = paused } }
+    public func setPaused(_ paused: Bool) { change { $0.paused = paused } }
     /// Ends the source; its stream finishes.
-    public func stop() { state.withLock { $0.stopped = true } }
+    public func stop() { change { $0.stopped = true } }
 
     /// Asks a classifying source to start afresh (after the lock: the device may have turned).
-    public func restartClassifier() { state.withLock { $0.generation += 1 } }
-    var generation: Int { state.withLock { $0.generation } }
+    public func restartClassifier() { change { $0.generation += 1 } }
+    var generation: Int { read { $0.generation } }
 
-    public var isPaused: Bool { state.withLock { $0.paused } }
-    public var isStopped: Bool { state.withLock { $0.stopped } }
+    public var isPaused: Bool { read { $0.paused } }
+    public var isStopped: Bool { read { $0.stopped } }
+
+    /// Waits until the monotonic time `deadline` (`nil`: no deadline) or until the control changes
+    /// (paused, resumed, stopped), whichever comes first.
+    func wait(until deadline: Double?) {
+        condition.lock()
+        defer { condition.unlock() }
+        let before = (state.paused, state.stopped)
+        while (state.paused, state.stopped) == before {
+            guard let deadline else {
+                condition.wait()
+                continue
+            }
+            let left = deadline - monotonicSeconds()
+            if left <= 0 || !condition.wait(until: Date(timeIntervalSinceNow: left)) { return }
+        }
+    }
+
+    /// Waits while the source is paused (and not stopped).
+    func waitWhilePaused() {
+        while isPaused, !isStopped { wait(until: nil) }
+    }
+
+    /// Waits until the source is stopped.
+    func waitForStop() {
+        while !isStopped { wait(until: nil) }
+    }
+
+    /// Waits until `deadline` unless stopped first.
+    func sleep(until deadline: Double) {
+        while !isStopped, monotonicSeconds() < deadline { wait(until: deadline) }
+    }
 }
 
 /// Monotonic seconds (`CLOCK_MONOTONIC`), the time base of live samples.
@@ -139,20 +186,19 @@ public enum SensorSource {
         // libiio writes to iiod's socket without MSG_NOSIGNAL: a server that goes away must give an
         // error to retry, not a SIGPIPE that ends the process.
         signal(SIGPIPE, SIG_IGN)
-        let thread = Thread {
-            if settings.uri.hasPrefix("replay:") {
-                runReplay(settings.uri, control: control, continuation)
-            } else if settings.uri == "none" {
+        Blocking.thread(named: "upright-sensor") {
+            switch settings.uri {
+            case .replay(let spec):
+                runReplay(spec, control: control, continuation)
+            case .none:
                 continuation.yield(
                     .status(SensorStatus(state: .absent, message: "no sensor is configured (uri = \"none\")")))
-                while !control.isStopped { sleep(until: monotonicSeconds() + 0.2) }
-            } else {
+                control.waitForStop()
+            case .iio:
                 runPoller(settings, control: control, continuation)
             }
             continuation.finish()
         }
-        thread.name = "upright-sensor"
-        thread.start()
         return stream
     }
 
@@ -180,7 +226,7 @@ public enum SensorSource {
                             state: .paused, device: "\(a.label) at \(a.uri)",
                             message: "polling stopped while the rotation lock is on", skippedValues: skipped))
                 }
-                sleep(until: monotonicSeconds() + 0.05)
+                control.waitWhilePaused()
                 next = monotonicSeconds()
                 continue
             }
@@ -216,8 +262,7 @@ public enum SensorSource {
                     }
                     report(
                         SensorStatus(state: state, message: error.description + "; retrying", skippedValues: skipped))
-                    let until = monotonicSeconds() + backoff
-                    while !control.isStopped, monotonicSeconds() < until { sleep(until: until) }
+                    control.sleep(until: monotonicSeconds() + backoff)
                     backoff = min(backoff * 2, 5)
                 }
                 continue
@@ -262,22 +307,21 @@ public enum SensorSource {
             if next < now - period { next = now }  // fell behind: do not try to catch up in a burst
             // A change that settles before the next poll is reported when it settles.
             if let due = continuation.deadline(), due < next {
-                while !control.isStopped, monotonicSeconds() < due { sleep(until: due) }
+                control.sleep(until: due)
                 continuation.tick(max(due, monotonicSeconds()))
             }
-            while !control.isStopped, monotonicSeconds() < next { sleep(until: next) }
+            control.sleep(until: next)
         }
     }
 
     /// `replay:FILE.csv?loop=1&speed=N`.
-    static func runReplay(_ uri: String, control: SensorControl, _ continuation: Relay) {
-        let spec = ReplaySpec(uri)
+    static func runReplay(_ spec: ReplaySpec, control: SensorControl, _ continuation: Relay) {
         let trace: Trace
         do {
             trace = try Trace.load(path: spec.path)
         } catch {
             continuation.yield(.status(SensorStatus(state: .absent, message: "cannot replay: \(error)")))
-            while !control.isStopped { sleep(until: monotonicSeconds() + 0.2) }
+            control.waitForStop()
             return
         }
         guard let first = trace.samples.first, let last = trace.samples.last else {
@@ -296,7 +340,7 @@ public enum SensorSource {
         repeat {
             for s in trace.samples {
                 let due = start + (s.t - first.t) / spec.speed
-                while !control.isStopped, monotonicSeconds() < due { sleep(until: due) }
+                control.sleep(until: due)
                 if control.isStopped { return }
                 if control.isPaused { continue }
                 continuation.yield(.sample(GravitySample(t: due, x: s.x, y: s.y, z: s.z)))
@@ -308,7 +352,7 @@ public enum SensorSource {
                 SensorStatus(
                     state: .ended, device: "replay of \(spec.path)",
                     message: "the replay of \(spec.path) ended")))
-        while !control.isStopped { sleep(until: monotonicSeconds() + 0.2) }
+        control.waitForStop()
     }
 }
 
@@ -376,11 +420,14 @@ struct Relay: Sendable {
 
 /// `replay:FILE.csv?loop=1&speed=N` taken apart.
 public struct ReplaySpec: Sendable, Hashable {
+    /// The URI as written.
+    public var uri: String
     public var path: String
     public var loop = false
     public var speed = 1.0
 
     public init(_ uri: String) {
+        self.uri = uri
         var rest = uri.hasPrefix("replay:") ? String(uri.dropFirst("replay:".count)) : uri
         if let q = rest.firstIndex(of: "?") {
             for pair in rest[rest.index(after: q)...].split(separator: "&") {

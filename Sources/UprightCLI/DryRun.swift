@@ -1,10 +1,11 @@
 import Foundation
 public import OrientationCore
+public import Session
 
 /// One timed input of a dry run, from the events file.
 public struct TimedEvent: Sendable, Hashable {
     public var t: Double
-    public var event: PolicyEvent
+    public var event: SessionInput
     /// 1-based line in the events file.
     public var line: Int
 }
@@ -35,6 +36,7 @@ public enum EventsFile {
                 var command: String?
                 var orientation: String?
                 var scene: String?
+                var argument: String?
                 var can_rotate: Bool?
                 var owns: Bool?
             }
@@ -53,37 +55,21 @@ public enum EventsFile {
             guard t >= last || last == -Double.infinity else { throw fail("time goes backwards: \(t) after \(last)") }
             last = t
             guard let name = object.command else { throw fail("missing \"command\"") }
-            func orientation() throws(CLIFailure) -> InterfaceOrientation {
-                guard let s = object.orientation, let o = InterfaceOrientation(name: s) else {
-                    throw fail(
-                        "\"\(name)\" needs \"orientation\": one of "
-                            + InterfaceOrientation.allNames.joined(separator: ", "))
-                }
-                return o
-            }
-            func scene() throws(CLIFailure) -> String {
-                guard let s = object.scene, !s.isEmpty else { throw fail("\"\(name)\" needs \"scene\"") }
-                return s
-            }
-            let event: PolicyEvent
-            switch name {
-            case "fullscreen": event = .command(.fullscreen)
-            case "lock": event = .command(.lock)
-            case "unlock": event = .command(.unlock)
-            case "toggle-lock": event = .command(.toggleLock)
-            case "rotate-to": event = .command(.rotateTo(try orientation()))
-            case "accept-suggestion": event = .command(.acceptSuggestion)
-            case "push": event = .command(.push(try scene()))
-            case "pop": event = .command(.pop)
-            case "present": event = .command(.present(try scene()))
-            case "dismiss": event = .command(.dismiss)
-            case "display":
+            let event: SessionInput
+            if name == "display" {
                 let rotate = object.can_rotate ?? false, owns = object.owns ?? true
-                event = .display(DisplayAbilities(canRotateOutput: rotate, ownsOutput: owns))
-            default:
-                throw fail(
-                    "unknown command '\(name)'; expected one of: fullscreen, lock, unlock, toggle-lock, "
-                        + "rotate-to, accept-suggestion, push, pop, present, dismiss, display")
+                event = .displayProbed(DisplayAbilities(canRotateOutput: rotate, ownsOutput: owns), .none)
+            } else {
+                let argument = object.orientation ?? object.scene ?? object.argument
+                switch Action.parse(name: name, argument: argument) {
+                case .success(let action): event = .command(action, from: .events)
+                case .failure(.unknown):
+                    throw fail("unknown command '\(name)'; expected one of: \(Action.names.joined(separator: ", ")), display")
+                case .failure(.missingArgument(let canonical, let kind)), .failure(.badArgument(let canonical, _, let kind)):
+                    throw fail("\"\(canonical)\" needs \"\(kind.rawValue)\": \(ActionError.expected(kind))")
+                case .failure(let error):
+                    throw fail("\(error)")
+                }
             }
             out.append(TimedEvent(t: t, event: event, line: i + 1))
         }
@@ -91,72 +77,124 @@ public enum EventsFile {
     }
 }
 
-/// A dry run: the classifier over a trace and the policy over its changes and the events, with
-/// everything they decide as JSON lines in time order. While locked the trace answers the motion
-/// fallback (the physical orientation), as the sensor does on a device.
+/// A dry run: the classifier over a trace, and the session's own rules (``SessionCore``) over its
+/// changes and the events, with everything they decide as JSON lines in time order. The trace
+/// answers the motion fallback (the physical orientation), and the device orientation comes back
+/// when the lock is switched off, as the sensor does on a device.
 public enum DryRun {
     public static func run(
         samples: [GravitySample], classifier parameters: OrientationClassifier.Parameters,
         policy configuration: PolicyConfiguration, display: DisplayAbilities, locked: Bool,
-        events: [TimedEvent], explain: Bool, emit: (String) -> Void
+        events: [TimedEvent], explain: Bool, emit: @escaping (String) -> Void
     ) throws(PolicyConfigurationError) {
-        var policy = try OrientationPolicy(configuration: configuration, display: display, locked: locked)
+        var session = Shell(
+            core: try SessionCore(policy: configuration, locked: locked, display: display), explain: explain,
+            emit: emit)
         var classifier = OrientationClassifier(parameters: parameters)
         let start = samples.first?.t ?? events.first?.t ?? 0
-        var physical = DeviceOrientation.unknown
-        func say(_ outputs: [PolicyOutput]) {
-            for o in outputs { if let line = line(for: o, policy: policy, explain: explain) { emit(line) } }
-        }
-        say(policy.start(at: start))
+        session.start(at: start)
         var pending = events.map { e in TimedEvent(t: e.t.isFinite ? e.t : start, event: e.event, line: e.line) }[...]
         func deliver(upTo t: Double) {
             while let e = pending.first, e.t <= t {
                 pending.removeFirst()
-                say(policy.handle(e.event, at: e.t))
-                // The sensor side of the lock: the motion fallback answers at once when locked, and the
-                // device orientation comes back when unlocked.
-                if case .command(let c) = e.event {
-                    if policy.locked, c == .lock || c == .toggleLock || c == .fullscreen {
-                        say(policy.handle(.motion(physical), at: e.t))
-                    } else if !policy.locked, c == .unlock || c == .toggleLock {
-                        say(policy.handle(.device(physical), at: e.t))
-                    }
-                }
+                session.feed(e.event, at: e.t)
             }
         }
         for s in samples {
             deliver(upTo: s.t)
             guard let change = classifier.feed(s) else { continue }
-            say(policy.advance(to: change.t))  // transitions that ended before it, in time order
+            session.feed(SessionInput.tick, at: change.t)  // transitions that ended before it, in time order
             var line = ReplayRun.jsonLine(change, explain: explain)
-            if policy.locked { line.insert(contentsOf: ", \"locked\": true", at: line.index(before: line.endIndex)) }
+            let locked = session.core.policy.locked
+            if locked { line.insert(contentsOf: ", \"locked\": true", at: line.index(before: line.endIndex)) }
             emit(line)
-            physical = change.orientation
-            say(policy.handle(policy.locked ? .motion(change.orientation) : .device(change.orientation), at: change.t))
+            session.physical = change.orientation
+            session.feed(locked ? SessionInput.motion(change.orientation) : .device(change.orientation), at: change.t)
         }
         deliver(upTo: .infinity)
         // Let the last transition end so no queued command is lost.
-        say(policy.advance(to: .infinity))
+        session.feed(SessionInput.tick, at: Double.infinity)
+    }
+
+    /// The dry run's shell around the session core: effects are printed, and the sensor's side of
+    /// them is answered from the trace at once.
+    struct Shell {
+        var core: SessionCore
+        let explain: Bool
+        let emit: (String) -> Void
+        /// The device's orientation in the trace so far: what the motion fallback would measure.
+        var physical = DeviceOrientation.unknown
+
+        mutating func start(at t: Double) { perform(core.start(at: t), at: t) }
+
+        mutating func feed(_ input: SessionInput, at t: Double) { perform(core.handle(input, at: t), at: t) }
+
+        private mutating func perform(_ effects: [SessionEffect], at t: Double) {
+            var queue = effects[...]
+            while let effect = queue.popFirst() {
+                switch effect {
+                case .policy(let output):
+                    if let line = DryRun.line(for: output, explain: explain) { emit(line) }
+                case .measureMotion:
+                    queue += core.handle(.motion(physical), at: t)
+                case .sensorLock(false):
+                    // The sensor reads again after the lock and reports the device orientation.
+                    queue += core.handle(.device(physical), at: t)
+                default:
+                    break
+                }
+            }
+        }
     }
 
     /// The JSON line for a policy output: decisions always; transitions and suggestions with `explain`.
-    static func line(for output: PolicyOutput, policy: OrientationPolicy, explain: Bool) -> String? {
+    static func line(for output: PolicyOutput, explain: Bool) -> String? {
         switch output {
         case .decision(let d):
             return d.jsonLine(time: "\(d.t)", cause: explain)
         case .willRotate(let tr) where explain:
-            return transitionLine("will-rotate", tr, at: tr.start)
+            return JSONLine.encode(TransitionRecord("will-rotate", tr, at: tr.start))
         case .didRotate(let tr, let at) where explain:
-            return transitionLine("did-rotate", tr, at: at)
+            return JSONLine.encode(TransitionRecord("did-rotate", tr, at: at))
         case .suggestion(let s, let at) where explain:
-            return "{\"t\": \(at), \"event\": \"suggestion\", \"interface\": " + (s.map { "\"\($0)\"" } ?? "null") + "}"
+            return JSONLine.encode(SuggestionRecord(t: at, interface: s?.name))
         default:
             return nil
         }
     }
 
-    static func transitionLine(_ event: String, _ tr: Transition, at t: Double) -> String {
-        "{\"t\": \(t), \"event\": \"\(event)\", \"from\": \"\(tr.from)\", \"to\": \"\(tr.to)\", "
-            + "\"strategy\": \"\(tr.strategy.rawValue)\", \"duration\": \(tr.duration)}"
+    struct TransitionRecord: Encodable {
+        var t: Double
+        var event: String
+        var from: String
+        var to: String
+        var strategy: String
+        var duration: Double
+
+        init(_ event: String, _ tr: Transition, at t: Double) {
+            (self.t, self.event, from, to, strategy, duration) = (
+                t, event, tr.from.name, tr.to.name, tr.strategy.rawValue, tr.duration
+            )
+        }
+    }
+
+    struct SuggestionRecord: Encodable {
+        var t: Double
+        var event = "suggestion"
+        var interface: String?
+
+        init(t: Double, interface: String?) {
+            self.t = t
+            self.interface = interface
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(t, forKey: .t)
+            try c.encode(event, forKey: .event)
+            try c.encode(interface, forKey: .interface)  // null when withdrawn
+        }
+
+        enum CodingKeys: String, CodingKey { case t, event, interface }
     }
 }

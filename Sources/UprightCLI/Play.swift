@@ -2,6 +2,7 @@ import ArgumentParser
 import Config
 import Foundation
 import Logging
+import Sensors
 import UprightDaemon
 
 /// `upright play [FILES...]`: the main job, sensor → policy → player and display, as services.
@@ -32,7 +33,7 @@ struct Play: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try locateConfiguration(config)
-        let uri = uri
+        let uri = try uri.map(parseSensorURI)
         let overrides: @Sendable (inout UprightConfiguration) -> Void = { c in
             if let uri { c.sensor.uri = uri }
         }

@@ -62,7 +62,7 @@ struct Replay: ParsableCommand {
         let timed = try events.map { path throws(CLIFailure) in try EventsFile.load(path: path) } ?? []
         var parameters = configuration.classifier
         parameters.override(with: classifier)
-        let abilities = display?.abilities ?? (configuration.display.backend == "none" ? .none : .kiosk)
+        let abilities = display?.abilities ?? (configuration.display.backend == .none ? .none : .kiosk)
         do {
             try DryRun.run(
                 samples: samples, classifier: parameters, policy: configuration.policy, display: abilities,

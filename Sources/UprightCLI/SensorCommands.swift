@@ -24,8 +24,8 @@ struct SensorOptions: ParsableArguments {
     /// The configuration, read once, and its sensor settings with the command line's overrides.
     func resolve() throws -> (SensorSettings, UprightConfiguration) {
         let configuration = try loadConfiguration(config)
-        var s = configuration.sensorSettings
-        if let uri { s.uri = uri }
+        var s = configuration.sensor
+        if let uri { s.uri = try parseSensorURI(uri) }
         if let device { s.device = device }
         if let rate {
             guard rate > 0, rate <= 1000 else { throw ValidationError("--rate must be above 0 and at most 1000 Hz") }
@@ -113,8 +113,9 @@ struct SensorCommand: AsyncParsableCommand {
         }
         // The classifier runs on the sensor thread and only changes come across; the lock applies.
         let monitor = OrientationMonitor(
-            sensor: settings, parameters: parameters, locked: locked || lockConfig.locked,
-            lockSwitch: lockSwitch ?? lockConfig.evdev)
+            sensor: settings, parameters: parameters,
+            lock: LockSettings(
+                locked: locked || lockConfig.locked, evdev: lockSwitch.map(LockSwitchSetting.init) ?? lockConfig.evdev))
         let start = monotonicSeconds()
         let stopper = Task {
             await waitForStop(duration: duration)
@@ -216,18 +217,18 @@ struct DoctorCommand: ParsableCommand {
         var problems: [String] = []
         print("libiio \(iioLibraryVersion), libmpv client API \(mpvVersionForDoctor())")
         print("sensor URI: \(settings.uri)")
-        if settings.uri.hasPrefix("replay:") {
-            let spec = ReplaySpec(settings.uri)
+        switch settings.uri {
+        case .replay(let spec):
             print(
                 FileManager.default.fileExists(atPath: spec.path) ? "replay file: \(spec.path)" : "replay file: missing"
             )
             if !FileManager.default.fileExists(atPath: spec.path) {
                 problems.append("the replay file \(spec.path) does not exist")
             }
-        } else if settings.uri != "none" {
+        case .iio(let uri):
             var opened = false
             do {
-                let context = try IIOContext(uri: settings.uri)
+                let context = try IIOContext(uri: uri)
                 let devices = context.devices
                 opened = true
                 print("context: \(context.name), \(devices.count) device(s)")
@@ -238,7 +239,7 @@ struct DoctorCommand: ParsableCommand {
                 }
             } catch {
                 var problem = "cannot open \(settings.uri): \(error.message)"
-                if settings.uri == "local:", error.code == ENOENT {
+                if settings.uri.isLocal, error.code == ENOENT {
                     problem += " (no IIO devices on this machine: /sys/bus/iio is missing)"
                 }
                 problems.append(problem)
@@ -253,7 +254,7 @@ struct DoctorCommand: ParsableCommand {
                             + (a.readsFilesDirectly ? ", read from its sysfs files kept open" : ", read through libiio")
                     )
                     print("mount matrix: \(a.matrix) (from the \(a.matrixSource.rawValue))")
-                    if settings.uri == "local:" {
+                    if settings.uri.isLocal {
                         print(
                             "udev ACCEL_MOUNT_MATRIX: "
                                 + (a.udevMatrix ?? "none (udev's database has none for this device)"))
@@ -286,7 +287,7 @@ struct DoctorCommand: ParsableCommand {
             print(
                 "gravity channel: "
                     + (gravity.map { "\($0.label)" } ?? "none (the motion fallback low-passes the accelerometer)"))
-        } else {
+        case .none:
             print("no sensor configured: Upright stays in the launch orientation")
         }
         let switches = RotationLockSwitch.find()
@@ -303,7 +304,7 @@ struct DoctorCommand: ParsableCommand {
                         + (state.map { $0 ? " (locked)" : " (unlocked)" } ?? ""))
             }
         }
-        doctorDisplay(configuration.displaySettings, problems: &problems)
+        doctorDisplay(configuration.display, problems: &problems)
         if problems.isEmpty {
             print("no problems found")
         } else {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Config
 import Glibc
 import OrientationCore
+import Sensors
 
 /// A failure that has already been worded for the user, exit status 1: printed as
 /// `upright: error: MESSAGE`, or as it is when it is a diagnostic that names its own place
@@ -101,4 +102,12 @@ private func writeAll(_ fd: Int32, _ text: String) {
         if n <= 0 { return }
         bytes = bytes.dropFirst(n)
     }
+}
+
+/// A sensor URI from the command line; a bad one is a usage error that says what is expected.
+func parseSensorURI(_ text: String) throws(CLIFailure) -> SensorURI {
+    guard let uri = SensorURI(parsing: text) else {
+        throw CLIFailure("bad sensor URI '\(text)'; expected \(SensorURI.expected)")
+    }
+    return uri
 }

@@ -1,5 +1,7 @@
+import Blocking
 import Foundation
 import Glibc
+import Session
 import Synchronization
 import UnixSocket
 
@@ -75,14 +77,14 @@ public final class ControlServer: Sendable {
 
     /// Serves until ``stop()``; blocking accept on a thread of its own, which alone closes the
     /// listening socket when it ends (closing it under a blocked or starting `accept` could let a
-    /// new socket reuse the number and be served by the old thread).
+    /// new socket reuse the number and be served by the old thread). Each connection is a task.
     public func start() {
         let listener = listener
         started.withLock { $0 = true }
-        Thread.detachNewThread { [self] in
+        Blocking.thread(named: "upright-control") { [self] in
             // Until stop() shuts the socket down.
             while let client = UnixSocket.accept(listener) {
-                Thread.detachNewThread { [self] in serve(client) }
+                Task { await serve(client) }
             }
             close(listener)
         }
@@ -100,57 +102,44 @@ public final class ControlServer: Sendable {
         unlink(path)
     }
 
-    private func serve(_ fd: Int32) {
+    /// One connection: request lines in, one reply line each; blocking reads and writes go
+    /// through ``Blocking``.
+    private func serve(_ fd: Int32) async {
         defer { close(fd) }
         UnixSocket.setTimeout(fd, seconds: 30)
         guard let uid = UnixSocket.peerUID(fd) else { return }
         guard uid == geteuid() || uid == 0 else {
-            writeLine(fd, errorReply("permission denied: the control socket serves its own user only"))
+            await writeLine(fd, ControlReply.refused("permission denied: the control socket serves its own user only").line)
             return
         }
         var pending: [UInt8] = []
         while true {
-            guard let chunk = UnixSocket.read(fd), !chunk.isEmpty else { return }
+            guard let chunk = await Blocking.run({ UnixSocket.read(fd) }), !chunk.isEmpty else { return }
             pending += chunk
             while let newline = pending.firstIndex(of: 10) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
                 if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-                writeLine(fd, reply(to: line))
+                await writeLine(fd, await reply(to: line))
             }
             if pending.count > 65_536 {
-                writeLine(fd, errorReply("request line too long"))
+                await writeLine(fd, ControlReply.refused("request line too long").line)
                 return
             }
         }
     }
 
-    /// Waits on this connection's own thread for the asynchronous handler.
-    private func reply(to line: String) -> String {
-        let handler: @Sendable (String) async -> String
-        switch self.handler {
-        case .sync(let answer): return answer(line)
-        case .async(let h): handler = h
+    private func reply(to line: String) async -> String {
+        switch handler {
+        case .sync(let answer): answer(line)
+        case .async(let handler): await handler(line)
         }
-        let box = ReplyBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            box.value = await handler(line)
-            done.signal()
-        }
-        done.wait()
-        return box.value
     }
 
-    private func writeLine(_ fd: Int32, _ text: String) {
-        _ = UnixSocket.sendAll(fd, Array((text + "\n").utf8))
+    private func writeLine(_ fd: Int32, _ text: String) async {
+        let bytes = Array((text + "\n").utf8)
+        _ = await Blocking.run { UnixSocket.sendAll(fd, bytes) }
     }
-}
-
-// @unchecked Sendable: written once by the handler task before the semaphore is signalled, read
-// after the wait; the semaphore orders the two.
-private final class ReplyBox: @unchecked Sendable {
-    var value = ""
 }
 
 /// A client of the control socket: one request line, one reply line.
@@ -168,16 +157,7 @@ public enum ControlClient {
     public static func send(_ request: String, to path: String, timeout seconds: Int = 10) async throws(ControlError)
         -> String
     {
-        let result: Result<String, ControlError> = await withCheckedContinuation { c in
-            DispatchQueue.global().async {
-                do throws(ControlError) {
-                    c.resume(returning: .success(try send(request, to: path, timeout: seconds) as String))
-                } catch {
-                    c.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try result.get()
+        try await Blocking.run { () throws(ControlError) in try send(request, to: path, timeout: seconds) as String }
     }
 
     /// Sends `request` (one JSON line) and returns the reply line.

@@ -44,9 +44,9 @@ public struct DemoRun: Sendable {
         defer { try? log.close() }
 
         var configuration = UprightConfiguration()
-        configuration.sensor.uri = "replay:\(trace)?speed=\(speed)"
-        configuration.lock.evdev = "none"
-        configuration.display.backend = "none"  // the demo never turns a real output
+        configuration.sensor.uri = .replay(ReplaySpec("replay:\(trace)?speed=\(speed)"))
+        configuration.lock.evdev = .none
+        configuration.display.backend = .none  // the demo never turns a real output
         let extra: [(String, String)] = window ? [("ao", "null")] : [("vo", "libmpv"), ("ao", "null")]
         let session = try PlaySession(
             configuration: configuration, extraMPV: extra, environment: [:],
@@ -69,7 +69,7 @@ public struct DemoRun: Sendable {
             try await sleep(until: s.start)
             step(s)
             await session.showMessage("\(i + 1). \(s.label)")
-            if let c = s.command { await session.command(c) }
+            if let action = s.action { _ = await session.request(action, from: .script) }
             // The snapshot just before the step ends, after any transition (0.3 s, 0.6 for a half turn).
             try await sleep(until: max(s.start + 0.7 * speed, s.end - 0.15 * speed))
             // A render tells mpv the screen's size (the player then lays its overlays out for it);

@@ -5,29 +5,32 @@ public import MPV
 public import OrientationCore
 import Player
 import Sensors
+public import Session
 
-/// The main job: the sensor and the lock → the policy → the player. Decisions are reported as
-/// JSON lines (the dry run's format) through `log`; sensor status and faults through `status`.
-/// Nothing here stops playback: a sensor fault leaves the interface where it is, in the launch
-/// orientation when there never was a reading.
+/// The main job's shell: every source (the sensor and the lock, the player, control requests,
+/// the clock, time) feeds one input stream; one loop hands each input to ``SessionCore`` and
+/// carries its effects out strictly in order. Decisions are reported as JSON lines through `log`,
+/// status and faults through `status`. Nothing here stops playback: a fault is reported, shown in
+/// the status and retried.
 public actor PlaySession {
-    private var policy: OrientationPolicy
-    private let player: Player
-    private let monitor: OrientationMonitor
-    private let display: DisplayController
-    private var displayAbilities = DisplayAbilities.none
-    private var lastDisplayProbe = 0.0
-    private var configuration: UprightConfiguration
+    /// One item of the input stream: an input for the core, or the end of the session.
+    enum Event: Sendable {
+        case input(SessionInput)
+        case stop
+    }
+
+    let player: Player
+    let monitor: OrientationMonitor
+    let display: DisplayController
+    var configuration: UprightConfiguration
     private let playlistOverride: [String]
-    private let log: @Sendable (String) -> Void
-    private let status: @Sendable (String) -> Void
-    private let start = monotonicSeconds()
-    private var clockMinute = -1
-    private var pending: [PolicyOutput] = []
-    private var draining = false
-    private var sensorHealth = "starting"
-    private var playing: String?
-    private var tasks: [Task<Void, Never>] = []
+    let log: @Sendable (String) -> Void
+    let status: @Sendable (String) -> Void
+    private let events: AsyncStream<Event>
+    let feed: AsyncStream<Event>.Continuation
+    private var core: SessionCore?
+    private var replies: [RequestID: CheckedContinuation<ControlReply, Never>] = [:]
+    private var lastRequest = 0
 
     /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
     /// `environment` is where the display backend is looked for (the process's own by default).
@@ -40,30 +43,14 @@ public actor PlaySession {
         playlistOverride = playlist
         self.log = log
         self.status = status
-        display = DisplayController(settings: configuration.displaySettings, environment: environment)
-        // Until the display backend has answered, every rotation is the surface's.
-        policy = try OrientationPolicy(
-            configuration: configuration.policy, display: .none, locked: configuration.lock.locked)
-        var settings = PlayerSettings()
-        settings.playlist = playlist.isEmpty ? configuration.player.playlist : playlist
-        settings.loop = configuration.player.loop
-        settings.mpv = configuration.player.mpv
-        settings.hotkeys = configuration.hotkeys
-        player = try Player(settings: settings, extra: extraMPV)
+        (events, feed) = AsyncStream.makeStream(of: Event.self)
+        display = DisplayController(
+            settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment)
+        var player = configuration.player
+        if !playlist.isEmpty { player.playlist = playlist }
+        self.player = try Player(settings: player, extra: extraMPV)
         monitor = OrientationMonitor(
-            sensor: configuration.sensorSettings,
-            parameters: configuration.classifier, locked: configuration.lock.locked,
-            lockSwitch: configuration.lock.evdev)
-    }
-
-    private var now: Double { monotonicSeconds() - start }
-
-    /// The local time `now` as the status line shows it (`14:05`).
-    static func clockText(_ now: time_t) -> String {
-        var now = now
-        var parts = tm()
-        localtime_r(&now, &parts)
-        return String(format: "%02d:%02d", parts.tm_hour, parts.tm_min)
+            sensor: configuration.sensor, parameters: configuration.classifier, lock: configuration.lock)
     }
 
     /// The player's mpv, for a renderer or a screenshot.
@@ -76,129 +63,53 @@ public actor PlaySession {
 
     /// Plays until `stop` yields (a signal, a duration) or mpv shuts down.
     public func run(until stop: AsyncStream<Void>) async throws {
-        displayAbilities = await display.start()
+        try await run(until: stop, clock: ContinuousClock())
+    }
+
+    /// The same on `clock`, the time of every input.
+    func run<C: Clock>(until stop: AsyncStream<Void>, clock: C) async throws where C.Duration == Duration {
+        let origin = clock.now
+        let now = { Self.seconds(origin.duration(to: clock.now)) }
+        let abilities = await display.start()
         let d = await display.status
-        status(
-            "display: \(d.backend.rawValue) (\(d.reason))"
-                + (d.output.map { ", output \($0)" } ?? "") + (d.problem.map { $0 == d.reason ? "" : "; \($0)" } ?? ""))
-        policy = try OrientationPolicy(
-            configuration: configuration.policy, display: displayAbilities, locked: configuration.lock.locked)
+        status("display: \(d.summary)")
+        var core = try SessionCore(
+            policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: d.report)
         try await player.start()
-        await perform(policy.start(at: now))
-        let monitorEvents = monitor.events, playerEvents = player.events
-        // One stream says "done": a stop request, or mpv shutting down.
-        let (done, finish) = AsyncStream.makeStream(of: Void.self)
-        tasks.append(Task { for await e in monitorEvents { await self.sensor(e) } })
-        tasks.append(
-            Task {
-                for await e in playerEvents {
-                    if e == .shutdown { finish.yield() }
-                    await self.playerEvent(e)
-                }
-                finish.yield()
-            })
-        tasks.append(
-            Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(20))
-                    await self.tick()
-                }
-            })
-        tasks.append(
-            Task {
-                for await _ in stop { break }
-                finish.yield()
-            })
-        for await _ in done { break }
-        for t in tasks { t.cancel() }
+        let sources = startSources(stop: stop, clock: clock)
+        var timer = Timer(clock: clock, origin: origin, feed: feed)
+        await perform(core.start(at: now()), core: &core, now: now)
+        for await event in events {
+            guard case .input(let input) = event else { break }
+            if input == .tick { timer.fired() }
+            await perform(core.handle(input, at: now()), core: &core, now: now)
+            self.core = core
+            timer.schedule(core.nextDeadline)
+        }
+        timer.schedule(nil)
+        for task in sources { task.cancel() }
+        for (_, reply) in replies { reply.resume(returning: .refused("the session has ended")) }
+        replies = [:]
         await monitor.stop()
         await display.restore()
         await player.quit()
     }
 
-    private func tick() async {
-        await perform(policy.advance(to: now))
-        // The status line's clock, formatted and redrawn only when the minute changes (every time
-        // zone's offset is whole minutes).
-        let wall = time(nil)
-        if Int(wall / 60) != clockMinute {
-            clockMinute = Int(wall / 60)
-            let text = Self.clockText(wall)
-            try? await player.updateOverlays { $0.clock = text }
-        }
-        // After a display fault, ask the backend again every few seconds.
-        if !displayAbilities.canRotateOutput, display.backend.kind != .none, now - lastDisplayProbe > 5 {
-            lastDisplayProbe = now
-            let abilities = await display.probe()
-            if abilities != displayAbilities {
-                displayAbilities = abilities
-                status(
-                    "display: \(display.backend.kind.rawValue) answers again; the interface may turn with the output")
-                await perform(policy.handle(.display(abilities), at: now))
-            }
-        }
+    /// Asks for an action and waits for what came of it.
+    public func request(_ action: Action, from origin: Origin = .control) async -> ControlReply {
+        await ask { .command(action, from: origin, request: $0) }
     }
 
-    /// Turns the output for an interface-strategy decision (or back to the panel's portrait for a
-    /// surface one); a failure falls back to the surface strategy and is retried later.
-    private func turnOutput(for d: RotationDecision) async -> Bool {
-        guard displayAbilities.canRotateOutput else { return true }
-        let target = d.strategy == .interface ? d.interface : .portrait
-        guard let failure = await display.apply(target) else { return true }
-        status("display: \(failure); only the video surface turns until it answers again")
-        displayAbilities.canRotateOutput = false
-        lastDisplayProbe = now
-        await perform(policy.handle(.display(displayAbilities), at: now))
-        return false
-    }
+    /// The session's state now.
+    public func currentStatus() async -> SessionStatus? { await ask { .status(request: $0) }.status }
 
-    private func sensor(_ e: MonitorEvent) async {
-        switch e {
-        case .orientation(let o, _):
-            await perform(policy.handle(.device(o), at: now))
-        case .lock(let on, let source):
-            // Our own commands are already decided, and the configuration's state is the policy's
-            // starting one (a late echo of it must not undo a command that came first).
-            guard source != "command", source != "configuration", on != policy.locked else { return }
-            await command(on ? .lock : .unlock)
-        case .status(let s):
-            sensorHealth = "\(s)"
-            status("\(s)")
-        case .switchFault(let message):
-            status(message)
-        }
-    }
-
-    private func playerEvent(_ e: PlayerEvent) async {
-        switch e {
-        case .hotkey(let action):
-            switch action {
-            case "fullscreen": await command(.fullscreen)
-            case "lock": await command(.toggleLock)
-            case "next": try? await player.next()
-            case "previous": try? await player.previous()
-            case "accept-suggestion": await command(.acceptSuggestion)
-            case "rotate_to", "rotate-to":
-                // A "rotate" button: the next orientation clockwise that the scene on top allows.
-                let mask = policy.effectiveMask
-                let next = (1...3).compactMap { InterfaceOrientation(angle: policy.interface.angle + 90 * $0) }
-                    .first { mask.allows($0) }
-                if let next {
-                    await command(.rotateTo(next))
-                } else {
-                    status("rotate: the scene allows no other orientation")
-                }
-            default: status("no action named '\(action)' (a hotkey in the configuration)")
-            }
-        case .playing(let item):
-            playing = item
-            let title = player.mpvHandle.string("media-title") ?? item
-            let shown = item == testPattern || item.hasPrefix("av://lavfi") ? "Test pattern" : title
-            try? await player.updateOverlays { $0.title = shown }
-        case .fileFailed(let path, let reason):
-            status("cannot play \(path): \(reason); going on with the playlist")
-        default:
-            break
+    /// Answers one control-socket request line with one reply line (JSON); a bad request gets an
+    /// error reply and changes nothing.
+    public func control(_ line: String) async -> String {
+        switch ControlRequest.parse(line) {
+        case .failure(let e): return ControlReply.refused(e.description).line
+        case .success(.status): return await ask { .status(request: $0) }.line
+        case .success(.action(let action)): return await request(action).line
         }
     }
 
@@ -208,123 +119,60 @@ public actor PlaySession {
     /// the new one is refused.
     @discardableResult
     public func reload(_ new: UprightConfiguration) async -> [String] {
-        let outputs: [PolicyOutput]
-        do {
-            outputs = try policy.reconfigure(new.policy, at: now)
-        } catch {
-            return ["the new configuration is refused, the old one goes on: \(error)"]
-        }
-        var notes: [String] = []
-        if new.sensor != configuration.sensor || new.lock.evdev != configuration.lock.evdev {
-            notes.append("sensor and lock-switch settings take effect at the next start")
-        }
-        if new.display != configuration.display { notes.append("display settings take effect at the next start") }
-        if new.hotkeys != configuration.hotkeys { notes.append("hotkeys take effect at the next start") }
+        let answer = await ask { .reload(new.policy, request: $0) }
+        if let refusal = answer.error { return [refusal] }
+        var notes = configuration.restartNotes(for: new)
         if playlistOverride.isEmpty, new.player.playlist != configuration.player.playlist {
-            do { try await player.setPlaylist(new.player.playlist) } catch {
-                notes.append("the new playlist: \(error)")
-            }
+            do { try await player.setPlaylist(new.player.playlist) } catch { notes.append("the new playlist: \(error)") }
         }
         configuration = new
-        await perform(outputs)
         return notes
     }
 
-    /// Answers one control-socket request line with one reply line (JSON); a bad request gets an
-    /// error reply and changes nothing.
-    public func control(_ line: String) async -> String {
-        let request: ControlRequest
-        switch ControlRequest.parse(line) {
-        case .success(let r): request = r
-        case .failure(let e): return errorReply(e.description)
+    private func ask(_ input: (RequestID) -> SessionInput) async -> ControlReply {
+        lastRequest += 1
+        let id = lastRequest
+        let event = Event.input(input(id))
+        return await withCheckedContinuation { reply in
+            replies[id] = reply
+            feed.yield(event)
         }
-        switch request {
-        case .status:
-            return replyJSON(["ok": true, "status": await statusObject()])
-        case .next:
-            do { try await player.next() } catch { return errorReply("\(error)") }
-        case .previous:
-            do { try await player.previous() } catch { return errorReply("\(error)") }
-        case .policy(let c):
-            if case .push(let name) = c, configuration.policy.settings(of: name) == nil {
-                return errorReply(
-                    "no scene named '\(name)'; the configuration has: "
-                        + configuration.policy.scenes.keys.sorted().joined(separator: ", "))
-            }
-            if c == .pop, policy.stack.count < 2 { return errorReply("there is no pushed scene to pop") }
-            await command(c)
-        }
-        var reply: [String: Any] = ["ok": true]
-        reply["decision"] = policy.lastDecision.map { $0.json as Any } ?? NSNull()
-        return replyJSON(reply)
     }
 
-    /// The session's state, as `upright ctl status` prints it.
-    private func statusObject() async -> [String: Any] {
-        var s: [String: Any] = [
-            "device": policy.device.name, "locked": policy.locked, "interface": policy.interface.name,
-            "strategy": policy.strategy.rawValue, "scenes": policy.stack.map(\.scene), "sensor": sensorHealth,
-            "display": await display.status.json,
-        ]
-        s["last_decision"] = policy.lastDecision.map { $0.json as Any } ?? NSNull()
-        s["suggestion"] = policy.suggestion.map { $0.name as Any } ?? NSNull()
-        s["playing"] = playing ?? NSNull()
-        return s
+    func answer(_ id: RequestID, _ reply: ControlReply) {
+        replies.removeValue(forKey: id)?.resume(returning: reply)
     }
 
-    /// Carries out a command, asking the motion fallback first when the lock is on (the full-screen
-    /// hotkey then turns to the landscape the device is physically in).
-    public func command(_ c: PolicyCommand) async {
-        if policy.locked || c == .lock || c == .toggleLock, c != .unlock {
-            let sensor = configuration.sensorSettings, parameters = configuration.classifier
-            // A burst of blocking reads: on a dispatch thread, never on the cooperative pool.
-            let reading = await withCheckedContinuation { c in
-                DispatchQueue.global().async {
-                    c.resume(returning: MotionFallback.measure(sensor, parameters: parameters))
-                }
-            }
-            if reading.orientation != .unknown { await perform(policy.handle(.motion(reading.orientation), at: now)) }
-        }
-        switch c {
-        case .lock, .unlock, .toggleLock:
-            let on = c == .lock || (c == .toggleLock && !policy.locked)
-            await monitor.setLocked(on)
-        default: break
-        }
-        await perform(policy.handle(.command(c), at: now))
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+}
+
+/// The one timer of the loop: a tick at the core's next deadline.
+struct Timer<C: Clock>: Sendable where C.Duration == Duration {
+    let clock: C
+    let origin: C.Instant
+    let feed: AsyncStream<PlaySession.Event>.Continuation
+    private var deadline: Double?
+    private var task: Task<Void, Never>?
+
+    init(clock: C, origin: C.Instant, feed: AsyncStream<PlaySession.Event>.Continuation) {
+        (self.clock, self.origin, self.feed) = (clock, origin, feed)
     }
 
-    /// Carries out the policy's outputs strictly in order. The actor is re-entered at every await
-    /// (the ticker, the sensor, a command), so outputs that arrive while others are carried out
-    /// wait in `pending`: a transition's end can never be shown before its start.
-    private func perform(_ outputs: [PolicyOutput]) async {
-        pending += outputs
-        guard !draining else { return }
-        draining = true
-        while !pending.isEmpty {
-            let o = pending.removeFirst()
-            switch o {
-            case .decision(let d):
-                log(d.jsonLine(time: String(format: "%.3f", d.t)))
-                let layout: PlayerLayout = d.scene == Scene.fullscreen ? .fullscreen : .inline
-                if d.kind == .rotate {
-                    // The player first, then the output: with some video outputs (wlshm, x11) mpv
-                    // 0.35 takes new margins only at its next resize, which the output's turn brings.
-                    try? await player.apply(d.interface, strategy: d.strategy, layout: layout)
-                    guard await turnOutput(for: d) else { continue }  // the fallback decided again
-                } else {
-                    try? await player.setLayout(layout)
-                }
-                let locked = policy.locked
-                try? await player.updateOverlays { $0.locked = locked }
-            case .willRotate:
-                try? await player.setOverlaysHidden(true)
-            case .didRotate:
-                try? await player.setOverlaysHidden(false)
-            case .suggestion(let s, _):
-                try? await player.updateOverlays { $0.suggestion = s }
-            }
+    /// The tick came: the next deadline is scheduled anew, even when it is the same.
+    mutating func fired() { deadline = nil }
+
+    /// Ticks at `next` (seconds from the origin), in place of any tick scheduled before.
+    mutating func schedule(_ next: Double?) {
+        guard next != deadline else { return }
+        task?.cancel()
+        deadline = next
+        guard let next else { return }
+        let (clock, instant, feed) = (clock, origin.advanced(by: .seconds(next)), feed)
+        task = Task {
+            guard (try? await clock.sleep(until: instant, tolerance: nil)) != nil else { return }
+            feed.yield(.input(.tick))
         }
-        draining = false
     }
 }

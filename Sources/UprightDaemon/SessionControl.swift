@@ -1,89 +1,81 @@
-import Display
+import Config
+public import Display
 import Foundation
 public import OrientationCore
+public import Session
 
 /// The control socket's requests: one JSON object per line, `{"command": NAME}` with an
-/// `"argument"` for `rotate-to` (an orientation) and `scene-push` (a scene).
+/// `"argument"` for the actions that take one (`rotate-to`, `scene-push`). The names are the
+/// one vocabulary of actions (``Action``), plus `status`.
 public enum ControlRequest: Sendable, Hashable {
     case status
-    case policy(PolicyCommand)
-    case next
-    case previous
+    case action(Action)
 
     /// The command names, for errors and `upright ctl --help`.
-    public static let names = [
-        "status", "fullscreen", "lock", "unlock", "rotate-to", "accept-suggestion", "next", "prev", "scene-push",
-        "scene-pop",
-    ]
+    public static var names: [String] { ["status"] + Action.names }
+
+    private struct Line: Decodable {
+        var command: String?
+        var argument: String?
+    }
 
     /// Parses one request line; the error is the reply's text.
     public static func parse(_ line: String) -> Result<ControlRequest, ControlError> {
-        guard let data = line.data(using: .utf8),
-            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-        else {
+        let request: Line
+        do {
+            request = try JSONDecoder().decode(Line.self, from: Data(line.utf8))
+        } catch DecodingError.typeMismatch(_, let context) {
+            let key = context.codingPath.last?.stringValue ?? "the request"
+            return .failure(ControlError("\"\(key)\" must be a string"))
+        } catch {
             return .failure(ControlError("a request is a JSON object on one line, such as {\"command\": \"status\"}"))
         }
-        guard let command = object["command"] as? String else {
+        guard let command = request.command else {
             return .failure(
                 ControlError("the request has no \"command\"; expected one of: \(names.joined(separator: ", "))"))
         }
-        let argument = object["argument"] as? String
-        switch command {
-        case "status": return .success(.status)
-        case "fullscreen": return .success(.policy(.fullscreen))
-        case "lock": return .success(.policy(.lock))
-        case "unlock": return .success(.policy(.unlock))
-        case "accept-suggestion": return .success(.policy(.acceptSuggestion))
-        case "next": return .success(.next)
-        case "prev", "previous": return .success(.previous)
-        case "scene-pop": return .success(.policy(.pop))
-        case "rotate-to":
-            guard let argument, let o = InterfaceOrientation(name: argument) else {
-                return .failure(
-                    ControlError(
-                        "rotate-to needs an \"argument\", one of: \(InterfaceOrientation.allNames.joined(separator: ", "))"
-                            + (argument.map { "; got '\($0)'" } ?? "")))
-            }
-            return .success(.policy(.rotateTo(o)))
-        case "scene-push":
-            guard let argument, !argument.isEmpty else {
-                return .failure(ControlError("scene-push needs an \"argument\": the scene's name"))
-            }
-            return .success(.policy(.push(argument)))
-        default:
+        if command == "status" { return .success(.status) }
+        switch Action.parse(name: command, argument: request.argument) {
+        case .success(let action):
+            return .success(.action(action))
+        case .failure(.unknown):
             return .failure(
                 ControlError("unknown command '\(command)'; expected one of: \(names.joined(separator: ", "))"))
+        case .failure(.missingArgument(let name, let kind)):
+            return .failure(ControlError("\(name) needs an \"argument\", \(kind.phrase): \(ActionError.expected(kind))"))
+        case .failure(.badArgument(let name, let got, let kind)):
+            return .failure(
+                ControlError("\(name) needs an \"argument\", \(ActionError.expected(kind)); got '\(got)'"))
+        case .failure(let error):
+            return .failure(ControlError("\(error)"))
         }
-    }
-}
-
-/// JSON text for a reply.
-func replyJSON(_ object: [String: Any]) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
-        return #"{"ok": false, "error": "internal: the reply could not be encoded"}"#
-    }
-    return String(decoding: data, as: UTF8.self)
-}
-
-func errorReply(_ message: String) -> String { replyJSON(["ok": false, "error": message]) }
-
-extension RotationDecision {
-    var json: [String: Any] {
-        [
-            "t": (t * 1000).rounded() / 1000, "decision": kind.rawValue, "interface": interface.name,
-            "strategy": strategy.rawValue, "scene": scene, "reason": reason.rawValue, "cause": cause,
-        ]
     }
 }
 
 extension DisplayStatus {
-    var json: [String: Any] {
-        var d: [String: Any] = [
-            "backend": backend.rawValue, "turns_outputs": canRotate && problem == nil, "reason": reason,
-        ]
-        d["output"] = output ?? NSNull()
-        d["transform"] = transform.map { $0.clockwise as Any } ?? NSNull()
-        d["problem"] = problem ?? NSNull()
-        return d
+    /// The display as the session's status reports it.
+    public var report: DisplayReport {
+        DisplayReport(
+            backend: backend.rawValue, turnsOutputs: canRotate && problem == nil, reason: reason, output: output,
+            transform: transform?.clockwise, problem: problem)
+    }
+
+    /// One line for the log at start: the backend, why it was chosen, the output and any problem.
+    var summary: String {
+        "\(backend.rawValue) (\(reason))" + (output.map { ", output \($0)" } ?? "")
+            + (problem.map { $0 == reason ? "" : "; \($0)" } ?? "")
+    }
+}
+
+extension UprightConfiguration {
+    /// What changed in `new` that applies only at the next start, in words.
+    func restartNotes(for new: UprightConfiguration) -> [String] {
+        var notes: [String] = []
+        if new.sensor != sensor || new.lock.evdev != lock.evdev {
+            notes.append("sensor and lock-switch settings take effect at the next start")
+        }
+        if new.display != display { notes.append("display settings take effect at the next start") }
+        if new.player.hotkeys != player.hotkeys { notes.append("hotkeys take effect at the next start") }
+        return notes
     }
 }

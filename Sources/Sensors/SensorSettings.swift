@@ -1,0 +1,116 @@
+
+/// Where the accelerometer is read, as the configuration's `uri` names it.
+public enum SensorURI: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// Through libiio: `local:`, `ip:HOST[:PORT]`, `usb:`, `serial:`, `xml:FILE`.
+    case iio(String)
+    /// A recorded trace in real time: `replay:FILE.csv[?loop=1][&speed=N]`.
+    case replay(ReplaySpec)
+    /// No accelerometer.
+    case none
+
+    /// The schemes libiio takes, as written before the colon.
+    public static let iioSchemes = ["local", "ip", "usb", "serial", "xml"]
+
+    /// What a URI may be, in words, for errors.
+    public static let expected =
+        "local:, ip:HOST[:PORT], usb:, serial:, xml:FILE, replay:FILE.csv[?loop=1&speed=N] or none"
+
+    /// Parses a URI; `nil` when it is none of the forms in ``expected``.
+    public init?(parsing text: String) {
+        if text == "none" {
+            self = .none
+        } else if text.hasPrefix("replay:"), text.count > "replay:".count {
+            self = .replay(ReplaySpec(text))
+        } else if let colon = text.firstIndex(of: ":"), Self.iioSchemes.contains(String(text[..<colon])),
+            text == "local:" || text[text.index(after: colon)...].isEmpty == false || text.hasPrefix("usb:")
+        {
+            self = .iio(text)
+        } else {
+            return nil
+        }
+    }
+
+    /// A URI written in code; one that does not parse is read as libiio's own.
+    public init(stringLiteral value: String) { self = SensorURI(parsing: value) ?? .iio(value) }
+
+    /// The URI as written.
+    public var description: String {
+        switch self {
+        case .iio(let uri): uri
+        case .replay(let spec): spec.uri
+        case .none: "none"
+        }
+    }
+
+    /// libiio's URI, for a live accelerometer.
+    public var iioURI: String? {
+        if case .iio(let uri) = self { return uri }
+        return nil
+    }
+
+    /// The accelerometer of this machine (`local:`): udev knows it.
+    public var isLocal: Bool { self == .iio("local:") }
+}
+
+/// The `[sensor]` settings: the configuration reads into this type.
+public struct SensorSettings: Sendable, Hashable {
+    public var uri: SensorURI = .iio("local:")
+    /// `auto`, a device name (`accel_3d`), a device id (`iio:device2`) or an index among the accelerometers.
+    public var device = "auto"
+    public var rateHz = 25.0
+    /// `auto`, or a matrix in hwdb form (`"0, 1, 0; -1, 0, 0; 0, 0, 1"`).
+    public var mountMatrix = "auto"
+
+    public init(uri: SensorURI = .iio("local:"), device: String = "auto", rateHz: Double = 25, mountMatrix: String = "auto")
+    {
+        self.uri = uri
+        self.device = device
+        self.rateHz = rateHz
+        self.mountMatrix = mountMatrix
+    }
+}
+
+/// What set the rotation lock last.
+public enum LockSource: String, Sendable, Hashable {
+    case configuration
+    /// A command: a hotkey, `upright ctl`, ...
+    case command
+    /// The rotation-lock switch of an input device.
+    case lockSwitch = "switch"
+}
+
+/// Which input devices carry the rotation-lock switch.
+public enum LockSwitchSetting: Sendable, Hashable, CustomStringConvertible {
+    /// Every input device that has the switch or the key.
+    case auto
+    case none
+    /// One device (or a pipe of `input_event` records).
+    case path(String)
+
+    public init(_ text: String) {
+        switch text {
+        case "auto": self = .auto
+        case "none": self = .none
+        default: self = .path(text)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: "auto"
+        case .none: "none"
+        case .path(let p): p
+        }
+    }
+}
+
+/// The `[lock]` settings: the configuration reads into this type.
+public struct LockSettings: Sendable, Hashable {
+    /// Locked at start.
+    public var locked = false
+    public var evdev = LockSwitchSetting.auto
+    public init(locked: Bool = false, evdev: LockSwitchSetting = .auto) {
+        self.locked = locked
+        self.evdev = evdev
+    }
+}

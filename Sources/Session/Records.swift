@@ -1,0 +1,117 @@
+public import OrientationCore
+
+/// The display as the status reports it.
+public struct DisplayReport: Encodable, Sendable, Hashable {
+    /// The backend's name (`sway`, `wlroots`, `x11`, `none`).
+    public var backend: String
+    /// The output can be turned now.
+    public var turnsOutputs: Bool
+    /// How the backend was chosen.
+    public var reason: String
+    public var output: String?
+    /// The output's transform, clockwise degrees.
+    public var transform: Int?
+    /// Why outputs cannot turn, or the last fault.
+    public var problem: String?
+
+    public init(
+        backend: String, turnsOutputs: Bool, reason: String, output: String? = nil, transform: Int? = nil,
+        problem: String? = nil
+    ) {
+        self.backend = backend
+        self.turnsOutputs = turnsOutputs
+        self.reason = reason
+        self.output = output
+        self.transform = transform
+        self.problem = problem
+    }
+
+    /// No display backend.
+    public static let none = DisplayReport(backend: "none", turnsOutputs: false, reason: "no display backend")
+
+    enum CodingKeys: String, CodingKey {
+        case backend, turnsOutputs = "turns_outputs", reason, output, transform, problem
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(backend, forKey: .backend)
+        try c.encode(turnsOutputs, forKey: .turnsOutputs)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(output, forKey: .output)
+        try c.encode(transform, forKey: .transform)
+        try c.encode(problem, forKey: .problem)
+    }
+}
+
+/// The session's state, as `upright ctl status` prints it.
+public struct SessionStatus: Encodable, Sendable, Hashable {
+    public var device: String
+    public var locked: Bool
+    public var interface: String
+    public var strategy: String
+    /// The scene stack, bottom first.
+    public var scenes: [String]
+    public var sensor: String
+    public var display: DisplayReport
+    public var lastDecision: RotationDecision.Record?
+    public var suggestion: String?
+    public var playing: String?
+    /// Commands waiting for the rotation under way to end.
+    public var queued: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
+            suggestion, playing, queued
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(device, forKey: .device)
+        try c.encode(locked, forKey: .locked)
+        try c.encode(interface, forKey: .interface)
+        try c.encode(strategy, forKey: .strategy)
+        try c.encode(scenes, forKey: .scenes)
+        try c.encode(sensor, forKey: .sensor)
+        try c.encode(display, forKey: .display)
+        try c.encode(lastDecision, forKey: .lastDecision)
+        try c.encode(suggestion, forKey: .suggestion)
+        try c.encode(playing, forKey: .playing)
+        try c.encode(queued, forKey: .queued)
+    }
+}
+
+/// A control reply: `ok`, and what happened. A refused command is `ok: false` with the reason in
+/// `error`; a command that waits for a rotation under way says `queued`.
+public struct ControlReply: Encodable, Sendable, Hashable {
+    public var ok: Bool
+    public var error: String?
+    /// The command waits for the rotation under way to end; it is carried out then.
+    public var queued: Bool?
+    /// What was done, in words, when there is no decision to show it.
+    public var message: String?
+    /// The decision the command led to.
+    public var decision: RotationDecision.Record?
+    /// What plays now (`next`, `previous`).
+    public var playing: String?
+    public var status: SessionStatus?
+
+    public init(
+        ok: Bool, error: String? = nil, queued: Bool? = nil, message: String? = nil,
+        decision: RotationDecision.Record? = nil, playing: String? = nil, status: SessionStatus? = nil
+    ) {
+        self.ok = ok
+        self.error = error
+        self.queued = queued
+        self.message = message
+        self.decision = decision
+        self.playing = playing
+        self.status = status
+    }
+
+    /// A refusal, with the reason.
+    public static func refused(_ reason: String) -> ControlReply { ControlReply(ok: false, error: reason) }
+
+    /// The reply as one JSON line.
+    public var line: String { JSONLine.encode(self) }
+}

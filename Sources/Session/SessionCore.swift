@@ -1,0 +1,279 @@
+public import OrientationCore
+
+/// The play session's rules, as a value: no I/O and no clock. It takes every input the session
+/// reacts to, with its time, and returns the effects to carry out, in order. `upright play` loops
+/// over its inputs and performs the effects; the dry run feeds it a trace and an events file;
+/// the tests feed it inputs at explicit times.
+///
+/// The rules it adds to the policy's:
+/// - while the lock is on (and when it is being switched on), a command first asks the motion
+///   fallback how the device is held, and waits for the answer; commands that arrive meanwhile
+///   wait behind it, in order;
+/// - the lock switches the sensor off and on with the policy;
+/// - a rotation turns the player first, then the output (mpv takes new margins at the resize the
+///   output's turn brings);
+/// - an output that cannot be turned makes the policy fall back to the surface, and the display
+///   is asked again every ``probeInterval`` seconds;
+/// - a control request gets a reply that says what happened: decided, refused, or queued behind
+///   the rotation under way.
+public struct SessionCore: Sendable {
+    public private(set) var policy: OrientationPolicy
+    /// What the display can do now.
+    public private(set) var display: DisplayAbilities
+    public private(set) var displayReport: DisplayReport
+    public private(set) var sensorHealth = "starting"
+    public private(set) var playing: String?
+    /// Seconds between two probes of a display that failed.
+    public var probeInterval = 5.0
+    private var lastProbe = -Double.infinity
+    /// A motion measurement was asked for and its answer has not come.
+    public private(set) var measuring = false
+    /// Commands waiting for the motion fallback's answer.
+    private var held: [(Action, Origin, RequestID?)] = []
+
+    /// A session for a valid policy configuration, with the display as its backend answered.
+    ///
+    /// - Throws: the configuration's problems, all of them.
+    public init(
+        policy configuration: PolicyConfiguration, locked: Bool, display: DisplayAbilities,
+        report: DisplayReport = .none
+    ) throws(PolicyConfigurationError) {
+        policy = try OrientationPolicy(configuration: configuration, display: display, locked: locked)
+        self.display = display
+        displayReport = report
+    }
+
+    /// The launch decision, before the first frame, then the starting state's.
+    public mutating func start(at now: Double) -> [SessionEffect] {
+        translate(policy.start(at: now))
+    }
+
+    /// When the next thing is due with no input: a transition's end, or a display probe.
+    public var nextDeadline: Double? {
+        let probe = probeDue ? lastProbe + probeInterval : nil
+        return [policy.transition?.end, probe].compactMap { $0 }.min()
+    }
+
+    private var probeDue: Bool { !display.canRotateOutput && displayReport.backend != "none" }
+
+    /// The session's state, for `upright ctl status`.
+    public var status: SessionStatus {
+        SessionStatus(
+            device: policy.device.name, locked: policy.locked, interface: policy.interface.name,
+            strategy: policy.strategy.rawValue, scenes: policy.stack.map(\.scene), sensor: sensorHealth,
+            display: displayReport, lastDecision: policy.lastDecision.map { $0.record(time: $0.millisecondsText) },
+            suggestion: policy.suggestion?.name, playing: playing, queued: policy.queued.map(\.name))
+    }
+
+    /// Handles one input at `now` (seconds, never earlier than the previous input's).
+    public mutating func handle(_ input: SessionInput, at now: Double) -> [SessionEffect] {
+        switch input {
+        case .device(let o):
+            return translate(policy.handle(.device(o), at: now))
+        case .sensorStatus(let s):
+            sensorHealth = s
+            return [.status(s)]
+        case .lockSwitch(let on):
+            guard on != policy.locked else { return [] }
+            return command(on ? .lock : .unlock, from: .lockSwitch, request: nil, at: now)
+        case .motion(let o):
+            return motion(o, at: now)
+        case .command(let action, let origin, let request):
+            return command(action, from: origin, request: request, at: now)
+        case .status(let request):
+            return translate(policy.advance(to: now)) + [.reply(request, ControlReply(ok: true, status: status))]
+        case .displayTurned(let report, let failure):
+            displayReport = report
+            guard let failure else { return [] }
+            display.canRotateOutput = false
+            lastProbe = now
+            return [.status("display: \(failure); only the video surface turns until it answers again")]
+                + translate(policy.handle(.display(display), at: now))
+        case .displayProbed(let abilities, let report):
+            displayReport = report
+            guard abilities != display else { return [] }
+            display = abilities
+            return [.status("display: \(report.backend) answers again; the interface may turn with the output")]
+                + translate(policy.handle(.display(abilities), at: now))
+        case .playing(let item, let title):
+            playing = item
+            return [.player(.overlay(.title(title)))]
+        case .fileFailed(let path, let reason):
+            return [.status("cannot play \(path): \(reason); going on with the playlist")]
+        case .clock(let text):
+            return [.player(.overlay(.clock(text)))]
+        case .reload(let configuration, let request):
+            return reload(configuration, request: request, at: now)
+        case .tick:
+            return tick(at: now)
+        }
+    }
+
+    // MARK: - Time
+
+    private mutating func tick(at now: Double) -> [SessionEffect] {
+        var out = translate(policy.advance(to: now))
+        if probeDue, now - lastProbe >= probeInterval {
+            lastProbe = now
+            out.append(.probeDisplay)
+        }
+        return out
+    }
+
+    // MARK: - Commands
+
+    /// A command waits for the motion fallback when the lock is on or being switched on, except one
+    /// that switches it off (the sensor then reads the device itself).
+    private func needsMotion(_ action: Action) -> Bool {
+        guard action.policyCommand != nil else { return false }
+        switch action {
+        case .unlock: return false
+        case .lock: return true
+        case .toggleLock: return !policy.locked
+        default: return policy.locked
+        }
+    }
+
+    private mutating func command(_ action: Action, from origin: Origin, request: RequestID?, at now: Double)
+        -> [SessionEffect]
+    {
+        if measuring {
+            held.append((action, origin, request))
+            return []
+        }
+        if needsMotion(action) {
+            measuring = true
+            held.append((action, origin, request))
+            return [.measureMotion]
+        }
+        return carryOut(action, request: request, at: now)
+    }
+
+    private mutating func motion(_ o: DeviceOrientation, at now: Double) -> [SessionEffect] {
+        var out = o == .unknown ? translate(policy.advance(to: now)) : translate(policy.handle(.motion(o), at: now))
+        guard measuring else { return out }
+        measuring = false
+        let waiting = held
+        held = []
+        for (action, _, request) in waiting { out += carryOut(action, request: request, at: now) }
+        return out
+    }
+
+    private mutating func carryOut(_ action: Action, request: RequestID?, at now: Double) -> [SessionEffect] {
+        switch action {
+        case .next, .previous:
+            return [.playlist(action == .next ? .next : .previous, request: request)]
+        case .rotate:
+            guard let target = nextClockwise() else {
+                let reason = "the scene '\(policy.topScene)' allows no other orientation to turn to"
+                return [.status("rotate: \(reason)")] + reply(request, .refused(reason))
+            }
+            return carryOut(.rotateTo(target), request: request, at: now)
+        default:
+            break
+        }
+        guard let command = action.policyCommand else { return [] }
+        var out: [SessionEffect] = []
+        switch command {
+        case .lock, .unlock, .toggleLock:
+            out.append(.sensorLock(command == .lock || (command == .toggleLock && !policy.locked)))
+        default: break
+        }
+        let before = policy
+        let outputs = policy.handle(.command(command), at: now)
+        out += translate(outputs)
+        return out + reply(request, outcome(of: command, outputs: outputs, before: before))
+    }
+
+    /// The next orientation clockwise that the scene on top allows.
+    private func nextClockwise() -> InterfaceOrientation? {
+        let mask = policy.effectiveMask
+        return (1...3).compactMap { InterfaceOrientation(angle: policy.interface.angle + 90 * $0) }
+            .first { mask.allows($0) }
+    }
+
+    /// What a command led to, for its reply.
+    private func outcome(of command: PolicyCommand, outputs: [PolicyOutput], before: OrientationPolicy)
+        -> ControlReply
+    {
+        if policy.queued.count > before.queued.count {
+            return ControlReply(
+                ok: true, queued: true,
+                message: "\(command.name) waits for the rotation under way to end; it is carried out then")
+        }
+        let decision = outputs.lazy.compactMap { output -> RotationDecision? in
+            if case .decision(let d) = output, d.cause == command.name { return d }
+            return nil
+        }.first
+        guard let decision else { return ControlReply(ok: true) }
+        let record = decision.record(time: decision.millisecondsText)
+        guard decision.kind == .keep, decision.reason == .rejected || decision.reason == .unsupported else {
+            return ControlReply(ok: true, decision: record)
+        }
+        var reply = ControlReply.refused(Self.refusal(of: command, by: before))
+        reply.decision = record
+        return reply
+    }
+
+    /// Why the policy as it was (`before`) refused `command`, in words.
+    static func refusal(of command: PolicyCommand, by before: OrientationPolicy) -> String {
+        switch command {
+        case .rotateTo(let o):
+            return "the scene '\(before.topScene)' does not allow \(o.name); it allows \(before.effectiveMask)"
+        case .push(let name), .present(let name):
+            return "no scene named '\(name)'; the configuration has: "
+                + before.configuration.scenes.keys.sorted().joined(separator: ", ")
+        case .pop: return "there is no pushed scene to pop"
+        case .dismiss: return "there is no modal scene to dismiss"
+        case .acceptSuggestion: return "there is no rotate suggestion to accept"
+        case .fullscreen: return "the scene on top ('\(before.topScene)') is modal: dismiss it first"
+        case .lock, .unlock, .toggleLock: return "\(command.name) was refused"
+        }
+    }
+
+    private func reply(_ request: RequestID?, _ reply: ControlReply) -> [SessionEffect] {
+        request.map { [.reply($0, reply)] } ?? []
+    }
+
+    // MARK: - Reload
+
+    private mutating func reload(_ configuration: PolicyConfiguration, request: RequestID?, at now: Double)
+        -> [SessionEffect]
+    {
+        do {
+            let outputs = try policy.reconfigure(configuration, at: now)
+            return translate(outputs) + reply(request, ControlReply(ok: true))
+        } catch {
+            return reply(request, .refused("the new configuration is refused, the old one goes on: \(error)"))
+        }
+    }
+
+    // MARK: - The policy's outputs as effects
+
+    /// Each policy output is logged, then carried out: a rotation turns the player, then the
+    /// output; a keep sets the layout; the overlays follow the lock, transitions and suggestions.
+    private func translate(_ outputs: [PolicyOutput]) -> [SessionEffect] {
+        var out: [SessionEffect] = []
+        for o in outputs {
+            out.append(.policy(o))
+            switch o {
+            case .decision(let d):
+                let layout = PlayerLayout(scene: d.scene)
+                if d.kind == .rotate {
+                    out.append(.player(.apply(d.interface, d.strategy, layout)))
+                    if display.canRotateOutput { out.append(.turnOutput(d.strategy == .interface ? d.interface : .portrait)) }
+                } else {
+                    out.append(.player(.layout(layout)))
+                }
+                out.append(.player(.overlay(.locked(policy.locked))))
+            case .willRotate:
+                out.append(.player(.overlay(.hidden(true))))
+            case .didRotate:
+                out.append(.player(.overlay(.hidden(false))))
+            case .suggestion(let s, _):
+                out.append(.player(.overlay(.suggestion(s))))
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,91 @@
+public import OrientationCore
+
+/// Names a request that waits for a reply (a control-socket command, a reload).
+public typealias RequestID = Int
+
+/// Where a command came from.
+public enum Origin: String, Sendable, Hashable, Codable {
+    case hotkey
+    /// `upright ctl`, over the control socket.
+    case control
+    /// The dry run's events file.
+    case events
+    /// The rotation-lock switch.
+    case lockSwitch = "switch"
+    /// A script of the program's own (the demo).
+    case script
+}
+
+/// Everything the session reacts to. Time comes with each input (``SessionCore/handle(_:at:)``).
+public enum SessionInput: Sendable, Hashable {
+    /// The sensor's device orientation changed (it reads `unknown` while locked).
+    case device(DeviceOrientation)
+    /// The sensor's health, in words, for the status.
+    case sensorStatus(String)
+    /// The rotation-lock switch moved.
+    case lockSwitch(Bool)
+    /// The motion fallback's answer: how the device is physically held, even while locked.
+    case motion(DeviceOrientation)
+    /// An action asked for by a person or a program; `request` waits for the reply.
+    case command(Action, from: Origin, request: RequestID? = nil)
+    /// `upright ctl status`.
+    case status(request: RequestID)
+    /// A turn of the output was carried out (`failure` says why not), and the display's state now.
+    case displayTurned(DisplayReport, failure: String?)
+    /// The display backend was asked again after a fault: what it can do now.
+    case displayProbed(DisplayAbilities, DisplayReport)
+    /// A file started playing; `title` is what the status line shows for it.
+    case playing(item: String, title: String)
+    /// A file could not be played (the playlist goes on).
+    case fileFailed(path: String, reason: String)
+    /// The wall clock's minute changed: the status line's text for it.
+    case clock(String)
+    /// A new configuration (SIGHUP): the policy's part of it.
+    case reload(PolicyConfiguration, request: RequestID? = nil)
+    /// Time passed: what is due by now (a transition's end, a display probe).
+    case tick
+}
+
+/// What the session asks its shell to do, in order.
+public enum SessionEffect: Sendable, Hashable {
+    /// A decision, a transition's start or end, a suggestion: logged (and shown by the dry run).
+    case policy(PolicyOutput)
+    case player(PlayerEffect)
+    /// Turn the output so that this interface orientation shows upright; the result comes back as
+    /// ``SessionInput/displayTurned(_:failure:)``.
+    case turnOutput(InterfaceOrientation)
+    /// Ask the display backend again; the answer comes back as ``SessionInput/displayProbed(_:_:)``.
+    case probeDisplay
+    /// Pause the sensor (locked) or resume it.
+    case sensorLock(Bool)
+    /// Measure how the device is held; the answer comes back as ``SessionInput/motion(_:)``.
+    case measureMotion
+    /// Step through the playlist; the shell replies to `request` with what plays then.
+    case playlist(PlaylistStep, request: RequestID?)
+    case reply(RequestID, ControlReply)
+    /// A line for the status log (standard error).
+    case status(String)
+}
+
+public enum PlaylistStep: String, Sendable, Hashable {
+    case next
+    case previous
+}
+
+/// What the player is asked to do.
+public enum PlayerEffect: Sendable, Hashable {
+    /// Show the interface orientation, carried out by `strategy`, in `layout`.
+    case apply(InterfaceOrientation, AppliedStrategy, PlayerLayout)
+    case layout(PlayerLayout)
+    case overlay(OverlayChange)
+}
+
+/// One change of what the overlays show.
+public enum OverlayChange: Sendable, Hashable {
+    case locked(Bool)
+    case suggestion(InterfaceOrientation?)
+    case title(String)
+    case clock(String)
+    /// Hidden during a transition, shown again after it.
+    case hidden(Bool)
+}
