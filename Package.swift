@@ -129,7 +129,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",
-            dependencies: ["UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "upright"],
+            dependencies: ["Blocking", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "upright"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

@@ -1,6 +1,6 @@
 
 /// Where the accelerometer is read, as the configuration's `uri` names it.
-public enum SensorURI: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+public enum SensorURI: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// Through libiio: `local:`, `ip:HOST[:PORT]`, `usb:`, `serial:`, `xml:FILE`.
     case iio(String)
     /// A recorded trace in real time: `replay:FILE.csv[?loop=1][&speed=N]`.

@@ -418,7 +418,8 @@ struct Relay: Sendable {
     func finish() { continuation.finish() }
 }
 
-/// `replay:FILE.csv?loop=1&speed=N` taken apart.
+/// `replay:FILE.csv?loop=1&speed=N` taken apart; two specs are equal when they replay the same
+/// file the same way, however the URI was written.
 public struct ReplaySpec: Sendable, Hashable {
     /// The URI as written.
     public var uri: String
@@ -439,5 +440,15 @@ public struct ReplaySpec: Sendable, Hashable {
             rest = String(rest[..<q])
         }
         path = rest
+    }
+
+    public static func == (a: ReplaySpec, b: ReplaySpec) -> Bool {
+        (a.path, a.loop, a.speed) == (b.path, b.loop, b.speed)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(loop)
+        hasher.combine(speed)
     }
 }

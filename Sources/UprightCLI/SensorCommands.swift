@@ -129,8 +129,8 @@ struct SensorCommand: AsyncParsableCommand {
             case .lock(let on, let source):
                 writeLine(
                     json
-                        ? "{\"t\": \(fixed(t, 3)), \"locked\": \(on), \"source\": \"\(source)\"}"
-                        : "\(fixed(t, 2)) s  rotation lock \(on ? "on" : "off") (\(source))")
+                        ? "{\"t\": \(fixed(t, 3)), \"locked\": \(on), \"source\": \"\(source.rawValue)\"}"
+                        : "\(fixed(t, 2)) s  rotation lock \(on ? "on" : "off") (\(source.rawValue))")
             case .orientation(let o, let change):
                 if var change {
                     change.t -= start

@@ -77,14 +77,19 @@ public final class ControlServer: Sendable {
 
     /// Serves until ``stop()``; blocking accept on a thread of its own, which alone closes the
     /// listening socket when it ends (closing it under a blocked or starting `accept` could let a
-    /// new socket reuse the number and be served by the old thread). Each connection is a task.
+    /// new socket reuse the number and be served by the old thread). A connection to an
+    /// asynchronous handler is a task (its reads and writes through ``Blocking``); one to a handler
+    /// that answers at once is served on a thread of its own.
     public func start() {
         let listener = listener
         started.withLock { $0 = true }
         Blocking.thread(named: "upright-control") { [self] in
             // Until stop() shuts the socket down.
             while let client = UnixSocket.accept(listener) {
-                Task { await serve(client) }
+                switch handler {
+                case .async(let answer): Task { await serve(client, answer) }
+                case .sync(let answer): Blocking.thread(named: "upright-control-peer") { self.serve(client, answer) }
+                }
             }
             close(listener)
         }
@@ -102,43 +107,72 @@ public final class ControlServer: Sendable {
         unlink(path)
     }
 
-    /// One connection: request lines in, one reply line each; blocking reads and writes go
-    /// through ``Blocking``.
-    private func serve(_ fd: Int32) async {
+    /// One connection to an asynchronous handler: request lines in, one reply line each.
+    private func serve(_ fd: Int32, _ answer: @Sendable (String) async -> String) async {
         defer { close(fd) }
+        guard await Blocking.run({ self.admit(fd) }) else { return }
+        var lines = LineBuffer()
+        while let chunk = await Blocking.run({ UnixSocket.read(fd) }), !chunk.isEmpty {
+            for line in lines.add(chunk) {
+                let reply = await answer(line)
+                _ = await Blocking.run { Self.writeLine(fd, reply) }
+            }
+            if lines.overflowed {
+                _ = await Blocking.run { Self.writeLine(fd, LineBuffer.tooLong) }
+                break
+            }
+        }
+    }
+
+    /// The same for a handler that answers at once, on the connection's own thread.
+    private func serve(_ fd: Int32, _ answer: (String) -> String) {
+        defer { close(fd) }
+        guard admit(fd) else { return }
+        var lines = LineBuffer()
+        while let chunk = UnixSocket.read(fd), !chunk.isEmpty {
+            for line in lines.add(chunk) { Self.writeLine(fd, answer(line)) }
+            if lines.overflowed {
+                Self.writeLine(fd, LineBuffer.tooLong)
+                break
+            }
+        }
+    }
+
+    /// Sets the connection's timeouts and checks its peer: its own user (or root) only.
+    private func admit(_ fd: Int32) -> Bool {
         UnixSocket.setTimeout(fd, seconds: 30)
-        guard let uid = UnixSocket.peerUID(fd) else { return }
+        guard let uid = UnixSocket.peerUID(fd) else { return false }
         guard uid == geteuid() || uid == 0 else {
-            await writeLine(fd, ControlReply.refused("permission denied: the control socket serves its own user only").line)
-            return
+            Self.writeLine(fd, ControlReply.refused("permission denied: the control socket serves its own user only").line)
+            return false
         }
-        var pending: [UInt8] = []
-        while true {
-            guard let chunk = await Blocking.run({ UnixSocket.read(fd) }), !chunk.isEmpty else { return }
-            pending += chunk
-            while let newline = pending.firstIndex(of: 10) {
-                let line = String(decoding: pending[..<newline], as: UTF8.self)
-                pending.removeSubrange(...newline)
-                if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-                await writeLine(fd, await reply(to: line))
-            }
-            if pending.count > 65_536 {
-                await writeLine(fd, ControlReply.refused("request line too long").line)
-                return
-            }
-        }
+        return true
     }
 
-    private func reply(to line: String) async -> String {
-        switch handler {
-        case .sync(let answer): answer(line)
-        case .async(let handler): await handler(line)
-        }
+    private static func writeLine(_ fd: Int32, _ text: String) {
+        _ = UnixSocket.sendAll(fd, Array((text + "\n").utf8))
     }
+}
 
-    private func writeLine(_ fd: Int32, _ text: String) async {
-        let bytes = Array((text + "\n").utf8)
-        _ = await Blocking.run { UnixSocket.sendAll(fd, bytes) }
+/// Splits what a connection sends into request lines; a line longer than ``limit`` ends the
+/// connection with the ``tooLong`` reply.
+struct LineBuffer {
+    private var pending: [UInt8] = []
+    private(set) var overflowed = false
+    static let limit = 65_536
+    static let tooLong = ControlReply.refused("request line too long").line
+
+    /// The complete non-blank lines `chunk` ends, in order.
+    mutating func add(_ chunk: [UInt8]) -> [String] {
+        pending += chunk
+        var lines: [String] = []
+        while let newline = pending.firstIndex(of: 10) {
+            let line = String(decoding: pending[..<newline], as: UTF8.self)
+            pending.removeSubrange(...newline)
+            if !line.trimmingCharacters(in: .whitespaces).isEmpty { lines.append(line) }
+        }
+        overflowed = pending.count > Self.limit
+        return lines
     }
 }
 

@@ -28,7 +28,7 @@ struct ConfigTests {
         #expect(c.policy.settings(of: Scene.fullscreen)?.preferred == .landscapeRight)
         #expect(c.policy.settings(of: "menu")?.supported == .portrait)
         #expect(c.player.mpv["hwdec"] == "auto-safe")
-        #expect(c.hotkeys["fullscreen"] == ["f", "F11"])
+        #expect(c.player.hotkeys[.fullscreen] == ["f", "F11"])
         #expect(c.policy.problems.isEmpty)
     }
 
@@ -104,7 +104,7 @@ struct ConfigTests {
         ("[lock]\nlocked = \"yes\"\n", "u.toml:2:10: error: 'lock.locked' must be true or false, not string"),
         (
             "[sensor]\nuri = \"http://x\"\n",
-            "u.toml:2:7: error: bad sensor URI 'http://x'; expected local:, ip:HOST[:PORT], usb:, serial:, xml:FILE, replay:FILE.csv or none"
+            "u.toml:2:7: error: bad sensor URI 'http://x'; expected local:, ip:HOST[:PORT], usb:, serial:, xml:FILE, replay:FILE.csv[?loop=1&speed=N] or none"
         ),
         ("[sensor]\nrate_hz = 0\n", "u.toml:2:11: error: 'sensor.rate_hz' must be above 0 and at most 1000, not 0.0"),
         (
@@ -167,7 +167,7 @@ struct EffectiveConfigurationTests {
         #expect(again.classifier == c.classifier)
         #expect(
             again.sensor == c.sensor && again.lock == c.lock && again.display == c.display && again.player == c.player)
-        #expect(again.hotkeys == c.hotkeys)
+        #expect(again.player.hotkeys == c.player.hotkeys)
         #expect(samePolicy(try UprightConfiguration.parse(UprightConfiguration().toml).policy, PolicyConfiguration()))
     }
 

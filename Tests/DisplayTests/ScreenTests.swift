@@ -42,9 +42,10 @@ struct ScreenTests {
         let sway = try HeadlessSway()
         defer { sway.stop() }
         let player = try await player(on: sway)
-        var settings = DisplaySettings(stateDirectory: sway.directory + "/state")
-        settings.backend = "sway"
-        let display = DisplayController(settings: settings, environment: sway.environment)
+        var settings = DisplaySettings()
+        settings.backend = .sway
+        let display = DisplayController(
+            settings: settings, stateDirectory: sway.directory + "/state", environment: sway.environment)
         #expect(await display.start() == .kiosk)
         var content = OverlayContent()
         content.clock = "12:00"

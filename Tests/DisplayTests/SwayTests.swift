@@ -14,11 +14,11 @@ struct SwayTests {
     )
         -> DisplayController
     {
-        var settings = DisplaySettings(stateDirectory: state)
-        settings.backend = kind.rawValue
+        var settings = DisplaySettings()
+        settings.backend = DisplayBackendChoice(rawValue: kind.rawValue)!
         settings.natural = natural
         settings.mode = OutputState.Mode("800x1280")
-        return DisplayController(settings: settings, environment: sway.environment)
+        return DisplayController(settings: settings, stateDirectory: state, environment: sway.environment)
     }
 
     @Test(arguments: backends)
@@ -87,16 +87,16 @@ struct SwayTests {
         let sway = try HeadlessSway()
         defer { sway.stop() }
         let (backend, reason) = DisplayDetection.backend(
-            DisplaySettings(stateDirectory: sway.directory), environment: sway.environment)
+            DisplaySettings(), environment: sway.environment)
         #expect(backend.kind == .sway)
         #expect(reason.contains("SWAYSOCK"))
         var onlyWayland = sway.environment
         onlyWayland["SWAYSOCK"] = nil
         #expect(
-            DisplayDetection.backend(DisplaySettings(stateDirectory: sway.directory), environment: onlyWayland).backend
+            DisplayDetection.backend(DisplaySettings(), environment: onlyWayland).backend
                 .kind == .wlroots)
         #expect(
-            DisplayDetection.backend(DisplaySettings(stateDirectory: sway.directory), environment: [:]).backend.kind
+            DisplayDetection.backend(DisplaySettings(), environment: [:]).backend.kind
                 == .none)
     }
 }

@@ -40,8 +40,9 @@ struct X11Tests {
     @Test func aServerThatCannotTurnIsReportedAndTheSurfaceTurnsInstead() async throws {
         let x = try Xvfb()
         defer { x.stop() }
-        let settings = DisplaySettings(stateDirectory: NSTemporaryDirectory() + "upright-x11-\(getpid())")
-        let display = DisplayController(settings: settings, environment: ["DISPLAY": x.display])
+        let display = DisplayController(
+            settings: DisplaySettings(), stateDirectory: NSTemporaryDirectory() + "upright-x11-\(getpid())",
+            environment: ["DISPLAY": x.display])
         #expect(display.backend.kind == .x11)
         let abilities = await display.start()
         #expect(abilities.canRotateOutput == false)

@@ -51,9 +51,9 @@ struct PlayerTests {
         let player = try Player(settings: PlayerSettings(), extra: headless)
         try await player.start()
         try await player.keypress("F11")
-        #expect(await waitFor(player.events) { $0 == .hotkey("fullscreen") } != nil)
+        #expect(await waitFor(player.events) { $0 == .hotkey(.fullscreen) } != nil)
         try await player.keypress("l")
-        #expect(await waitFor(player.events) { $0 == .hotkey("lock") } != nil)
+        #expect(await waitFor(player.events) { $0 == .hotkey(.toggleLock) } != nil)
         await player.quit()
     }
 

@@ -102,13 +102,13 @@ struct RotationLockSwitchTests {
 
     @Test func theLatestWordWinsAndTheKeyToggles() {
         var lock = RotationLockState(configured: true)
-        #expect(lock.locked && lock.source == "configuration")
+        #expect(lock.locked && lock.source == .configuration)
         let toggled = lock.apply(.toggle)
-        #expect(toggled && !lock.locked && lock.source == "switch")
+        #expect(toggled && !lock.locked && lock.source == .lockSwitch)
         let unchanged = lock.apply(.set(false))
         #expect(!unchanged)
         let commanded = lock.command(locked: true)
-        #expect(commanded && lock.locked && lock.source == "command")
+        #expect(commanded && lock.locked && lock.source == .command)
         let switched = lock.apply(.set(false))
         #expect(switched && !lock.locked)
     }

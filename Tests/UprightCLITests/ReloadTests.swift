@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 import Testing
 import UprightDaemon
@@ -65,12 +66,13 @@ struct CtlTests {
         (#"{"ok": false, "error": "permission denied"}"#, Int32(1)), (#"{"error":"bad","ok":false}"#, 1),
         (#"{"ok": true}"#, 0), ("not json", 1),
     ])
-    func theExitStatusFollowsTheReply(reply: String, status: Int32) throws {
+    func theExitStatusFollowsTheReply(reply: String, status: Int32) async throws {
         let path = NSTemporaryDirectory() + "upright-ctl-\(UUID().uuidString.prefix(8))/control.sock"
         let server = try ControlServer(path: path, answer: { _ in reply })
         server.start()
         defer { server.stop() }
-        let run = try upright(["ctl", "--socket", path, "status"])
+        // The server answers from tasks: the client's wait must not hold a thread of the pool.
+        let run = try await Blocking.run { try upright(["ctl", "--socket", path, "status"]) }
         #expect(run.status == status, "\(run.stdout) \(run.stderr)")
         #expect(run.stdout == reply + "\n")
     }

@@ -9,7 +9,7 @@ import UprightDaemon
 func quietSession(_ configuration: UprightConfiguration = UprightConfiguration()) throws -> PlaySession {
     var c = configuration
     c.sensor.uri = "none"
-    c.lock.evdev = "none"
+    c.lock.evdev = .none
     return try PlaySession(
         configuration: c, extraMPV: [("vo", "null"), ("ao", "null")], environment: [:], log: { _ in }, status: { _ in })
 }
@@ -104,7 +104,7 @@ struct ControlTests {
                 preferred = "landscape-left"
                 """)
             new.sensor.uri = "none"
-            new.lock.evdev = "none"
+            new.lock.evdev = .none
             let notes = await session.reload(new)
             #expect(notes.isEmpty, "\(notes)")
             var status = try #require(
@@ -220,7 +220,7 @@ struct ControlPeerTests {
 struct SessionHotkeyTests {
     @Test func theRotateKeyTurnsToTheNextOrientationTheSceneAllows() async throws {
         var c = UprightConfiguration()
-        c.hotkeys["rotate_to"] = ["r"]
+        c.player.hotkeys[.rotate] = ["r"]
         let session = try quietSession(c)
         try await whilePlaying(session) {
             _ = await session.control(#"{"command": "fullscreen"}"#)
