@@ -211,7 +211,9 @@ struct ConfigReader {
             } else if let mode = OutputState.Mode(m) {
                 display.mode = mode
             } else {
-                error("bad display mode '\(m)'; expected \"auto\" or WIDTHxHEIGHT, such as \"800x1280\"", at: ["display", "mode"])
+                error(
+                    "bad display mode '\(m)'; expected \"auto\" or WIDTHxHEIGHT, such as \"800x1280\"",
+                    at: ["display", "mode"])
             }
         }
         display.touch = strings(d, ["display", "touch"]) ?? display.touch
@@ -277,13 +279,20 @@ struct ConfigReader {
                 action = a
             case .failure(.missingArgument("rotate-to", _)) where words.count == 1:
                 // The old spelling of a "rotate" button.
-                report(.warning, "'hotkeys.\(key)' without an orientation is now 'rotate' (the next orientation "
-                    + "clockwise); write rotate = [...], or \"rotate-to landscape-left\" = [...] for one orientation",
+                report(
+                    .warning,
+                    "'hotkeys.\(key)' without an orientation is now 'rotate' (the next orientation "
+                        + "clockwise); write rotate = [...], or \"rotate-to landscape-left\" = [...] for one orientation",
                     at: map.place(of: path))
                 action = .rotate
             case .failure(.unknown):
                 let near = closest(key, in: Action.names.map { $0.replacingOccurrences(of: "-", with: "_") })
-                report(.error, "unknown action '\(key)' in [hotkeys]" + (near.map { "; did you mean '\($0)'?" } ?? "; expected one of: \(Action.names.joined(separator: ", "))"), at: map.place(of: path))
+                report(
+                    .error,
+                    "unknown action '\(key)' in [hotkeys]"
+                        + (near.map { "; did you mean '\($0)'?" }
+                            ?? "; expected one of: \(Action.names.joined(separator: ", "))"),
+                    at: map.place(of: path))
                 continue
             case .failure(let e):
                 report(.error, "[hotkeys] '\(key)': \(e)", at: map.place(of: path))
@@ -293,7 +302,9 @@ struct ConfigReader {
             var ok = true
             for k in keys {
                 if let problem = KeyNames.problem(with: k) {
-                    report(.error, "'hotkeys.\(key)': \(problem)", at: map.elementPlace(of: path, element: k) ?? map.valuePlace(of: path))
+                    report(
+                        .error, "'hotkeys.\(key)': \(problem)",
+                        at: map.elementPlace(of: path, element: k) ?? map.valuePlace(of: path))
                     ok = false
                 }
             }

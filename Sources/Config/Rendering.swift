@@ -33,7 +33,8 @@ extension UprightConfiguration {
         var out = "# " + (file.map { "from \($0)" } ?? "built-in defaults") + "\n"
         out += "[app]\nsupported = \(list(policy.appSupported))\nlaunch = \(q(policy.launch.name))\n\n"
         out += "[transition]\nduration = \(num(policy.transitionDuration))\n\n"
-        out += "[sensor]\nuri = \(q(sensor.uri.description))\ndevice = \(q(sensor.device))\nrate_hz = \(num(sensor.rateHz))\n"
+        out +=
+            "[sensor]\nuri = \(q(sensor.uri.description))\ndevice = \(q(sensor.device))\nrate_hz = \(num(sensor.rateHz))\n"
         out += "mount_matrix = \(q(sensor.mountMatrix))\n\n"
         out += "[lock]\nlocked = \(lock.locked)\nevdev = \(q(lock.evdev.description))\n\n"
         out += "[display]\nbackend = \(q(display.backend.rawValue))\noutput = \(q(display.output))\n"
@@ -53,7 +54,9 @@ extension UprightConfiguration {
         }
         out += "\n[hotkeys]\n"
         for (action, keys) in player.hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
-            let key = action.argument == nil ? action.name.replacingOccurrences(of: "-", with: "_") : q(action.words.joined(separator: " "))
+            let key =
+                action.argument == nil
+                ? action.name.replacingOccurrences(of: "-", with: "_") : q(action.words.joined(separator: " "))
             out += "\(key) = [" + keys.map(q).joined(separator: ", ") + "]\n"
         }
         let c = classifier

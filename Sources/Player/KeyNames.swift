@@ -4,7 +4,7 @@
 public enum KeyNames {
     /// The special keys' names; any single character is a key of its own.
     public static let special: Set<String> = [
-                "SPACE", "SHARP", "IDEOGRAPHIC_SPACE", "ENTER", "TAB", "BS", "DEL", "INS", "HOME", "END", "PGUP",
+        "SPACE", "SHARP", "IDEOGRAPHIC_SPACE", "ENTER", "TAB", "BS", "DEL", "INS", "HOME", "END", "PGUP",
         "PGDWN", "ESC", "PRINT", "RIGHT", "LEFT", "DOWN", "UP", "F1", "F2", "F3", "F4", "F5", "F6", "F7",
         "F8", "F9", "F10", "F11", "F12", "F13", "F14", "F15", "F16", "F17", "F18", "F19", "F20", "F21",
         "F22", "F23", "F24", "KP0", "KP1", "KP2", "KP3", "KP4", "KP5", "KP6", "KP7", "KP8", "KP9",
@@ -37,7 +37,10 @@ public enum KeyNames {
         var parts = key.split(separator: "+", omittingEmptySubsequences: false).map(String.init)
         // "+" alone, or modifiers with "+" ("Shift++"): the key itself is "+".
         if key == "+" || key.hasSuffix("++") {
-            parts = key == "+" ? ["+"] : key.dropLast(2).split(separator: "+", omittingEmptySubsequences: false).map(String.init) + ["+"]
+            parts =
+                key == "+"
+                ? ["+"]
+                : key.dropLast(2).split(separator: "+", omittingEmptySubsequences: false).map(String.init) + ["+"]
         }
         guard let name = parts.last, !name.isEmpty else { return "an empty key name" }
         for m in parts.dropLast() where !modifiers.contains(m.lowercased()) {

@@ -1,4 +1,3 @@
-
 /// Where the accelerometer is read, as the configuration's `uri` names it.
 public enum SensorURI: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// Through libiio: `local:`, `ip:HOST[:PORT]`, `usb:`, `serial:`, `xml:FILE`.
@@ -61,8 +60,9 @@ public struct SensorSettings: Sendable, Hashable {
     /// `auto`, or a matrix in hwdb form (`"0, 1, 0; -1, 0, 0; 0, 0, 1"`).
     public var mountMatrix = "auto"
 
-    public init(uri: SensorURI = .iio("local:"), device: String = "auto", rateHz: Double = 25, mountMatrix: String = "auto")
-    {
+    public init(
+        uri: SensorURI = .iio("local:"), device: String = "auto", rateHz: Double = 25, mountMatrix: String = "auto"
+    ) {
         self.uri = uri
         self.device = device
         self.rateHz = rateHz

@@ -261,7 +261,9 @@ public struct SessionCore: Sendable {
                 let layout = PlayerLayout(scene: d.scene)
                 if d.kind == .rotate {
                     out.append(.player(.apply(d.interface, d.strategy, layout)))
-                    if display.canRotateOutput { out.append(.turnOutput(d.strategy == .interface ? d.interface : .portrait)) }
+                    if display.canRotateOutput {
+                        out.append(.turnOutput(d.strategy == .interface ? d.interface : .portrait))
+                    }
                 } else {
                     out.append(.player(.layout(layout)))
                 }

@@ -64,8 +64,10 @@ public enum EventsFile {
                 switch Action.parse(name: name, argument: argument) {
                 case .success(let action): event = .command(action, from: .events)
                 case .failure(.unknown):
-                    throw fail("unknown command '\(name)'; expected one of: \(Action.names.joined(separator: ", ")), display")
-                case .failure(.missingArgument(let canonical, let kind)), .failure(.badArgument(let canonical, _, let kind)):
+                    throw fail(
+                        "unknown command '\(name)'; expected one of: \(Action.names.joined(separator: ", ")), display")
+                case .failure(.missingArgument(let canonical, let kind)),
+                    .failure(.badArgument(let canonical, _, let kind)):
                     throw fail("\"\(canonical)\" needs \"\(kind.rawValue)\": \(ActionError.expected(kind))")
                 case .failure(let error):
                     throw fail("\(error)")

@@ -143,7 +143,8 @@ public final class ControlServer: Sendable {
         UnixSocket.setTimeout(fd, seconds: 30)
         guard let uid = UnixSocket.peerUID(fd) else { return false }
         guard uid == geteuid() || uid == 0 else {
-            Self.writeLine(fd, ControlReply.refused("permission denied: the control socket serves its own user only").line)
+            Self.writeLine(
+                fd, ControlReply.refused("permission denied: the control socket serves its own user only").line)
             return false
         }
         return true

@@ -123,7 +123,9 @@ public actor PlaySession {
         if let refusal = answer.error { return [refusal] }
         var notes = configuration.restartNotes(for: new)
         if playlistOverride.isEmpty, new.player.playlist != configuration.player.playlist {
-            do { try await player.setPlaylist(new.player.playlist) } catch { notes.append("the new playlist: \(error)") }
+            do { try await player.setPlaylist(new.player.playlist) } catch {
+                notes.append("the new playlist: \(error)")
+            }
         }
         configuration = new
         return notes

@@ -42,7 +42,8 @@ public enum ControlRequest: Sendable, Hashable {
             return .failure(
                 ControlError("unknown command '\(command)'; expected one of: \(names.joined(separator: ", "))"))
         case .failure(.missingArgument(let name, let kind)):
-            return .failure(ControlError("\(name) needs an \"argument\", \(kind.phrase): \(ActionError.expected(kind))"))
+            return .failure(
+                ControlError("\(name) needs an \"argument\", \(kind.phrase): \(ActionError.expected(kind))"))
         case .failure(.badArgument(let name, let got, let kind)):
             return .failure(
                 ControlError("\(name) needs an \"argument\", \(ActionError.expected(kind)); got '\(got)'"))

@@ -197,3 +197,53 @@ func samePolicy(_ a: PolicyConfiguration, _ b: PolicyConfiguration) -> Bool {
         && Set(a.scenes.keys) == Set(b.scenes.keys)
         && a.scenes.keys.allSatisfy { a.settings(of: $0) == b.settings(of: $0) }
 }
+
+@Suite("Hotkeys: the one vocabulary of actions")
+struct HotkeyConfigurationTests {
+    @Test func everyActionCanBeBoundWithoutAWarning() throws {
+        let c = try parse(
+            """
+            [hotkeys]
+            accept_suggestion = ["a"]
+            unlock = ["u"]
+            lock = "Ctrl+l"
+            "rotate-to landscape-left" = ["1", "KP1"]
+            "scene-push menu" = "m"
+            rotate = "r"
+            """)
+        #expect(c.warnings.isEmpty, "\(c.warnings)")
+        #expect(c.player.hotkeys[.acceptSuggestion] == ["a"])
+        #expect(c.player.hotkeys[.unlock] == ["u"])
+        #expect(c.player.hotkeys[.lock] == ["Ctrl+l"])
+        #expect(c.player.hotkeys[.rotateTo(.landscapeLeft)] == ["1", "KP1"])
+        #expect(c.player.hotkeys[.scenePush("menu")] == ["m"])
+        #expect(c.player.hotkeys[.rotate] == ["r"])
+        #expect(c.player.hotkeys[.fullscreen] == ["f", "F11"], "the defaults of actions the table leaves out stay")
+    }
+
+    @Test(arguments: [
+        (
+            "[hotkeys]\nfullscreen = [\"f\", \"F13x\"]\n",
+            "u.toml:2:20: error: 'hotkeys.fullscreen': mpv has no key named 'F13x'"
+        ),
+        (
+            "[hotkeys]\nfulscreen = \"f\"\n",
+            "u.toml:2:1: error: unknown action 'fulscreen' in [hotkeys]; did you mean 'fullscreen'?"
+        ),
+        (
+            "[hotkeys]\n\"rotate-to sideways\" = \"s\"\n",
+            "u.toml:2:1: error: [hotkeys] 'rotate-to sideways': rotate-to needs an orientation"
+        ),
+        ("[hotkeys]\nlock = \"Hyper+l\"\n", "u.toml:2:8: error: 'hotkeys.lock': 'Hyper' is not a modifier"),
+    ])
+    func aBadWordIsAnErrorWithItsPlace(text: String, expected: String) {
+        let found = diagnostics(text)
+        #expect(found.count == 1 && found[0].hasPrefix(expected), "\(found)")
+    }
+
+    @Test func theOldRotateToSpellingStillLoadsWithAWarning() throws {
+        let c = try parse("[hotkeys]\nrotate_to = [\"r\"]\n")
+        #expect(c.player.hotkeys[.rotate] == ["r"])
+        #expect(c.warnings.first?.description.contains("is now 'rotate'") == true)
+    }
+}

@@ -231,3 +231,30 @@ struct PlayerLayoutPixelTests {
         await player.quit()
     }
 }
+
+@Suite("mpv key names")
+struct KeyNameTests {
+    @Test func theTableIsLibmpvsOwnList() throws {
+        let mpv = try MPVHandle(options: [("vo", "null"), ("ao", "null")])
+        defer { mpv.quit() }
+        let list = try #require(mpv.string("input-key-list"))
+        #expect(Set(list.split(separator: ",").map(String.init)) == KeyNames.special)
+    }
+
+    @Test(arguments: ["f", "F11", "enter", "Ctrl+f", "ctrl+Shift+KP_ENTER", "+", "Shift++", "0x41", "é", "PLAYPAUSE"])
+    func keysMpvTakes(key: String) throws {
+        #expect(KeyNames.problem(with: key) == nil)
+        // mpv agrees.
+        let mpv = try MPVHandle(options: [("vo", "null"), ("ao", "null")])
+        defer { mpv.quit() }
+        try mpv.command(["keybind", key, "ignore"])
+    }
+
+    @Test(arguments: ["", "ctrl+", "notakey", "Hyper+x", "F25"])
+    func keysMpvRefuses(key: String) throws {
+        #expect(KeyNames.problem(with: key) != nil)
+        let mpv = try MPVHandle(options: [("vo", "null"), ("ao", "null")])
+        defer { mpv.quit() }
+        #expect(throws: MPVError.self) { try mpv.command(["keybind", key, "ignore"]) }
+    }
+}

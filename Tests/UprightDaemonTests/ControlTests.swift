@@ -2,16 +2,19 @@ import Config
 import Foundation
 import MPV
 import OrientationCore
+import Synchronization
 import Testing
 import UprightDaemon
 
 /// A session on the real libmpv (vo=null), no sensor and no display, for control and reload.
-func quietSession(_ configuration: UprightConfiguration = UprightConfiguration()) throws -> PlaySession {
+func quietSession(
+    _ configuration: UprightConfiguration = UprightConfiguration(), log: @escaping @Sendable (String) -> Void = { _ in }
+) throws -> PlaySession {
     var c = configuration
     c.sensor.uri = "none"
     c.lock.evdev = .none
     return try PlaySession(
-        configuration: c, extraMPV: [("vo", "null"), ("ao", "null")], environment: [:], log: { _ in }, status: { _ in })
+        configuration: c, extraMPV: [("vo", "null"), ("ao", "null")], environment: [:], log: log, status: { _ in })
 }
 
 /// Runs `body` while `session` plays; stops it afterwards.
@@ -20,7 +23,7 @@ func whilePlaying(_ session: PlaySession, _ body: () async throws -> Void) async
     let running = Task { try await session.run(until: stop) }
     // The session has started once its status shows the launch decision.
     for _ in 0..<500 {
-        if await session.control(#"{"command": "status"}"#).contains("\"last_decision\":{") { break }
+        if await session.currentStatus()?.lastDecision != nil { break }
         try await Task.sleep(for: .milliseconds(10))
     }
     try await body()
@@ -237,4 +240,75 @@ struct SessionHotkeyTests {
             #expect(interface == "landscape-left")
         }
     }
+}
+
+@Suite("Control replies say what happened", .serialized)
+struct ControlReplyTests {
+    @Test func aRefusedCommandIsNotOk() async throws {
+        let session = try quietSession()
+        try await whilePlaying(session) {
+            _ = await session.control(#"{"command": "fullscreen"}"#)
+            try await Task.sleep(for: .milliseconds(400))
+            let reply = try object(
+                await session.control(#"{"command": "rotate-to", "argument": "portrait-upside-down"}"#))
+            #expect(reply["ok"] as? Bool == false)
+            #expect((reply["error"] as? String)?.contains("does not allow portrait-upside-down") == true, "\(reply)")
+            #expect((reply["decision"] as? [String: Any])?["reason"] as? String == "unsupported")
+        }
+    }
+
+    @Test func aCommandBehindATransitionSaysItIsQueued() async throws {
+        let session = try quietSession()
+        try await whilePlaying(session) {
+            let first = try object(await session.control(#"{"command": "fullscreen"}"#))
+            #expect((first["decision"] as? [String: Any])?["decision"] as? String == "rotate")
+            let second = try object(await session.control(#"{"command": "fullscreen"}"#))
+            #expect(second["ok"] as? Bool == true && second["queued"] as? Bool == true, "\(second)")
+            #expect(second["decision"] == nil)
+        }
+    }
+
+    @Test func nextAndPreviousSayWhatPlaysNow() async throws {
+        var c = UprightConfiguration()
+        let a = "av://lavfi:testsrc=size=64x64:rate=5", b = "av://lavfi:smptebars=size=64x64:rate=5"
+        c.player.playlist = [a, b]
+        let session = try quietSession(c)
+        try await whilePlaying(session) {
+            var reply = try object(await session.control(#"{"command": "next"}"#))
+            #expect(reply["ok"] as? Bool == true && reply["playing"] as? String == b, "\(reply)")
+            reply = try object(await session.control(#"{"command": "prev"}"#))
+            #expect(reply["playing"] as? String == a, "\(reply)")
+        }
+    }
+
+    @Test func unlockAndAcceptSuggestionWorkFromTheirKeys() async throws {
+        var c = UprightConfiguration()
+        c.player.hotkeys[.unlock] = ["u"]
+        c.player.hotkeys[.acceptSuggestion] = ["a"]
+        let lines = Lines()
+        let session = try quietSession(c, log: { lines.append($0) })
+        try await whilePlaying(session) {
+            _ = await session.control(#"{"command": "lock"}"#)
+            #expect(await session.currentStatus()?.locked == true)
+            try session.mpvHandle.command(["keypress", "a"])
+            try session.mpvHandle.command(["keypress", "u"])
+            var unlocked = false
+            for _ in 0..<200 where !unlocked {
+                unlocked = await session.currentStatus()?.locked == false
+                if !unlocked { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(unlocked, "the u key unlocks")
+            // No suggestion was offered (no sensor): the a key reaches the session and is refused.
+            #expect(
+                lines.all.contains { $0.contains(#""reason": "rejected", "cause": "accept-suggestion""#) },
+                "\(lines.all)")
+        }
+    }
+}
+
+/// Lines written from any thread.
+final class Lines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }
