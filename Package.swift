@@ -65,6 +65,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `upright demo`: its scripts, its run through the whole program, and its readable log.
+        .target(
+            name: "Demo",
+            dependencies: [
+                "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "UprightDaemon",
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "Config",
             dependencies: [
@@ -75,7 +83,7 @@ let package = Package(
         .target(
             name: "UprightCLI",
             dependencies: [
-                "OrientationCore", "Sensors", "IIO", "MPV", "Config", "Display", "Session", "UprightDaemon",
+                "OrientationCore", "Sensors", "IIO", "MPV", "Config", "Demo", "Display", "Session", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -92,7 +100,7 @@ let package = Package(
         .testTarget(
             name: "OrientationCoreTests",
             dependencies: [
-                "OrientationCore", "Sensors", .product(name: "PropertyBased", package: "swift-property-based"),
+                "Demo", "OrientationCore", "Sensors", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
         ),
@@ -103,7 +111,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationCore"], swiftSettings: strict),
+        .testTarget(name: "SensorsTests", dependencies: ["Demo", "Sensors", "OrientationCore"], swiftSettings: strict),
         .testTarget(
             name: "ConfigTests", dependencies: ["Config", "Display", "OrientationCore", "Player", "Sensors"],
             swiftSettings: strict),

@@ -64,49 +64,59 @@ public final class Accelerometer {
         } catch {
             throw .context(error)
         }
-        let all = context.devices
         let axisIDs = ["\(kind)_x", "\(kind)_y", "\(kind)_z"]
-        let accelerometers = all.filter { d in axisIDs.allSatisfy(d.channels.contains) }
-        let chosen: IIODeviceInfo
-        let wanted = settings.device.trimmingCharacters(in: .whitespaces)
-        if wanted.isEmpty || wanted == "auto" {
-            guard let d = accelerometers.first(where: { $0.name == "accel_3d" }) ?? accelerometers.first else {
-                throw .noAccelerometer(uri: uri, devices: all.map(\.label))
-            }
-            chosen = d
-        } else if let i = Int(wanted) {
-            guard accelerometers.indices.contains(i) else {
-                throw .noSuchDevice(wanted, uri: uri, accelerometers: accelerometers.map(\.label))
-            }
-            chosen = accelerometers[i]
-        } else {
-            guard let d = accelerometers.first(where: { $0.name == wanted || $0.id == wanted }) else {
-                throw .noSuchDevice(wanted, uri: uri, accelerometers: accelerometers.map(\.label))
-            }
-            chosen = d
-        }
+        let chosen = try Self.choose(settings.device, among: context.devices, axes: axisIDs, uri: uri)
         label = chosen.label
         let device = context.device(chosen.id)!
         axes = axisIDs.map { device.channel($0)! }
         let useInput = axes.allSatisfy { $0.has("input") } && !axes.allSatisfy { $0.has("raw") }
-        let attribute = useInput ? "input" : "raw"
-        valueAttribute = attribute
-        readers = axes.map { $0.valueReader(attribute) }
+        valueAttribute = useInput ? "input" : "raw"
+        readers = axes.map { $0.valueReader(useInput ? "input" : "raw") }
+        if useInput {
+            scales = [1, 1, 1]
+            offsets = [0, 0, 0]
+        } else {
+            (scales, offsets) = try Self.conversion(of: axes, device: chosen.label)
+        }
+        udevMatrix = settings.uri.isLocal ? Self.udevMountMatrix(deviceID: chosen.id) : nil
+        let sysfs = axes[0].has("mount_matrix") ? try? axes[0].read("mount_matrix") : nil
+        let configured = settings.mountMatrix.trimmingCharacters(in: .whitespaces)
+        (matrix, matrixSource, notes) = Self.mountMatrix(
+            configured: configured == "auto" ? nil : configured, udev: udevMatrix, sysfs: sysfs)
+    }
+
+    /// The device `wanted` names (`auto`: `accel_3d`, else the first) among those with all of `axes`.
+    static func choose(_ wanted: String, among all: [IIODeviceInfo], axes: [String], uri: String)
+        throws(SensorError) -> IIODeviceInfo
+    {
+        let accelerometers = all.filter { d in axes.allSatisfy(d.channels.contains) }
+        let wanted = wanted.trimmingCharacters(in: .whitespaces)
+        let found: IIODeviceInfo?
+        if wanted.isEmpty || wanted == "auto" {
+            guard let d = accelerometers.first(where: { $0.name == "accel_3d" }) ?? accelerometers.first else {
+                throw .noAccelerometer(uri: uri, devices: all.map(\.label))
+            }
+            return d
+        } else if let i = Int(wanted) {
+            found = accelerometers.indices.contains(i) ? accelerometers[i] : nil
+        } else {
+            found = accelerometers.first { $0.name == wanted || $0.id == wanted }
+        }
+        guard let found else { throw .noSuchDevice(wanted, uri: uri, accelerometers: accelerometers.map(\.label)) }
+        return found
+    }
+
+    /// Each axis's `scale` (required, above 0) and `offset` (0 when absent), for raw values.
+    static func conversion(of axes: [IIOChannel], device: String) throws(SensorError) -> ([Double], [Double]) {
         var scales: [Double] = [], offsets: [Double] = []
         for ch in axes {
-            if useInput {
-                scales.append(1)
-                offsets.append(0)
-                continue
-            }
             guard ch.has("scale") else {
-                throw .missingAttribute(device: chosen.label, channel: ch.id, attribute: "scale")
+                throw .missingAttribute(device: device, channel: ch.id, attribute: "scale")
             }
             do {
                 let s = try ch.readDouble("scale")
                 guard s > 0 else {
-                    throw SensorError.badValue(
-                        device: chosen.label, channel: ch.id, attribute: "scale", text: String(s))
+                    throw SensorError.badValue(device: device, channel: ch.id, attribute: "scale", text: String(s))
                 }
                 scales.append(s)
                 offsets.append(ch.has("offset") ? try ch.readDouble("offset") : 0)
@@ -118,32 +128,29 @@ public final class Accelerometer {
                 throw .read(IIOError(call: "reading scale of \(ch.id)", message: "\(error)", code: 0))
             }
         }
-        self.scales = scales
-        self.offsets = offsets
+        return (scales, offsets)
+    }
 
-        // The mount matrix: the configuration, then udev's ACCEL_MOUNT_MATRIX, then sysfs, then identity.
+    /// The mount matrix: the configuration's, then udev's `ACCEL_MOUNT_MATRIX`, then sysfs, then
+    /// the identity; a matrix that is refused is said in the notes and the next one is tried.
+    static func mountMatrix(configured: String?, udev: String?, sysfs: String?)
+        -> (MountMatrix, MountMatrixSource, [String])
+    {
         var notes: [String] = []
-        var found: (MountMatrix, MountMatrixSource)?
-        func consider(_ text: String?, _ source: MountMatrixSource) {
-            guard found == nil, let text, !text.isEmpty else { return }
+        for (text, source) in [(configured, MountMatrixSource.configuration), (udev, .udev), (sysfs, .sysfs)] {
+            guard let text, !text.isEmpty else { continue }
             guard let m = MountMatrix(parsing: text) else {
                 notes.append("refused the \(source.rawValue) '\(text)': it is not three rows of three numbers")
-                return
+                continue
             }
             let problems = m.problems
             guard problems.isEmpty else {
                 notes.append("refused the \(source.rawValue) '\(text)': " + problems.joined(separator: "; "))
-                return
+                continue
             }
-            found = (m, source)
+            return (m, source, notes)
         }
-        let configured = settings.mountMatrix.trimmingCharacters(in: .whitespaces)
-        if configured != "auto", !configured.isEmpty { consider(configured, .configuration) }
-        udevMatrix = settings.uri.isLocal ? Self.udevMountMatrix(deviceID: chosen.id) : nil
-        consider(udevMatrix, .udev)
-        consider(axes[0].has("mount_matrix") ? try? axes[0].read("mount_matrix") : nil, .sysfs)
-        (matrix, matrixSource) = found ?? (.identity, .identity)
-        self.notes = notes
+        return (.identity, .identity, notes)
     }
 
     /// The device's sampling frequency in Hz (the shared `sampling_frequency` attribute), if it has one.

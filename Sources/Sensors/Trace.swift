@@ -83,17 +83,7 @@ public struct Trace: Sendable {
                 lineNumber += 1
                 var end = lineEnd
                 if end > lineStart, bytes[end - 1] == 0x0D { end -= 1 }
-                fields.removeAll(keepingCapacity: true)
-                var fieldStart = lineStart
-                var blank = true
-                for i in lineStart...end {
-                    if i == end || bytes[i] == UInt8(ascii: ",") {
-                        fields.append(trim(bytes, fieldStart..<i))
-                        fieldStart = i + 1
-                    } else if bytes[i] != 0x20 && bytes[i] != 0x09 {
-                        blank = false
-                    }
-                }
+                let blank = split(bytes, lineStart..<end, into: &fields)
                 lineStart = next
                 if blank { continue }
                 guard let cols = columns else {
@@ -107,22 +97,8 @@ public struct Trace: Sendable {
                         path: path, line: lineNumber,
                         message: "expected \(width) fields as in the header, found \(fields.count)")
                 }
-                for (k, (index, name)) in [(cols.t, "t"), (cols.x, "x"), (cols.y, "y"), (cols.z, "z")].enumerated() {
-                    let range = fields[index]
-                    guard let v = number(bytes, range) else {
-                        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-                        throw Failure(
-                            path: path, line: lineNumber,
-                            message: text.isEmpty
-                                ? "empty value in column \(name)"
-                                : "'\(text)' in column \(name) is not a number")
-                    }
-                    guard v.isFinite else {
-                        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-                        throw Failure(
-                            path: path, line: lineNumber, message: "'\(text)' in column \(name) is not finite")
-                    }
-                    values[k] = v
+                for (k, index) in [cols.t, cols.x, cols.y, cols.z].enumerated() {
+                    values[k] = try value(bytes, fields[index], column: columnNames[k], path: path, line: lineNumber)
                 }
                 let s = GravitySample(t: values[0], x: values[1], y: values[2], z: values[3])
                 guard s.t > previousT else {
@@ -138,6 +114,40 @@ public struct Trace: Sendable {
             }
             return Trace(samples: samples)
         }
+    }
+
+    private static let columnNames = ["t", "x", "y", "z"]
+
+    /// Splits the line at `range` into its comma-separated fields (trimmed); true when it is blank.
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, into fields: inout [Range<Int>])
+        -> Bool
+    {
+        fields.removeAll(keepingCapacity: true)
+        var fieldStart = range.lowerBound
+        var blank = true
+        for i in range.lowerBound...range.upperBound {
+            if i == range.upperBound || bytes[i] == UInt8(ascii: ",") {
+                fields.append(trim(bytes, fieldStart..<i))
+                fieldStart = i + 1
+            } else if bytes[i] != 0x20 && bytes[i] != 0x09 {
+                blank = false
+            }
+        }
+        return blank
+    }
+
+    /// The finite number in the field at `range`, or the error that names its line and column.
+    private static func value(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, column name: String, path: String, line: Int
+    ) throws(Failure) -> Double {
+        let v = number(bytes, range)
+        if let v, v.isFinite { return v }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        let message =
+            v != nil
+            ? "'\(text)' in column \(name) is not finite"
+            : text.isEmpty ? "empty value in column \(name)" : "'\(text)' in column \(name) is not a number"
+        throw Failure(path: path, line: line, message: message)
     }
 
     private static func trim(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {

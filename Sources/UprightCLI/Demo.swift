@@ -1,4 +1,5 @@
 import ArgumentParser
+import Demo
 import Foundation
 import OrientationCore
 import Sensors
@@ -56,7 +57,7 @@ struct Demo: AsyncParsableCommand {
         do {
             result = try await demo.run(
                 step: { s in print("\(DemoLog.pad(DemoLog.seconds(s.start), 7))  \(s.label)") },
-                decision: { line in print("           " + DemoLog.decisionLine(line)) },
+                decision: { d in print("           " + DemoLog.decisionLine(d)) },
                 status: { writeStandardError("upright: \($0)\n") })
         } catch {
             throw CLIFailure("the demo could not run: \(error)")
@@ -98,38 +99,5 @@ struct Demo: AsyncParsableCommand {
             for step in steps { out.write(DemoLog.stepLine(step)) }
         }
         out.flush()
-    }
-}
-
-enum DemoLog {
-    /// A decision's JSON line as a sentence: `rotate → landscape-right (surface): scene, by fullscreen`.
-    static func decisionLine(_ json: String) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
-            return json
-        }
-        let kind = object["decision"] as? String ?? "?", interface = object["interface"] as? String ?? "?"
-        let strategy = object["strategy"] as? String ?? "", reason = object["reason"] as? String ?? ""
-        let cause = object["cause"] as? String ?? ""
-        return kind == "rotate"
-            ? "→ turn to \(interface) (\(strategy)): \(reason), from \(cause)"
-            : "→ keep \(interface): \(reason), from \(cause)"
-    }
-
-    static func stepLine(_ step: TraceScript.Step) -> String {
-        "\(pad(seconds(step.start), 7))  script: \(step.label)"
-    }
-
-    static func changeLine(_ change: OrientationClassifier.Change) -> String {
-        "\(pad(seconds(change.t), 7))    -> \(change.orientation.name) (\(change.why))"
-    }
-
-    static func seconds(_ t: Double) -> String {
-        let cs = Int((t * 100).rounded())
-        let frac = cs % 100
-        return "\(cs / 100).\(frac < 10 ? "0" : "")\(frac) s"
-    }
-
-    static func pad(_ s: String, _ width: Int) -> String {
-        String(repeating: " ", count: max(0, width - s.count)) + s
     }
 }

@@ -50,7 +50,8 @@ struct Play: AsyncParsableCommand {
         do {
             session = try PlaySession(
                 configuration: configuration, playlist: files, extraMPV: extra,
-                log: { writeLine($0) }, status: { writeStandardError("upright: \($0)\n") })
+                log: { writeLine($0.jsonLine(time: $0.millisecondsText)) },
+                status: { writeStandardError("upright: \($0)\n") })
         } catch {
             throw CLIFailure("cannot start: \(error)")
         }

@@ -88,30 +88,44 @@ struct SensorCommand: AsyncParsableCommand {
                     + "\"samples\": \(m.samples), \"source\": \"\(m.source)\", \"elapsed\": \(fixed(m.elapsed, 3))}")
             return
         }
-        func show(_ change: OrientationClassifier.Change) {
-            writeLine(
-                json
-                    ? ReplayRun.jsonLine(change, explain: false)
-                    : "\(fixed(change.t, 2)) s  orientation: \(change.orientation)  (\(change.why))")
-        }
         if raw {
-            var classifier = OrientationClassifier(parameters: parameters)
-            await consume(settings, duration: duration) { event, start in
-                switch event {
-                case .status(let s): writeStandardError("upright: \(s)\n")
-                case .change: break
-                case .sample(var s):
-                    s.t -= start
-                    writeLine(
-                        json
-                            ? "{\"t\": \(fixed(s.t, 3)), \"x\": \(fixed(s.x, 4)), \"y\": \(fixed(s.y, 4)), \"z\": \(fixed(s.z, 4))}"
-                            : "\(fixed(s.t, 3)) s  x \(fixed(s.x, 3))  y \(fixed(s.y, 3))  z \(fixed(s.z, 3)) m/s²")
-                    if let change = classifier.feed(s) { show(change) }
-                }
-            }
-            return
+            await runRaw(settings, parameters: parameters)
+        } else {
+            await runMonitor(settings, parameters: parameters, lock: lockConfig)
         }
-        // The classifier runs on the sensor thread and only changes come across; the lock applies.
+    }
+
+    func show(_ change: OrientationClassifier.Change) {
+        writeLine(
+            json
+                ? ReplayRun.jsonLine(change, explain: false)
+                : "\(fixed(change.t, 2)) s  orientation: \(change.orientation)  (\(change.why))")
+    }
+
+    /// Every reading, classified here.
+    func runRaw(_ settings: SensorSettings, parameters: OrientationClassifier.Parameters) async {
+        var classifier = OrientationClassifier(parameters: parameters)
+        await consume(settings, duration: duration) { event, start in
+            switch event {
+            case .status(let s): writeStandardError("upright: \(s)\n")
+            case .change: break
+            case .sample(var s):
+                s.t -= start
+                writeLine(
+                    json
+                        ? "{\"t\": \(fixed(s.t, 3)), \"x\": \(fixed(s.x, 4)), \"y\": \(fixed(s.y, 4)), \"z\": \(fixed(s.z, 4))}"
+                        : "\(fixed(s.t, 3)) s  x \(fixed(s.x, 3))  y \(fixed(s.y, 3))  z \(fixed(s.z, 3)) m/s²")
+                if let change = classifier.feed(s) { show(change) }
+            }
+        }
+    }
+
+    /// The changes only: the classifier runs on the sensor thread, and the lock applies.
+    func runMonitor(
+        _ settings: SensorSettings, parameters: OrientationClassifier.Parameters, lock lockConfig: LockSettings
+    )
+        async
+    {
         let monitor = OrientationMonitor(
             sensor: settings, parameters: parameters,
             lock: LockSettings(
@@ -210,78 +224,17 @@ struct DoctorCommand: ParsableCommand {
 
     func run() throws {
         let (settings, configuration) = try sensor.resolve()
-        let parameters = configuration.classifier
-        // A kiosk set up for one orientation (its app allows only that) is expected to stand in it.
-        let launchOrientation =
-            configuration.policy.appSupported.orientations.count == 1 ? configuration.policy.launch : nil
         var problems: [String] = []
         print("libiio \(iioLibraryVersion), libmpv client API \(mpvVersionForDoctor())")
         print("sensor URI: \(settings.uri)")
         switch settings.uri {
         case .replay(let spec):
-            print(
-                FileManager.default.fileExists(atPath: spec.path) ? "replay file: \(spec.path)" : "replay file: missing"
-            )
-            if !FileManager.default.fileExists(atPath: spec.path) {
-                problems.append("the replay file \(spec.path) does not exist")
-            }
+            let exists = FileManager.default.fileExists(atPath: spec.path)
+            print(exists ? "replay file: \(spec.path)" : "replay file: missing")
+            if !exists { problems.append("the replay file \(spec.path) does not exist") }
         case .iio(let uri):
-            var opened = false
-            do {
-                let context = try IIOContext(uri: uri)
-                let devices = context.devices
-                opened = true
-                print("context: \(context.name), \(devices.count) device(s)")
-                for d in devices {
-                    print(
-                        "  \(d.label): "
-                            + (d.channels.isEmpty ? "no input channels" : d.channels.joined(separator: ", ")))
-                }
-            } catch {
-                var problem = "cannot open \(settings.uri): \(error.message)"
-                if settings.uri.isLocal, error.code == ENOENT {
-                    problem += " (no IIO devices on this machine: /sys/bus/iio is missing)"
-                }
-                problems.append(problem)
-            }
-            if opened {
-                do {
-                    let a = try Accelerometer(settings: settings)
-                    print(
-                        "accelerometer: \(a.label), \(a.valueAttribute) values"
-                            + (a.valueAttribute == "raw"
-                                ? ", scale \(a.scales.map { String($0) }.joined(separator: "/"))" : "")
-                            + (a.readsFilesDirectly ? ", read from its sysfs files kept open" : ", read through libiio")
-                    )
-                    print("mount matrix: \(a.matrix) (from the \(a.matrixSource.rawValue))")
-                    if settings.uri.isLocal {
-                        print(
-                            "udev ACCEL_MOUNT_MATRIX: "
-                                + (a.udevMatrix ?? "none (udev's database has none for this device)"))
-                    }
-                    for note in a.notes { problems.append("mount matrix: \(note)") }
-                    let v = try a.read()
-                    let g = (v.x * v.x + v.y * v.y + v.z * v.z).squareRoot()
-                    let (o, c) = OrientationClassifier.snapshot(x: v.x, y: v.y, z: v.z, parameters: parameters)
-                    print(
-                        "reading now: x \(fixed(v.x, 2)), y \(fixed(v.y, 2)), z \(fixed(v.z, 2)) m/s², |g| \(fixed(g, 2)) → \(o) (confidence \(fixed(c, 2)))"
-                    )
-                    if let launch = launchOrientation, o.isUpright, o != launch.deviceOrientation,
-                        c > 0.8
-                    {
-                        problems.append(
-                            "the device reads \(o) now while the configuration launches in \(launch): if the screen "
-                                + "stands the way it is used, the axes look swapped or inverted; set [sensor] "
-                                + "mount_matrix (as systemd's hwdb ACCEL_MOUNT_MATRIX, see upright(1))")
-                    }
-                    if abs(g - 9.81) > 2 {
-                        problems.append(
-                            "|g| reads \(fixed(g, 2)) m/s², far from 9.81: the scale (in_accel_scale) looks wrong, or the device is moving"
-                        )
-                    }
-                } catch {
-                    problems.append(error.description)
-                }
+            if doctorContext(uri, local: settings.uri.isLocal, problems: &problems) {
+                doctorAccelerometer(settings, configuration, problems: &problems)
             }
             let gravity = try? Accelerometer(settings: SensorSettings(uri: settings.uri), kind: "gravity")
             print(
@@ -290,20 +243,7 @@ struct DoctorCommand: ParsableCommand {
         case .none:
             print("no sensor configured: Upright stays in the launch orientation")
         }
-        let switches = RotationLockSwitch.find()
-        if switches.isEmpty {
-            print("rotation-lock switches: none found (the lock still works from the configuration and commands)")
-        } else {
-            for s in switches {
-                let fd = open(s.path, O_RDONLY | O_NONBLOCK)
-                let state = fd >= 0 ? RotationLockSwitch.currentState(fd: fd) : nil
-                if fd >= 0 { close(fd) }
-                print(
-                    "rotation-lock switch: \(s.path)" + (s.switch ? " SW_ROTATE_LOCK" : "")
-                        + (s.key ? " KEY_ROTATE_LOCK_TOGGLE" : "")
-                        + (state.map { $0 ? " (locked)" : " (unlocked)" } ?? ""))
-            }
-        }
+        doctorLockSwitches()
         doctorDisplay(configuration.display, problems: &problems)
         if problems.isEmpty {
             print("no problems found")
@@ -312,6 +252,77 @@ struct DoctorCommand: ParsableCommand {
             for p in problems { print("  - \(p)") }
             throw ExitCode(1)
         }
+    }
+}
+
+/// The IIO context at `uri` and its devices; false when it cannot be opened (a problem then).
+func doctorContext(_ uri: String, local: Bool, problems: inout [String]) -> Bool {
+    do {
+        let context = try IIOContext(uri: uri)
+        let devices = context.devices
+        print("context: \(context.name), \(devices.count) device(s)")
+        for d in devices {
+            print("  \(d.label): " + (d.channels.isEmpty ? "no input channels" : d.channels.joined(separator: ", ")))
+        }
+        return true
+    } catch {
+        var problem = "cannot open \(uri): \(error.message)"
+        if local, error.code == ENOENT { problem += " (no IIO devices on this machine: /sys/bus/iio is missing)" }
+        problems.append(problem)
+        return false
+    }
+}
+
+/// The accelerometer: how it is read, its mount matrix and a reading now, checked against g and,
+/// for a kiosk set up for one orientation (its app allows only that), against that orientation.
+func doctorAccelerometer(_ settings: SensorSettings, _ configuration: UprightConfiguration, problems: inout [String]) {
+    let launch = configuration.policy.appSupported.orientations.count == 1 ? configuration.policy.launch : nil
+    do {
+        let a = try Accelerometer(settings: settings)
+        print(
+            "accelerometer: \(a.label), \(a.valueAttribute) values"
+                + (a.valueAttribute == "raw" ? ", scale \(a.scales.map { String($0) }.joined(separator: "/"))" : "")
+                + (a.readsFilesDirectly ? ", read from its sysfs files kept open" : ", read through libiio"))
+        print("mount matrix: \(a.matrix) (from the \(a.matrixSource.rawValue))")
+        if settings.uri.isLocal {
+            print("udev ACCEL_MOUNT_MATRIX: " + (a.udevMatrix ?? "none (udev's database has none for this device)"))
+        }
+        for note in a.notes { problems.append("mount matrix: \(note)") }
+        let v = try a.read()
+        let g = (v.x * v.x + v.y * v.y + v.z * v.z).squareRoot()
+        let (o, c) = OrientationClassifier.snapshot(x: v.x, y: v.y, z: v.z, parameters: configuration.classifier)
+        print(
+            "reading now: x \(fixed(v.x, 2)), y \(fixed(v.y, 2)), z \(fixed(v.z, 2)) m/s², |g| \(fixed(g, 2)) → \(o) (confidence \(fixed(c, 2)))"
+        )
+        if let launch, o.isUpright, o != launch.deviceOrientation, c > 0.8 {
+            problems.append(
+                "the device reads \(o) now while the configuration launches in \(launch): if the screen "
+                    + "stands the way it is used, the axes look swapped or inverted; set [sensor] "
+                    + "mount_matrix (as systemd's hwdb ACCEL_MOUNT_MATRIX, see upright(1))")
+        }
+        if abs(g - 9.81) > 2 {
+            problems.append(
+                "|g| reads \(fixed(g, 2)) m/s², far from 9.81: the scale (in_accel_scale) looks wrong, or the device is moving"
+            )
+        }
+    } catch {
+        problems.append(error.description)
+    }
+}
+
+/// The rotation-lock switches found, each with its state.
+func doctorLockSwitches() {
+    let switches = RotationLockSwitch.find()
+    if switches.isEmpty {
+        print("rotation-lock switches: none found (the lock still works from the configuration and commands)")
+    }
+    for s in switches {
+        let fd = open(s.path, O_RDONLY | O_NONBLOCK)
+        let state = fd >= 0 ? RotationLockSwitch.currentState(fd: fd) : nil
+        if fd >= 0 { close(fd) }
+        print(
+            "rotation-lock switch: \(s.path)" + (s.switch ? " SW_ROTATE_LOCK" : "")
+                + (s.key ? " KEY_ROTATE_LOCK_TOGGLE" : "") + (state.map { $0 ? " (locked)" : " (unlocked)" } ?? ""))
     }
 }
 

@@ -9,7 +9,8 @@ public import Session
 
 /// The main job's shell: every source (the sensor and the lock, the player, control requests,
 /// the clock, time) feeds one input stream; one loop hands each input to ``SessionCore`` and
-/// carries its effects out strictly in order. Decisions are reported as JSON lines through `log`,
+/// carries its effects out strictly in order. Decisions are reported through `log` (the play log
+/// writes each as its JSON line),
 /// status and faults through `status`. Nothing here stops playback: a fault is reported, shown in
 /// the status and retried.
 public actor PlaySession {
@@ -24,7 +25,7 @@ public actor PlaySession {
     let display: DisplayController
     var configuration: UprightConfiguration
     private let playlistOverride: [String]
-    let log: @Sendable (String) -> Void
+    let log: @Sendable (RotationDecision) -> Void
     let status: @Sendable (String) -> Void
     private let events: AsyncStream<Event>
     let feed: AsyncStream<Event>.Continuation
@@ -37,7 +38,7 @@ public actor PlaySession {
     public init(
         configuration: UprightConfiguration, playlist: [String] = [], extraMPV: [(String, String)] = [],
         environment: [String: String]? = nil,
-        log: @escaping @Sendable (String) -> Void, status: @escaping @Sendable (String) -> Void
+        log: @escaping @Sendable (RotationDecision) -> Void, status: @escaping @Sendable (String) -> Void
     ) throws {
         self.configuration = configuration
         playlistOverride = playlist

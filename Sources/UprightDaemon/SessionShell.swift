@@ -14,7 +14,7 @@ extension PlaySession {
         while let effect = queue.popFirst() {
             switch effect {
             case .policy(.decision(let d)):
-                log(d.jsonLine(time: d.millisecondsText))
+                log(d)
             case .policy:
                 break
             case .player(let p):

@@ -1,3 +1,4 @@
+import Demo
 import OrientationCore
 import PropertyBased
 import Sensors

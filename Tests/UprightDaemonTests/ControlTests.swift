@@ -8,7 +8,8 @@ import UprightDaemon
 
 /// A session on the real libmpv (vo=null), no sensor and no display, for control and reload.
 func quietSession(
-    _ configuration: UprightConfiguration = UprightConfiguration(), log: @escaping @Sendable (String) -> Void = { _ in }
+    _ configuration: UprightConfiguration = UprightConfiguration(),
+    log: @escaping @Sendable (RotationDecision) -> Void = { _ in }
 ) throws -> PlaySession {
     var c = configuration
     c.sensor.uri = "none"
@@ -286,7 +287,7 @@ struct ControlReplyTests {
         c.player.hotkeys[.unlock] = ["u"]
         c.player.hotkeys[.acceptSuggestion] = ["a"]
         let lines = Lines()
-        let session = try quietSession(c, log: { lines.append($0) })
+        let session = try quietSession(c, log: { lines.append($0.jsonLine(time: $0.millisecondsText)) })
         try await whilePlaying(session) {
             _ = await session.control(#"{"command": "lock"}"#)
             #expect(await session.currentStatus()?.locked == true)

@@ -2,10 +2,11 @@ import Config
 import Display
 import Foundation
 import MPV
-import OrientationCore
+public import OrientationCore
 import Picture
 import Player
-public import Sensors
+import Sensors
+import UprightDaemon
 
 /// `upright demo`: the built-in test pattern and the product demo's script played through the
 /// whole program (the `replay:` sensor, the policy, the player), the commands sent as the hotkey
@@ -31,46 +32,60 @@ public struct DemoRun: Sendable {
 
     /// Plays the demo; `step` and `decision` report progress as it goes.
     public func run(
-        step: @escaping @Sendable (ProductDemo.Step) -> Void, decision: @escaping @Sendable (String) -> Void,
+        step: @escaping @Sendable (ProductDemo.Step) -> Void, decision: @escaping @Sendable (RotationDecision) -> Void,
         status: @escaping @Sendable (String) -> Void
     ) async throws -> Result {
-        let fm = FileManager.default
-        try fm.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
-        let trace = outputDirectory + "/demo-trace.csv"
-        try Trace(samples: ProductDemo.samples()).write(to: trace)
+        try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
         let logPath = outputDirectory + "/decisions.jsonl"
-        _ = fm.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         defer { try? log.close() }
+        let session = try PlaySession(
+            configuration: try configuration(),
+            extraMPV: window ? [("ao", "null")] : [("vo", "libmpv"), ("ao", "null")],
+            environment: [:],
+            log: { d in
+                decision(d)
+                log.write(Data((d.jsonLine(time: d.millisecondsText) + "\n").utf8))
+            }, status: status)
+        let renderer = window ? nil : try MPVSoftwareRenderer(session.mpvHandle)
+        let (stop, finish) = AsyncStream.makeStream(of: Void.self)
+        let running = Task { try await session.run(until: stop) }
+        let pictures = try await play(session, renderer: renderer, step: step)
+        finish.yield()
+        try await running.value
+        return Result(
+            snapshots: pictures.map(\.path), contactSheet: contactSheet(pictures.map(\.picture)), decisionLog: logPath)
+    }
 
+    /// The session's configuration: the script's trace through the `replay:` sensor, no lock switch,
+    /// and no display backend (the demo never turns a real output).
+    private func configuration() throws -> UprightConfiguration {
+        let trace = outputDirectory + "/demo-trace.csv"
+        try Trace(samples: ProductDemo.samples()).write(to: trace)
         var configuration = UprightConfiguration()
         configuration.sensor.uri = .replay(ReplaySpec("replay:\(trace)?speed=\(speed)"))
         configuration.lock.evdev = .none
-        configuration.display.backend = .none  // the demo never turns a real output
-        let extra: [(String, String)] = window ? [("ao", "null")] : [("vo", "libmpv"), ("ao", "null")]
-        let session = try PlaySession(
-            configuration: configuration, extraMPV: extra, environment: [:],
-            log: { line in
-                decision(line)
-                log.write(Data((line + "\n").utf8))
-            }, status: status)
-        let renderer = window ? nil : try MPVSoftwareRenderer(session.mpvHandle)
+        configuration.display.backend = .none
+        return configuration
+    }
 
-        let (stop, finish) = AsyncStream.makeStream(of: Void.self)
-        let running = Task { try await session.run(until: stop) }
+    /// The steps in time: each one's message and action, then its snapshot just before it ends,
+    /// after any transition (0.3 s, 0.6 for a half turn).
+    private func play(
+        _ session: PlaySession, renderer: MPVSoftwareRenderer?, step: @Sendable (ProductDemo.Step) -> Void
+    ) async throws -> [(path: String, picture: Picture)] {
         let start = ContinuousClock.now
         func sleep(until t: Double) async throws {
             let target = start + .milliseconds(Int(t / speed * 1000))
             if target > .now { try await Task.sleep(until: target, clock: .continuous) }
         }
-
-        var snapshots: [String] = [], pictures: [Picture] = []
+        var pictures: [(path: String, picture: Picture)] = []
         for (i, s) in ProductDemo.steps.enumerated() {
             try await sleep(until: s.start)
             step(s)
             await session.showMessage("\(i + 1). \(s.label)")
             if let action = s.action { _ = await session.request(action, from: .script) }
-            // The snapshot just before the step ends, after any transition (0.3 s, 0.6 for a half turn).
             try await sleep(until: max(s.start + 0.7 * speed, s.end - 0.15 * speed))
             // A render tells mpv the screen's size (the player then lays its overlays out for it);
             // the next one shows them.
@@ -78,21 +93,20 @@ public struct DemoRun: Sendable {
             try await Task.sleep(for: .milliseconds(60))
             if let picture = snapshot(renderer, session) {
                 let path = outputDirectory + String(format: "/%02d-%@.png", i + 1, slug(s.label))
-                _ = fm.createFile(atPath: path, contents: Data(picture.png()))
-                snapshots.append(path)
-                pictures.append(picture)
+                _ = FileManager.default.createFile(atPath: path, contents: Data(picture.png()))
+                pictures.append((path, picture))
             }
         }
-        finish.yield()
-        try await running.value
-        var sheet: String?
-        if !pictures.isEmpty {
-            sheet = outputDirectory + "/contact-sheet.png"
-            let shrink = pictures[0].width > 500 ? 3 : 2
-            _ = fm.createFile(
-                atPath: sheet!, contents: Data(Picture.contactSheet(pictures, columns: 5, shrink: shrink).png()))
-        }
-        return Result(snapshots: snapshots, contactSheet: sheet, decisionLog: logPath)
+        return pictures
+    }
+
+    /// The snapshots side by side, five to a row; `nil` when there are none.
+    private func contactSheet(_ pictures: [Picture]) -> String? {
+        guard let first = pictures.first else { return nil }
+        let sheet = outputDirectory + "/contact-sheet.png"
+        let picture = Picture.contactSheet(pictures, columns: 5, shrink: first.width > 500 ? 3 : 2)
+        _ = FileManager.default.createFile(atPath: sheet, contents: Data(picture.png()))
+        return sheet
     }
 
     /// What the screen shows: the software renderer's frame headless; in a window mpv's own

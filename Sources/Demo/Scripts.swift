@@ -1,4 +1,5 @@
 public import OrientationCore
+public import Sensors
 
 /// The built-in demo trace: a scripted session of turns, a shake, lying flat, a rest near the 45°
 /// boundary and leaning back, so the detector can be shown without hardware.
