@@ -34,12 +34,12 @@ func stats(_ xs: [Double]) -> String {
         s[s.count / 2] / 0.04, p95 / 0.04, s.count)
 }
 
-func measurePlayer() async {
-    var settings = PlayerSettings()
-    // UPRIGHT_BENCH_FILE: a file of the same picture instead of the generated source, for experiments.
-    settings.playlist = [ProcessInfo.processInfo.environment["UPRIGHT_BENCH_FILE"] ?? pattern]
+/// The player's times, over five fresh players.
+struct PlayerTimes {
     var starts: [Double] = [], turns: [Double] = [], reloads: [Double] = [], hotkeys: [Double] = []
-    for round in 0..<5 {
+
+    /// Start → first frame, live turns, the reload baseline, and the hotkey → relayout.
+    mutating func measure(round: Int, settings: PlayerSettings) async {
         var extra = [("vo", "libmpv"), ("ao", "null")]
         for pair in (ProcessInfo.processInfo.environment["UPRIGHT_BENCH_MPV"] ?? "").split(separator: ",") {
             let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
@@ -68,15 +68,21 @@ func measurePlayer() async {
             if let t = firstFrame(renderer, from: t0, landscape ? turned : upright) { reloads.append(t) }
         }
         try? player.mpvHandle.command(["vf", "set", ""])
-        // Hotkey → relayout: the key press, its action, and the new layout's first frame.
+        await measureHotkey(player, renderer, key: round % 2 == 0 ? "f" : "F11")
+        renderer.close()
+        await player.quit()
+    }
+
+    /// Hotkey → relayout: the key press, its action, and the new layout's first frame.
+    private mutating func measureHotkey(_ player: Player, _ renderer: MPVSoftwareRenderer, key: String) async {
         try? await player.setLayout(.inline)
         // Only from a frame that shows the inline layout (red at the very top, nothing low down).
         let inline = firstFrame(renderer, from: monotonicSeconds()) {
             isRed($0.rgb(100, 20)) && $0.rgb(100, 280) == (0, 0, 0)
         }
         let events = player.events
-        t0 = monotonicSeconds()
-        try? await player.keypress(round % 2 == 0 ? "f" : "F11")
+        let t0 = monotonicSeconds()
+        try? await player.keypress(key)
         for await e in events {
             if case .hotkey(.fullscreen) = e { break }
         }
@@ -86,15 +92,21 @@ func measurePlayer() async {
         {
             hotkeys.append(t)
         }
-        renderer.close()
-        await player.quit()
     }
+}
+
+func measurePlayer() async {
+    var settings = PlayerSettings()
+    // UPRIGHT_BENCH_FILE: a file of the same picture instead of the generated source, for experiments.
+    settings.playlist = [ProcessInfo.processInfo.environment["UPRIGHT_BENCH_FILE"] ?? pattern]
+    var times = PlayerTimes()
+    for round in 0..<5 { await times.measure(round: round, settings: settings) }
     print("Player benchmark: libmpv \(mpvClientAPIVersion), software render API at 320x320, median / p95")
     print()
     print("| measure | time |")
     print("|---|---:|")
-    print("| start → first frame | \(stats(starts)) |")
-    print("| rotate decision → first turned frame (live, playback goes on) | \(stats(turns)) |")
-    print("| baseline: turning by reloading the file | \(stats(reloads)) |")
-    print("| hotkey → relayout on screen | \(stats(hotkeys)) |")
+    print("| start → first frame | \(stats(times.starts)) |")
+    print("| rotate decision → first turned frame (live, playback goes on) | \(stats(times.turns)) |")
+    print("| baseline: turning by reloading the file | \(stats(times.reloads)) |")
+    print("| hotkey → relayout on screen | \(stats(times.hotkeys)) |")
 }

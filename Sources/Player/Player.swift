@@ -49,6 +49,8 @@ public actor Player {
     public private(set) var overlays = OverlayContent()
     private var overlaysHidden = false
     private var current: String?
+    /// Callers of ``next()`` and ``previous()`` waiting for mpv to start the entry.
+    private var stepWaiters: [CheckedContinuation<Void, Never>] = []
     /// The playlist as loaded; mpv numbers its entries from 1 in this order.
     private var loaded: [String] = []
     private var settings: PlayerSettings
@@ -105,6 +107,7 @@ public actor Player {
     public func start() throws(MPVError) {
         let items = settings.playlist.isEmpty ? [testPattern] : settings.playlist
         loaded = items
+        current = nil
         try mpv.command(["loadfile", items[0], "replace"])
         for item in items.dropFirst() { try mpv.command(["loadfile", item, "append"]) }
         try applyLayout()
@@ -113,21 +116,45 @@ public actor Player {
     /// Presses a key, as a person would (`keypress`): the way hotkeys are tested and scripted.
     public func keypress(_ key: String) throws(MPVError) { try mpv.command(["keypress", key]) }
 
-    public func next() throws(MPVError) { try mpv.command(["playlist-next", "force"]) }
-    public func previous() throws(MPVError) { try mpv.command(["playlist-prev", "force"]) }
+    /// Goes to the next entry of the playlist; returns it once mpv has started it.
+    @discardableResult
+    public func next() async throws(MPVError) -> String? { try await step("playlist-next") }
+
+    /// Goes to the previous entry of the playlist; returns it once mpv has started it.
+    @discardableResult
+    public func previous() async throws(MPVError) -> String? { try await step("playlist-prev") }
+
+    /// mpv carries a playlist command out in its own loop (`playlist-pos` changes later): the entry
+    /// that plays is known when its file starts, or after `timeout` seconds at the most.
+    /// A step asked for while the playlist's first file is still starting waits for that start
+    /// first, so that it is not taken for the step's own.
+    private func step(_ command: String, timeout: Double = 3) async throws(MPVError) -> String? {
+        if current == nil { await nextStart(timeout: timeout) }
+        try mpv.command([command, "force"])
+        await nextStart(timeout: timeout)
+        return current
+    }
+
+    /// Waits until mpv starts a file (or goes idle), or `timeout` seconds.
+    private func nextStart(timeout: Double) async {
+        let waiter = Task {
+            // Cancelled when the start came first: then it must not release a later waiter.
+            guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
+            self.releaseStepWaiters()
+        }
+        await withCheckedContinuation { stepWaiters.append($0) }
+        waiter.cancel()
+    }
+
+    private func releaseStepWaiters() {
+        for w in stepWaiters { w.resume() }
+        stepWaiters = []
+    }
 
     /// What the status line shows for `item`: "Test pattern" for the built-in one, else mpv's title.
     public func title(of item: String) -> String {
         if item == testPattern || item.hasPrefix("av://lavfi") { return "Test pattern" }
         return mpv.string("media-title") ?? item
-    }
-
-    /// The playlist entry mpv is on now (right after ``next()`` or ``previous()``, the new one).
-    public var currentItem: String? {
-        guard let position = try? mpv.get(.playlistPosition), position >= 0, Int(position) < loaded.count else {
-            return current
-        }
-        return loaded[Int(position)]
     }
 
     /// Sets the layout for a scene.
@@ -257,6 +284,7 @@ public actor Player {
         case .startFile(let entry):
             // From the entry's number, not from the `path` property, which may already name the next file.
             current = entry >= 1 && Int(entry) <= loaded.count ? loaded[Int(entry) - 1] : mpv.string("path")
+            releaseStepWaiters()
         case .fileLoaded:
             if let current { continuation.yield(.playing(current)) }
         case .endFile(let reason, let error) where reason == "error":
@@ -267,6 +295,7 @@ public actor Player {
             overlays = content
             try? drawOverlays()
         case .idle:
+            releaseStepWaiters()
             continuation.yield(.idle)
         case .propertyChange(let name, _) where name == "osd-width" || name == "osd-height":
             try? drawOverlays()

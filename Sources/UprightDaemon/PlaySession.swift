@@ -20,16 +20,11 @@ public actor PlaySession {
         case stop
     }
 
-    let player: Player
-    let monitor: OrientationMonitor
-    let display: DisplayController
-    var configuration: UprightConfiguration
+    private let shell: SessionShell
+    private var configuration: UprightConfiguration
     private let playlistOverride: [String]
-    let log: @Sendable (RotationDecision) -> Void
-    let status: @Sendable (String) -> Void
     private let events: AsyncStream<Event>
-    let feed: AsyncStream<Event>.Continuation
-    private var core: SessionCore?
+    private let feed: AsyncStream<Event>.Continuation
     private var replies: [RequestID: CheckedContinuation<ControlReply, Never>] = [:]
     private var lastRequest = 0
 
@@ -42,24 +37,24 @@ public actor PlaySession {
     ) throws {
         self.configuration = configuration
         playlistOverride = playlist
-        self.log = log
-        self.status = status
         (events, feed) = AsyncStream.makeStream(of: Event.self)
-        display = DisplayController(
-            settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment)
-        var player = configuration.player
-        if !playlist.isEmpty { player.playlist = playlist }
-        self.player = try Player(settings: player, extra: extraMPV)
-        monitor = OrientationMonitor(
-            sensor: configuration.sensor, parameters: configuration.classifier, lock: configuration.lock)
+        var settings = configuration.player
+        if !playlist.isEmpty { settings.playlist = playlist }
+        shell = SessionShell(
+            player: try Player(settings: settings, extra: extraMPV),
+            display: DisplayController(
+                settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment),
+            monitor: OrientationMonitor(
+                sensor: configuration.sensor, parameters: configuration.classifier, lock: configuration.lock),
+            sensor: configuration.sensor, classifier: configuration.classifier, log: log, status: status, feed: feed)
     }
 
     /// The player's mpv, for a renderer or a screenshot.
-    public nonisolated var mpvHandle: MPVHandle { player.mpvHandle }
+    public nonisolated var mpvHandle: MPVHandle { shell.player.mpvHandle }
 
     /// Shows a message line over the video (`nil` clears it).
     public func showMessage(_ text: String?) async {
-        try? await player.updateOverlays { $0.message = text }
+        try? await shell.player.updateOverlays { $0.message = text }
     }
 
     /// Plays until `stop` yields (a signal, a duration) or mpv shuts down.
@@ -70,30 +65,29 @@ public actor PlaySession {
     /// The same on `clock`, the time of every input.
     func run<C: Clock>(until stop: AsyncStream<Void>, clock: C) async throws where C.Duration == Duration {
         let origin = clock.now
-        let now = { Self.seconds(origin.duration(to: clock.now)) }
-        let abilities = await display.start()
-        let d = await display.status
-        status("display: \(d.summary)")
+        let now: @Sendable () -> Double = { Self.seconds(origin.duration(to: clock.now)) }
+        let abilities = await shell.display.start()
+        let d = await shell.display.status
+        shell.status("display: \(d.summary)")
         var core = try SessionCore(
             policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: d.report)
-        try await player.start()
-        let sources = startSources(stop: stop, clock: clock)
+        try await shell.player.start()
+        let sources = shell.startSources(stop: stop, clock: clock)
         var timer = Timer(clock: clock, origin: origin, feed: feed)
-        await perform(core.start(at: now()), core: &core, now: now)
+        answer(await shell.perform(core.start(at: now()), core: &core, now: now))
         for await event in events {
             guard case .input(let input) = event else { break }
             if input == .tick { timer.fired() }
-            await perform(core.handle(input, at: now()), core: &core, now: now)
-            self.core = core
+            answer(await shell.perform(core.handle(input, at: now()), core: &core, now: now))
             timer.schedule(core.nextDeadline)
         }
         timer.schedule(nil)
         for task in sources { task.cancel() }
         for (_, reply) in replies { reply.resume(returning: .refused("the session has ended")) }
         replies = [:]
-        await monitor.stop()
-        await display.restore()
-        await player.quit()
+        await shell.monitor.stop()
+        await shell.display.restore()
+        await shell.player.quit()
     }
 
     /// Asks for an action and waits for what came of it.
@@ -124,7 +118,7 @@ public actor PlaySession {
         if let refusal = answer.error { return [refusal] }
         var notes = configuration.restartNotes(for: new)
         if playlistOverride.isEmpty, new.player.playlist != configuration.player.playlist {
-            do { try await player.setPlaylist(new.player.playlist) } catch {
+            do { try await shell.player.setPlaylist(new.player.playlist) } catch {
                 notes.append("the new playlist: \(error)")
             }
         }
@@ -142,8 +136,8 @@ public actor PlaySession {
         }
     }
 
-    func answer(_ id: RequestID, _ reply: ControlReply) {
-        replies.removeValue(forKey: id)?.resume(returning: reply)
+    private func answer(_ made: [(RequestID, ControlReply)]) {
+        for (id, reply) in made { replies.removeValue(forKey: id)?.resume(returning: reply) }
     }
 
     static func seconds(_ d: Duration) -> Double {

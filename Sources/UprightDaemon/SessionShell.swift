@@ -6,10 +6,25 @@ import Player
 import Sensors
 import Session
 
-extension PlaySession {
-    /// Carries the core's effects out strictly in order. A result the core must see at once (a turn
-    /// of the output, a probe of the display) goes back to it, and its effects follow in turn.
-    func perform(_ effects: [SessionEffect], core: inout SessionCore, now: () -> Double) async {
+/// What the session's effects act on, and where its inputs come from: the player, the display,
+/// the sensor's monitor, and the one input stream they all feed.
+struct SessionShell: Sendable {
+    let player: Player
+    let display: DisplayController
+    let monitor: OrientationMonitor
+    let sensor: SensorSettings
+    let classifier: OrientationClassifier.Parameters
+    let log: @Sendable (RotationDecision) -> Void
+    let status: @Sendable (String) -> Void
+    let feed: AsyncStream<PlaySession.Event>.Continuation
+
+    /// Carries the core's effects out strictly in order, and returns the replies they made. A
+    /// result the core must see at once (a turn of the output, a probe of the display) goes back
+    /// to it, and its effects follow in turn.
+    func perform(_ effects: [SessionEffect], core: inout SessionCore, now: @Sendable () -> Double) async
+        -> [(RequestID, ControlReply)]
+    {
+        var replies: [(RequestID, ControlReply)] = []
         var queue = effects[...]
         while let effect = queue.popFirst() {
             switch effect {
@@ -33,13 +48,14 @@ extension PlaySession {
                 measureMotion()
             case .playlist(let step, let request):
                 let reply = await stepPlaylist(step)
-                if let request { answer(request, reply) }
+                if let request { replies.append((request, reply)) }
             case .reply(let request, let reply):
-                answer(request, reply)
+                replies.append((request, reply))
             case .status(let line):
                 status(line)
             }
         }
+        return replies
     }
 
     private func perform(_ effect: PlayerEffect) async {
@@ -65,7 +81,7 @@ extension PlaySession {
 
     /// The motion fallback's burst of reads, off the cooperative pool; its answer is an input.
     private func measureMotion() {
-        let (sensor, parameters, feed) = (configuration.sensor, configuration.classifier, feed)
+        let (sensor, parameters, feed) = (sensor, classifier, feed)
         Task {
             let reading = await Blocking.run { MotionFallback.measure(sensor, parameters: parameters) }
             feed.yield(.input(.motion(reading.orientation)))
@@ -74,8 +90,8 @@ extension PlaySession {
 
     private func stepPlaylist(_ step: PlaylistStep) async -> ControlReply {
         do {
-            if step == .next { try await player.next() } else { try await player.previous() }
-            return ControlReply(ok: true, playing: await player.currentItem)
+            let playing = step == .next ? try await player.next() : try await player.previous()
+            return ControlReply(ok: true, playing: playing)
         } catch {
             return .refused("\(step.rawValue): \(error)")
         }
@@ -84,8 +100,7 @@ extension PlaySession {
     /// Starts the tasks that turn the sensor, the player, the clock and `stop` into inputs.
     func startSources<C: Clock>(stop: AsyncStream<Void>, clock: C) -> [Task<Void, Never>]
     where C.Duration == Duration {
-        let (feed, monitorEvents, playerEvents, status) = (feed, monitor.events, player.events, status)
-        let player = player
+        let (monitorEvents, playerEvents) = (monitor.events, player.events)
         return [
             Task {
                 for await e in monitorEvents {
@@ -115,7 +130,7 @@ extension PlaySession {
                 // The status line's clock, when the minute changes (every time zone's offset is whole minutes).
                 while !Task.isCancelled {
                     let wall = time(nil)
-                    feed.yield(.input(.clock(Self.clockText(wall))))
+                    feed.yield(.input(.clock(PlaySession.clockText(wall))))
                     try? await clock.sleep(for: .seconds(Int(60 - wall % 60)), tolerance: nil)
                 }
             },
@@ -126,6 +141,9 @@ extension PlaySession {
         ]
     }
 
+}
+
+extension PlaySession {
     /// The local time `now` as the status line shows it (`14:05`).
     static func clockText(_ now: time_t) -> String {
         var now = now
