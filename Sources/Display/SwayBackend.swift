@@ -14,28 +14,32 @@ public struct SwayBackend: DisplayBackend {
 
     /// sway's version string, which also proves the socket answers.
     public func version() throws(DisplayError) -> String {
-        let data = try ipc.request(.getVersion)
-        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        return (object?["human_readable"] as? String) ?? "unknown"
+        struct Version: Decodable { var human_readable: String? }
+        return try ipc.decode(Version.self, ipc.request(.getVersion), what: "get_version").human_readable ?? "unknown"
+    }
+
+    /// An output as `get_outputs` describes it.
+    struct Output: Decodable {
+        struct Mode: Decodable {
+            var width: Int
+            var height: Int
+        }
+        var name: String
+        var active: Bool?
+        var focused: Bool?
+        var transform: String?
+        var current_mode: Mode?
     }
 
     public func outputs() throws(DisplayError) -> [OutputState] {
-        let data = try ipc.request(.getOutputs)
-        guard let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
-            throw DisplayError("sway's get_outputs reply is not a list of outputs")
-        }
+        let list = try ipc.decode([Output].self, ipc.request(.getOutputs), what: "get_outputs")
         let mine = try? outputShowingProcess(getpid())
-        return list.compactMap { o -> OutputState? in
-            guard let name = o["name"] as? String else { return nil }
-            var mode: OutputState.Mode?
-            if let m = o["current_mode"] as? [String: Any], let w = m["width"] as? Int, let h = m["height"] as? Int {
-                mode = OutputState.Mode(width: w, height: h)
-            }
-            let focused = (o["focused"] as? Bool) ?? false
-            return OutputState(
-                name: name, active: (o["active"] as? Bool) ?? false,
-                transform: (o["transform"] as? String).flatMap(OutputTransform.init(swayName:)), mode: mode,
-                showsUpright: mine.map { $0 == name } ?? focused, canRotate: true)
+        return list.map { o in
+            OutputState(
+                name: o.name, active: o.active ?? false,
+                transform: o.transform.flatMap(OutputTransform.init(swayName:)),
+                mode: o.current_mode.map { OutputState.Mode(width: $0.width, height: $0.height) },
+                showsUpright: mine.map { $0 == o.name } ?? (o.focused ?? false), canRotate: true)
         }
     }
 
@@ -44,27 +48,33 @@ public struct SwayBackend: DisplayBackend {
     }
 
     public func mapTouch(to output: OutputState, transform: OutputTransform) throws(DisplayError) -> [String] {
-        let data = try ipc.request(.getInputs)
-        guard let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
-            throw DisplayError("sway's get_inputs reply is not a list of inputs")
+        struct Input: Decodable {
+            var identifier: String
+            var type: String?
         }
-        let touch = list.filter { ["touch", "tablet_tool"].contains($0["type"] as? String ?? "") }
-            .compactMap { $0["identifier"] as? String }
+        let list = try ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
+        let touch = list.filter { ["touch", "tablet_tool"].contains($0.type ?? "") }.map(\.identifier)
         for id in touch { try ipc.run("input \(quoted(id)) map_to_output \(quoted(output.name))") }
         return touch
     }
 
+    /// A node of `get_tree`: outputs, workspaces, containers, windows.
+    final class Node: Decodable {
+        var type: String?
+        var name: String?
+        var pid: Int?
+        var nodes: [Node]?
+        var floating_nodes: [Node]?
+    }
+
     /// The output whose tree holds a window of process `pid`, if any.
     private func outputShowingProcess(_ pid: pid_t) throws(DisplayError) -> String? {
-        let data = try ipc.request(.getTree)
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-        func search(_ node: [String: Any], output: String?) -> String? {
-            let here = (node["type"] as? String) == "output" ? node["name"] as? String : output
-            if (node["pid"] as? Int).map({ pid_t($0) == pid }) == true { return here }
-            for key in ["nodes", "floating_nodes"] {
-                for child in (node[key] as? [[String: Any]]) ?? [] {
-                    if let found = search(child, output: here) { return found }
-                }
+        let root = try ipc.decode(Node.self, ipc.request(.getTree), what: "get_tree")
+        func search(_ node: Node, output: String?) -> String? {
+            let here = node.type == "output" ? node.name : output
+            if node.pid.map({ pid_t($0) == pid }) == true { return here }
+            for child in (node.nodes ?? []) + (node.floating_nodes ?? []) {
+                if let found = search(child, output: here) { return found }
             }
             return nil
         }

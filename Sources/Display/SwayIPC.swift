@@ -57,13 +57,22 @@ public final class SwayIPC: Sendable {
     /// Runs sway commands (`output HEADLESS-1 transform 90`) and fails with sway's own error
     /// when any of them did not succeed.
     public func run(_ command: String) throws(DisplayError) {
-        let data = try request(.runCommand, command)
-        guard let replies = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
-            throw DisplayError("sway answered '\(command)' with something that is not a list of results")
+        struct Result: Decodable {
+            var success: Bool
+            var error: String?
         }
-        for r in replies where (r["success"] as? Bool) != true {
-            let why = (r["error"] as? String) ?? "no reason given"
-            throw DisplayError("sway refused '\(command)': \(why)")
+        let replies = try decode([Result].self, request(.runCommand, command), what: "the results of '\(command)'")
+        for r in replies where !r.success {
+            throw DisplayError("sway refused '\(command)': \(r.error ?? "no reason given")")
+        }
+    }
+
+    /// A reply decoded as `type`; a reply of another shape is an error that names `what` was asked.
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data, what: String) throws(DisplayError) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw DisplayError("sway's reply to \(what) is not what sway 1.7 sends: \(error)")
         }
     }
 

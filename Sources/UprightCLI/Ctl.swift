@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OrientationCore
 import UprightDaemon
 
 /// `upright ctl COMMAND`: one request to a running `upright play` over its control socket.
@@ -8,9 +9,12 @@ struct Ctl: ParsableCommand {
         commandName: "ctl",
         abstract: "Control a running `upright play`: status, fullscreen, lock, unlock, rotate-to, ...",
         discussion: """
-            Commands: status | fullscreen | lock | unlock | rotate-to ORIENTATION | accept-suggestion | \
-            next | prev | scene push NAME | scene pop. The reply is one JSON line; the exit status is 1 \
-            when the daemon answers with an error.
+            Commands: status, and the actions hotkeys and the events file take: fullscreen | lock | unlock | \
+            toggle-lock | rotate-to ORIENTATION | rotate | accept-suggestion | next | previous (prev) | \
+            scene push NAME | scene pop | scene present NAME | scene dismiss (or scene-push NAME ...). The reply \
+            is one JSON line saying what happened: the decision, or why the command was refused, or that it \
+            waits for the rotation under way; next and previous say what plays. The exit status is 1 when \
+            the command was refused or the daemon answers with an error.
             """)
 
     @Option(help: "The control socket (default: $XDG_RUNTIME_DIR/upright/control.sock).")
@@ -27,17 +31,18 @@ struct Ctl: ParsableCommand {
         var command = words[0]
         var rest = Array(words.dropFirst())
         if command == "scene" {
-            guard let verb = rest.first, ["push", "pop"].contains(verb) else {
-                throw ValidationError("scene takes push NAME or pop")
+            guard let verb = rest.first, ["push", "pop", "present", "dismiss"].contains(verb) else {
+                throw ValidationError("scene takes push NAME, pop, present NAME or dismiss")
             }
             command = "scene-\(verb)"
             rest.removeFirst()
         }
-        var object: [String: String] = ["command": command]
-        if let argument = rest.first { object["argument"] = argument }
         if rest.count > 1 { throw ValidationError("too many arguments for \(command)") }
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
+        struct Request: Encodable {
+            var command: String
+            var argument: String?
+        }
+        return JSONLine.encode(Request(command: command, argument: rest.first))
     }
 
     func run() throws {
@@ -50,7 +55,7 @@ struct Ctl: ParsableCommand {
         }
         print(reply)
         // Any reply that does not say `"ok": true` is a failure, however it is spaced.
-        let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
-        if object?["ok"] as? Bool != true { throw ExitCode(1) }
+        struct Reply: Decodable { var ok: Bool }
+        if (try? JSONDecoder().decode(Reply.self, from: Data(reply.utf8)))?.ok != true { throw ExitCode(1) }
     }
 }
