@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
         // C libraries: each wrapped once, by exactly one Swift module.
@@ -53,7 +55,14 @@ let package = Package(
         ),
         .target(name: "Player", dependencies: ["MPV", "OrientationCore"], swiftSettings: strict),
         .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
-        .target(name: "Display", dependencies: ["Blocking", "OrientationCore", "UnixSocket"], swiftSettings: strict),
+        .target(
+            name: "Display",
+            dependencies: [
+                "Blocking", "OrientationCore", "UnixSocket", .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "UprightDaemon",
             dependencies: [

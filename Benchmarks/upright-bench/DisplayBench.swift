@@ -11,8 +11,8 @@ import Player
 import Sensors
 
 /// The whole screen by grim.
-func screenshot(wayland: String) -> Picture? {
-    (try? HelperProgram(name: "grim", environment: ["WAYLAND_DISPLAY": wayland]).output(["-t", "ppm", "-"]))
+func screenshot(wayland: String) async -> Picture? {
+    (try? await HelperProgram(name: "grim", environment: ["WAYLAND_DISPLAY": wayland]).output(["-t", "ppm", "-"]))
         .flatMap { Picture(ppm: $0) }
 }
 
@@ -37,9 +37,12 @@ func showsUpright(_ s: Picture, _ o: InterfaceOrientation, strategy: AppliedStra
 struct BenchSway {
     let directory: String, wayland: String, socket: String, pid: Int32
 
-    init() {
-        directory = NSTemporaryDirectory() + "upright-bench-sway-\(getpid())"
-        guard let started = try? HelperProgram(name: "bash", timeout: 10).run(["scripts/headless-sway.sh", directory])
+    static func start() async -> BenchSway {
+        let directory = NSTemporaryDirectory() + "upright-bench-sway-\(getpid())"
+        guard
+            let started = try? await HelperProgram(name: "bash", timeout: 10).run([
+                "scripts/headless-sway.sh", directory,
+            ])
         else {
             fatalError("cannot start a headless sway (scripts/headless-sway.sh; needs sway)")
         }
@@ -51,7 +54,7 @@ struct BenchSway {
         guard let wayland = env["WAYLAND_DISPLAY"], let socket = env["SWAYSOCK"],
             let pid = env["SWAY_PID"].flatMap(Int32.init)
         else { fatalError("headless-sway.sh printed no sockets") }
-        (self.wayland, self.socket, self.pid) = (wayland, socket, pid)
+        return BenchSway(directory: directory, wayland: wayland, socket: socket, pid: pid)
     }
 
     /// Ends sway (it ends on SIGINT) and removes its directory.
@@ -62,7 +65,7 @@ struct BenchSway {
 }
 
 func measureDisplay() async {
-    let sway = BenchSway()
+    let sway = await BenchSway.start()
     defer { sway.stop() }
     setenv("WAYLAND_DISPLAY", sway.wayland, 1)
     var settings = PlayerSettings()
@@ -79,7 +82,7 @@ func measureDisplay() async {
     guard await display.start().canRotateOutput else { fatalError("sway does not turn its output") }
     // Let the first frame arrive.
     for _ in 0..<100 {
-        if let s = screenshot(wayland: sway.wayland), showsUpright(s, .portrait, strategy: .interface) { break }
+        if let s = await screenshot(wayland: sway.wayland), showsUpright(s, .portrait, strategy: .interface) { break }
         try? await Task.sleep(for: .milliseconds(50))
     }
     var times = TurnTimes()
@@ -118,7 +121,7 @@ struct TurnTimes {
             }
         }
         while monotonicSeconds() - t0 < 5 {
-            if let s = screenshot(wayland: wayland), showsUpright(s, o, strategy: strategy) {
+            if let s = await screenshot(wayland: wayland), showsUpright(s, o, strategy: strategy) {
                 if strategy == .interface {
                     screenInterface.append(monotonicSeconds() - t0)
                 } else {

@@ -89,9 +89,9 @@ public struct DemoRun: Sendable {
             try await sleep(until: max(s.start + 0.7 * speed, s.end - 0.15 * speed))
             // A render tells mpv the screen's size (the player then lays its overlays out for it);
             // the next one shows them.
-            _ = snapshot(renderer, session)
+            _ = await snapshot(renderer, session)
             try await Task.sleep(for: .milliseconds(60))
-            if let picture = snapshot(renderer, session) {
+            if let picture = await snapshot(renderer, session) {
                 let path = outputDirectory + String(format: "/%02d-%@.png", i + 1, slug(s.label))
                 _ = FileManager.default.createFile(atPath: path, contents: Data(picture.png()))
                 pictures.append((path, picture))
@@ -112,20 +112,20 @@ public struct DemoRun: Sendable {
     /// What the screen shows: the software renderer's frame headless; in a window mpv's own
     /// window screenshot (vo=gpu), else the compositor's (grim, on Wayland), else the video frame
     /// alone (outputs such as wlshm and x11 take no window screenshots).
-    private func snapshot(_ renderer: MPVSoftwareRenderer?, _ session: PlaySession) -> Picture? {
+    private func snapshot(_ renderer: MPVSoftwareRenderer?, _ session: PlaySession) async -> Picture? {
         func picture(_ f: MPVFrame) -> Picture {
             Picture(rgb0: f.pixels, width: f.width, height: f.height, stride: f.stride)
         }
         if let renderer { return (try? renderer.render(width: size.width, height: size.height)).map(picture) }
         if let f = try? session.mpvHandle.screenshot("window") { return picture(f) }
-        if let shot = compositorScreenshot() { return shot }
+        if let shot = await compositorScreenshot() { return shot }
         return (try? session.mpvHandle.screenshot("subtitles")).map(picture)
     }
 
     /// The whole screen by `grim` (binary PPM), when on Wayland and grim is installed.
-    private func compositorScreenshot() -> Picture? {
+    private func compositorScreenshot() async -> Picture? {
         guard ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil else { return nil }
-        return (try? HelperProgram(name: "grim").output(["-t", "ppm", "-"])).flatMap { Picture(ppm: $0) }
+        return (try? await HelperProgram(name: "grim").output(["-t", "ppm", "-"])).flatMap { Picture(ppm: $0) }
     }
 
     private func slug(_ label: String) -> String {

@@ -52,18 +52,18 @@ public struct DisplayError: Error, Sendable, Hashable, CustomStringConvertible {
     public init(_ message: String) { description = message }
 }
 
-/// Turns whole outputs: a compositor or an X server. Calls block (a socket, a helper program)
-/// and are made from ``DisplayController``'s own thread, never from the cooperative pool.
+/// Turns whole outputs: a compositor or an X server. The calls are asynchronous: a socket's
+/// exchange goes through ``Blocking``, a helper program through swift-subprocess.
 public protocol DisplayBackend: Sendable {
     var kind: DisplayBackendKind { get }
     /// Where it talks to (a socket path, a display name), for logs and `upright doctor`.
     var endpoint: String { get }
     /// Every output, as the backend reports it now.
-    func outputs() throws(DisplayError) -> [OutputState]
+    func outputs() async throws(DisplayError) -> [OutputState]
     /// Turns `output` to `transform`.
-    func setTransform(_ transform: OutputTransform, of output: OutputState) throws(DisplayError)
+    func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError)
     /// Makes touch input follow `output` at `transform`; returns the devices it mapped.
-    func mapTouch(to output: OutputState, transform: OutputTransform) throws(DisplayError) -> [String]
+    func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String]
 }
 
 /// No display backend: nothing turns but the video surface.
@@ -71,9 +71,11 @@ public struct NoDisplayBackend: DisplayBackend {
     public var kind: DisplayBackendKind { .none }
     public var endpoint: String { "none" }
     public init() {}
-    public func outputs() throws(DisplayError) -> [OutputState] { [] }
-    public func setTransform(_ transform: OutputTransform, of output: OutputState) throws(DisplayError) {
+    public func outputs() async throws(DisplayError) -> [OutputState] { [] }
+    public func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
         throw DisplayError("no display backend turns outputs")
     }
-    public func mapTouch(to output: OutputState, transform: OutputTransform) throws(DisplayError) -> [String] { [] }
+    public func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] {
+        []
+    }
 }

@@ -1,4 +1,3 @@
-import Blocking
 import Foundation
 import Glibc
 public import OrientationCore
@@ -59,6 +58,12 @@ public struct DisplayStatus: Sendable, Hashable {
     public var problem: String?
     /// How the backend was chosen.
     public var reason = ""
+
+    public init(backend: DisplayBackendKind = .none, endpoint: String = "none", reason: String = "") {
+        self.backend = backend
+        self.endpoint = endpoint
+        self.reason = reason
+    }
 }
 
 /// Chooses a backend from the configuration and the environment.
@@ -67,7 +72,7 @@ public enum DisplayDetection {
     /// `WAYLAND_DISPLAY` and the globals the compositor offers, `DISPLAY`), with the reason.
     public static func backend(
         _ settings: DisplaySettings, environment: [String: String]? = nil
-    ) -> (backend: any DisplayBackend, reason: String) {
+    ) async -> (backend: any DisplayBackend, reason: String) {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let runtime = environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
         func swaySocket() -> String? {
@@ -97,7 +102,7 @@ public enum DisplayDetection {
             }
             if let d = wayland {
                 let w = WlrootsBackend(display: d, modeHint: settings.mode)
-                if w.isSupported() { return (w, "WAYLAND_DISPLAY=\(d) offers wlr-output-management") }
+                if await w.isSupported() { return (w, "WAYLAND_DISPLAY=\(d) offers wlr-output-management") }
                 return (
                     NoDisplayBackend(),
                     "the compositor at WAYLAND_DISPLAY=\(d) cannot turn outputs at run time "
@@ -118,7 +123,10 @@ public enum DisplayDetection {
 /// pool. Faults are returned and kept in ``status``; nothing here throws past its caller or stops
 /// playback.
 public actor DisplayController {
-    public nonisolated let backend: any DisplayBackend
+    /// The backend; with the environment's, found at ``start()``.
+    public private(set) var backend: any DisplayBackend = NoDisplayBackend()
+    /// The environment to find the backend in at ``start()``, when none was given.
+    private var environment: [String: String]??
     private let settings: DisplaySettings
     /// Where the restore record lives (the program's runtime directory).
     private let stateDirectory: String
@@ -137,15 +145,23 @@ public actor DisplayController {
         status.reason = reason
     }
 
-    /// The controller for the configuration and the environment.
+    /// The controller for the configuration and the environment (the process's own by default);
+    /// the backend is found at ``start()``.
     public init(settings: DisplaySettings, stateDirectory: String, environment: [String: String]? = nil) {
-        let (backend, reason) = DisplayDetection.backend(settings, environment: environment)
-        self.init(settings: settings, stateDirectory: stateDirectory, backend: backend, reason: reason)
+        self.settings = settings
+        self.stateDirectory = stateDirectory
+        self.environment = .some(environment)
     }
 
     /// Finds the output, restores one an earlier run left turned, and records the original
     /// transform. Returns what the policy may do; a problem is in ``status``.
     public func start() async -> DisplayAbilities {
+        if let environment {
+            self.environment = nil
+            let (found, reason) = await DisplayDetection.backend(settings, environment: environment)
+            backend = found
+            status = DisplayStatus(backend: found.kind, endpoint: found.endpoint, reason: reason)
+        }
         guard backend.kind != .none else {
             status.problem = status.reason
             return abilities
@@ -183,10 +199,7 @@ public actor DisplayController {
         do {
             if applied != transform || status.problem != nil {
                 try await setTransform(transform, of: output)
-                let backend = backend
-                _ = try? await Blocking.run { () throws(DisplayError) in
-                    try backend.mapTouch(to: output, transform: transform)
-                }
+                _ = try? await backend.mapTouch(to: output, transform: transform)
             }
             applied = transform
             status.transform = transform
@@ -231,14 +244,11 @@ public actor DisplayController {
     // MARK: - Internals
 
     private func findOutput() async throws(DisplayError) -> OutputState {
-        let backend = backend
-        let outputs = try await Blocking.run { () throws(DisplayError) in try backend.outputs() }
-        return try settings.chooseOutput(among: outputs, backend: backend.kind)
+        try settings.chooseOutput(among: await backend.outputs(), backend: backend.kind)
     }
 
     private func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
-        let backend = backend
-        try await Blocking.run { () throws(DisplayError) in try backend.setTransform(transform, of: output) }
+        try await backend.setTransform(transform, of: output)
     }
 
     private struct State: Codable {
@@ -250,7 +260,7 @@ public actor DisplayController {
     }
 
     /// The restore record's path.
-    public nonisolated var statePath: String { "\(stateDirectory)/display-\(backend.kind.rawValue).json" }
+    public var statePath: String { "\(stateDirectory)/display-\(backend.kind.rawValue).json" }
 
     private func readState() -> State? {
         guard let data = FileManager.default.contents(atPath: statePath) else { return nil }

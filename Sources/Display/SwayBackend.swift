@@ -13,9 +13,10 @@ public struct SwayBackend: DisplayBackend {
     }
 
     /// sway's version string, which also proves the socket answers.
-    public func version() throws(DisplayError) -> String {
+    public func version() async throws(DisplayError) -> String {
         struct Version: Decodable { var human_readable: String? }
-        return try ipc.decode(Version.self, ipc.request(.getVersion), what: "get_version").human_readable ?? "unknown"
+        return try await ipc.decode(Version.self, ipc.request(.getVersion), what: "get_version").human_readable
+            ?? "unknown"
     }
 
     /// An output as `get_outputs` describes it.
@@ -31,9 +32,9 @@ public struct SwayBackend: DisplayBackend {
         var current_mode: Mode?
     }
 
-    public func outputs() throws(DisplayError) -> [OutputState] {
-        let list = try ipc.decode([Output].self, ipc.request(.getOutputs), what: "get_outputs")
-        let mine = try? outputShowingProcess(getpid())
+    public func outputs() async throws(DisplayError) -> [OutputState] {
+        let list = try await ipc.decode([Output].self, ipc.request(.getOutputs), what: "get_outputs")
+        let mine = try? await outputShowingProcess(getpid())
         return list.map { o in
             OutputState(
                 name: o.name, active: o.active ?? false,
@@ -43,18 +44,18 @@ public struct SwayBackend: DisplayBackend {
         }
     }
 
-    public func setTransform(_ transform: OutputTransform, of output: OutputState) throws(DisplayError) {
-        try ipc.run("output \(quoted(output.name)) transform \(transform.swayName)")
+    public func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
+        try await ipc.run("output \(quoted(output.name)) transform \(transform.swayName)")
     }
 
-    public func mapTouch(to output: OutputState, transform: OutputTransform) throws(DisplayError) -> [String] {
+    public func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] {
         struct Input: Decodable {
             var identifier: String
             var type: String?
         }
-        let list = try ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
+        let list = try await ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
         let touch = list.filter { ["touch", "tablet_tool"].contains($0.type ?? "") }.map(\.identifier)
-        for id in touch { try ipc.run("input \(quoted(id)) map_to_output \(quoted(output.name))") }
+        for id in touch { try await ipc.run("input \(quoted(id)) map_to_output \(quoted(output.name))") }
         return touch
     }
 
@@ -68,8 +69,8 @@ public struct SwayBackend: DisplayBackend {
     }
 
     /// The output whose tree holds a window of process `pid`, if any.
-    private func outputShowingProcess(_ pid: pid_t) throws(DisplayError) -> String? {
-        let root = try ipc.decode(Node.self, ipc.request(.getTree), what: "get_tree")
+    private func outputShowingProcess(_ pid: pid_t) async throws(DisplayError) -> String? {
+        let root = try await ipc.decode(Node.self, ipc.request(.getTree), what: "get_tree")
         func search(_ node: Node, output: String?) -> String? {
             let here = node.type == "output" ? node.name : output
             if node.pid.map({ pid_t($0) == pid }) == true { return here }

@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 import Glibc
 import Synchronization
@@ -28,8 +29,13 @@ public final class SwayIPC: Sendable {
         connection.withLock { fd in if fd >= 0 { close(fd) } }
     }
 
-    /// Sends one message and returns the reply's JSON text.
-    func request(_ type: Message, _ payload: String = "") throws(DisplayError) -> Data {
+    /// Sends one message and returns the reply's JSON text; the socket's exchange runs through
+    /// ``Blocking``.
+    func request(_ type: Message, _ payload: String = "") async throws(DisplayError) -> Data {
+        try await Blocking.run { () throws(DisplayError) in try self.exchange(type, payload) }
+    }
+
+    private func exchange(_ type: Message, _ payload: String) throws(DisplayError) -> Data {
         let result: Result<Data, DisplayError> = connection.withLock { fd in
             // One retry on a fresh connection: the compositor may have restarted since the last call.
             var lastError = DisplayError("")
@@ -56,12 +62,13 @@ public final class SwayIPC: Sendable {
 
     /// Runs sway commands (`output HEADLESS-1 transform 90`) and fails with sway's own error
     /// when any of them did not succeed.
-    public func run(_ command: String) throws(DisplayError) {
+    public func run(_ command: String) async throws(DisplayError) {
         struct Result: Decodable {
             var success: Bool
             var error: String?
         }
-        let replies = try decode([Result].self, request(.runCommand, command), what: "the results of '\(command)'")
+        let replies = try decode(
+            [Result].self, await request(.runCommand, command), what: "the results of '\(command)'")
         for r in replies where !r.success {
             throw DisplayError("sway refused '\(command)': \(r.error ?? "no reason given")")
         }

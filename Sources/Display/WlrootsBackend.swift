@@ -20,13 +20,13 @@ public struct WlrootsBackend: DisplayBackend {
     }
 
     /// True when the compositor offers wlr-output-management (wlr-randr can list its heads).
-    public func isSupported() -> Bool { (try? tool.run([])) != nil }
+    public func isSupported() async -> Bool { (try? await tool.run([])) != nil }
 
-    public func outputs() throws(DisplayError) -> [OutputState] {
-        Self.parseListing(try tool.run([]))
+    public func outputs() async throws(DisplayError) -> [OutputState] {
+        Self.parseListing(try await tool.run([]))
     }
 
-    public func setTransform(_ transform: OutputTransform, of output: OutputState) throws(DisplayError) {
+    public func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
         var arguments = ["--output", output.name]
         if !output.active || output.mode == nil {
             // Some compositors report a head without its mode (sway's headless outputs); a change
@@ -37,10 +37,12 @@ public struct WlrootsBackend: DisplayBackend {
             }
             arguments += ["--on", "--custom-mode", "\(mode)"]
         }
-        _ = try tool.run(arguments + ["--transform", transform.wlrName])
+        _ = try await tool.run(arguments + ["--transform", transform.wlrName])
     }
 
-    public func mapTouch(to output: OutputState, transform: OutputTransform) throws(DisplayError) -> [String] { [] }
+    public func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] {
+        []
+    }
 
     /// Reads wlr-randr's listing.
     public static func parseListing(_ text: String) -> [OutputState] {

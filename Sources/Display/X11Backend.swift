@@ -18,31 +18,31 @@ public struct X11Backend: DisplayBackend {
         xinput = HelperProgram(name: "xinput", environment: ["DISPLAY": display])
     }
 
-    public func outputs() throws(DisplayError) -> [OutputState] {
-        Self.parseListing(try xrandr.run(["--verbose", "--query"]))
+    public func outputs() async throws(DisplayError) -> [OutputState] {
+        Self.parseListing(try await xrandr.run(["--verbose", "--query"]))
     }
 
-    public func setTransform(_ transform: OutputTransform, of output: OutputState) throws(DisplayError) {
+    public func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
         guard output.canRotate || transform == .normal else {
             throw DisplayError("the X server cannot turn \(output.name) (RandR offers no rotation for it)")
         }
-        _ = try xrandr.run(["--output", output.name, "--rotate", transform.xrandrName])
+        _ = try await xrandr.run(["--output", output.name, "--rotate", transform.xrandrName])
     }
 
-    public func mapTouch(to output: OutputState, transform: OutputTransform) throws(DisplayError) -> [String] {
-        let devices = try touchscreens()
+    public func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] {
+        let devices = try await touchscreens()
         let matrix = transform.touchMatrix.map { String($0) }
         for d in devices {
             // The whole-screen matrix: a kiosk shows one output (xinput's map-to-output would
             // replace it with the output's own area, read before the turn took effect).
-            _ = try xinput.run(["set-prop", d, "--type=float", "Coordinate Transformation Matrix"] + matrix)
+            _ = try await xinput.run(["set-prop", d, "--type=float", "Coordinate Transformation Matrix"] + matrix)
         }
         return devices
     }
 
     /// A device's current coordinate transformation matrix, for checks.
-    public func touchMatrix(of device: String) throws(DisplayError) -> [Double] {
-        let text = try xinput.run(["list-props", device])
+    public func touchMatrix(of device: String) async throws(DisplayError) -> [Double] {
+        let text = try await xinput.run(["list-props", device])
         guard let line = text.split(separator: "\n").first(where: { $0.contains("Coordinate Transformation Matrix") }),
             let colon = line.lastIndex(of: ":")
         else { throw DisplayError("\(device) has no coordinate transformation matrix") }
@@ -52,9 +52,9 @@ public struct X11Backend: DisplayBackend {
     }
 
     /// The configured devices, or every slave device with an `XITouchClass`.
-    private func touchscreens() throws(DisplayError) -> [String] {
+    private func touchscreens() async throws(DisplayError) -> [String] {
         if !touchDevices.isEmpty { return touchDevices }
-        let text = try xinput.run(["list", "--long"])
+        let text = try await xinput.run(["list", "--long"])
         var found: [String] = []
         var current: String?
         for line in text.split(separator: "\n") {

@@ -216,13 +216,13 @@ struct RecordCommand: AsyncParsableCommand {
 }
 
 /// `upright doctor`: what Upright finds, and every problem in plain words.
-struct DoctorCommand: ParsableCommand {
+struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor", abstract: "List sensor contexts, devices, the mount matrix, lock switches and problems.")
 
     @OptionGroup var sensor: SensorOptions
 
-    func run() throws {
+    func run() async throws {
         let (settings, configuration) = try sensor.resolve()
         var problems: [String] = []
         print("libiio \(iioLibraryVersion), libmpv client API \(mpvVersionForDoctor())")
@@ -244,7 +244,7 @@ struct DoctorCommand: ParsableCommand {
             print("no sensor configured: Upright stays in the launch orientation")
         }
         doctorLockSwitches()
-        doctorDisplay(configuration.display, problems: &problems)
+        await doctorDisplay(configuration.display, problems: &problems)
         if problems.isEmpty {
             print("no problems found")
         } else {
@@ -327,15 +327,15 @@ func doctorLockSwitches() {
 }
 
 /// The display part of `upright doctor`: the backend chosen and why, its outputs, what it can do.
-func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) {
-    let (backend, reason) = DisplayDetection.backend(settings)
+func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) async {
+    let (backend, reason) = await DisplayDetection.backend(settings)
     print("display backend: \(backend.kind.rawValue) (\(reason))")
     guard backend.kind != .none else {
         print("  only the video surface turns; the interface strategy falls back to it")
         return
     }
     do {
-        let outputs = try backend.outputs()
+        let outputs = try await backend.outputs()
         // The one Upright would turn, chosen as `upright play` chooses it.
         var upright: OutputState?
         do { upright = try settings.chooseOutput(among: outputs, backend: backend.kind) } catch {

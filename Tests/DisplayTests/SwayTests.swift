@@ -38,10 +38,10 @@ struct SwayTests {
             #expect(failure == nil)
             #expect(try sway.transform() == expected, "\(kind) \(o)")
         }
-        #expect(FileManager.default.fileExists(atPath: display.statePath))
+        #expect(FileManager.default.fileExists(atPath: await display.statePath))
         await display.restore()
         #expect(try sway.transform() == "normal")
-        #expect(!FileManager.default.fileExists(atPath: display.statePath))
+        #expect(!FileManager.default.fileExists(atPath: await display.statePath))
     }
 
     @Test func theNaturalOrientationIsComposedWithTheRequest() async throws {
@@ -86,17 +86,13 @@ struct SwayTests {
     @Test func autoDetectionPrefersSwaysSocket() async throws {
         let sway = try HeadlessSway()
         defer { sway.stop() }
-        let (backend, reason) = DisplayDetection.backend(
+        let (backend, reason) = await DisplayDetection.backend(
             DisplaySettings(), environment: sway.environment)
         #expect(backend.kind == .sway)
         #expect(reason.contains("SWAYSOCK"))
         var onlyWayland = sway.environment
         onlyWayland["SWAYSOCK"] = nil
-        #expect(
-            DisplayDetection.backend(DisplaySettings(), environment: onlyWayland).backend
-                .kind == .wlroots)
-        #expect(
-            DisplayDetection.backend(DisplaySettings(), environment: [:]).backend.kind
-                == .none)
+        #expect(await DisplayDetection.backend(DisplaySettings(), environment: onlyWayland).backend.kind == .wlroots)
+        #expect(await DisplayDetection.backend(DisplaySettings(), environment: [:]).backend.kind == .none)
     }
 }

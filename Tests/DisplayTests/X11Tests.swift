@@ -43,8 +43,8 @@ struct X11Tests {
         let display = DisplayController(
             settings: DisplaySettings(), stateDirectory: NSTemporaryDirectory() + "upright-x11-\(getpid())",
             environment: ["DISPLAY": x.display])
-        #expect(display.backend.kind == .x11)
         let abilities = await display.start()
+        #expect(await display.backend.kind == .x11)
         #expect(abilities.canRotateOutput == false)
         let status = await display.status
         #expect(status.output == "screen")
@@ -60,8 +60,8 @@ struct X11Tests {
         // (Its X server also ignores a new coordinate transformation matrix on them, so setting
         // one could not be checked here; the matrices themselves are checked in TransformTests.)
         let backend = X11Backend(display: x.display)
-        let output = try #require(try backend.outputs().first)
-        #expect(try backend.mapTouch(to: output, transform: OutputTransform(clockwise: 90)) == [])
-        #expect(try backend.touchMatrix(of: "Xvfb mouse") == OutputTransform.normal.touchMatrix)
+        let output = try #require(try await backend.outputs().first)
+        #expect(try await backend.mapTouch(to: output, transform: OutputTransform(clockwise: 90)) == [])
+        #expect(try await backend.touchMatrix(of: "Xvfb mouse") == OutputTransform.normal.touchMatrix)
     }
 }
