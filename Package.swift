@@ -79,6 +79,7 @@ let package = Package(
             name: "Demo",
             dependencies: [
                 "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "UprightDaemon",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -95,6 +96,7 @@ let package = Package(
                 "OrientationCore", "Sensors", "IIO", "MPV", "Config", "Demo", "Display", "Session", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -142,7 +144,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "UprightDaemonTests", dependencies: ["UprightDaemon", "Config", "OrientationCore", "MPV"],
+            name: "UprightDaemonTests",
+            dependencies: [
+                "UprightDaemon", "Config", "OrientationCore", "MPV", "Session",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",

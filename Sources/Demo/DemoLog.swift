@@ -18,11 +18,7 @@ public enum DemoLog {
         "\(pad(seconds(change.t), 7))    -> \(change.orientation.name) (\(change.why))"
     }
 
-    public static func seconds(_ t: Double) -> String {
-        let cs = Int((t * 100).rounded())
-        let frac = cs % 100
-        return "\(cs / 100).\(frac < 10 ? "0" : "")\(frac) s"
-    }
+    public static func seconds(_ t: Double) -> String { "\(t.fixed(2)) s" }
 
     public static func pad(_ s: String, _ width: Int) -> String {
         String(repeating: " ", count: max(0, width - s.count)) + s

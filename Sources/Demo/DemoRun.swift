@@ -1,6 +1,7 @@
 import Config
 import Display
 import Foundation
+public import Logging
 import MPV
 public import OrientationCore
 import Picture
@@ -33,7 +34,7 @@ public struct DemoRun: Sendable {
     /// Plays the demo; `step` and `decision` report progress as it goes.
     public func run(
         step: @escaping @Sendable (ProductDemo.Step) -> Void, decision: @escaping @Sendable (RotationDecision) -> Void,
-        status: @escaping @Sendable (String) -> Void
+        logger: Logger = Logger(label: "upright")
     ) async throws -> Result {
         try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
         let logPath = outputDirectory + "/decisions.jsonl"
@@ -47,7 +48,7 @@ public struct DemoRun: Sendable {
             log: { d in
                 decision(d)
                 log.write(Data((d.jsonLine(time: d.millisecondsText) + "\n").utf8))
-            }, status: status)
+            }, logger: logger)
         let renderer = window ? nil : try MPVSoftwareRenderer(session.mpvHandle)
         let (stop, finish) = AsyncStream.makeStream(of: Void.self)
         let running = Task { try await session.run(until: stop) }

@@ -47,10 +47,21 @@ extension RotationDecision {
     }
 
     /// `t` with three decimals (`12.300`), as the play log and the control replies write it.
-    public var millisecondsText: String {
-        let ms = Int((t * 1000).rounded())
-        let sign = ms < 0 ? "-" : ""
-        let frac = String(abs(ms) % 1000)
-        return sign + String(abs(ms) / 1000) + "." + String(repeating: "0", count: 3 - frac.count) + frac
+    public var millisecondsText: String { t.fixed(3) }
+}
+
+extension Double {
+    /// The number with exactly `decimals` digits after the point (`12.300` for 3), rounded half
+    /// away from zero: the one number format of Upright's lines, logs and traces.
+    public func fixed(_ decimals: Int) -> String {
+        var scale: Int64 = 1
+        for _ in 0..<max(0, decimals) { scale *= 10 }
+        let scaled = (abs(self) * Double(scale)).rounded()
+        guard isFinite, scaled < 9e15 else { return "\(self)" }
+        let n = Int64(scaled)
+        let sign = self < 0 && n != 0 ? "-" : ""
+        guard decimals > 0 else { return sign + String(n) }
+        let fraction = String(n % scale)
+        return sign + String(n / scale) + "." + String(repeating: "0", count: decimals - fraction.count) + fraction
     }
 }

@@ -271,7 +271,7 @@ struct ScaleCheck {
         done = true
         let mean = sum / Double(count)
         if abs(mean - standardGravity) > 0.2 * standardGravity {
-            return "\(device): |g| averages \((mean * 100).rounded() / 100) m/s² over the first \(count) readings, "
+            return "\(device): |g| averages \(mean.fixed(2)) m/s² over the first \(count) readings, "
                 + "far from 9.81: its scale (in_accel_scale) or offset looks wrong"
         }
         let n = Double(count), g = standardGravity

@@ -48,7 +48,7 @@ public struct Trace: Sendable {
         var text = "t,x,y,z\n"
         text.reserveCapacity(samples.count * 36)
         for s in samples {
-            text += "\(fixed(s.t, 4)),\(fixed(s.x, 4)),\(fixed(s.y, 4)),\(fixed(s.z, 4))\n"
+            text += "\(s.t.fixed(4)),\(s.x.fixed(4)),\(s.y.fixed(4)),\(s.z.fixed(4))\n"
         }
         return text
     }
@@ -183,9 +183,4 @@ public struct Trace: Sendable {
         }
         return (index["t"]!, index["x"]!, index["y"]!, index["z"]!)
     }
-}
-
-/// `value` with `decimals` digits after the point (C formatting, the locale-independent way).
-private func fixed(_ value: Double, _ decimals: Int) -> String {
-    String(format: "%.\(decimals)f", value)
 }

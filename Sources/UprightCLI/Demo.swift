@@ -57,8 +57,7 @@ struct Demo: AsyncParsableCommand {
         do {
             result = try await demo.run(
                 step: { s in print("\(DemoLog.pad(DemoLog.seconds(s.start), 7))  \(s.label)") },
-                decision: { d in print("           " + DemoLog.decisionLine(d)) },
-                status: { writeStandardError("upright: \($0)\n") })
+                decision: { d in print("           " + DemoLog.decisionLine(d)) })
         } catch {
             throw CLIFailure("the demo could not run: \(error)")
         }

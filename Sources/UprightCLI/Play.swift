@@ -40,18 +40,12 @@ struct Play: AsyncParsableCommand {
         overrides(&configuration)
         var extra: [(String, String)] = []
         if let vo { extra.append(("vo", vo)) }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .info
-            return handler
-        }
         let logger = Logger(label: "upright")
         let session: PlaySession
         do {
             session = try PlaySession(
                 configuration: configuration, playlist: files, extraMPV: extra,
-                log: { writeLine($0.jsonLine(time: $0.millisecondsText)) },
-                status: { writeStandardError("upright: \($0)\n") })
+                log: { writeLine($0.jsonLine(time: $0.millisecondsText)) }, logger: logger)
         } catch {
             throw CLIFailure("cannot start: \(error)")
         }

@@ -6,6 +6,7 @@ import IIO
 import MPV
 import OrientationCore
 import Sensors
+import UnixSignals
 import UprightDaemon
 
 /// Where to read the sensor: the command line over the configuration over the defaults.
@@ -84,8 +85,8 @@ struct SensorCommand: AsyncParsableCommand {
         if motion {
             let m = MotionFallback.measure(settings, parameters: parameters)
             writeLine(
-                "{\"orientation\": \"\(m.orientation)\", \"confidence\": \(fixed(m.confidence, 3)), "
-                    + "\"samples\": \(m.samples), \"source\": \"\(m.source)\", \"elapsed\": \(fixed(m.elapsed, 3))}")
+                "{\"orientation\": \"\(m.orientation)\", \"confidence\": \(m.confidence.fixed(3)), "
+                    + "\"samples\": \(m.samples), \"source\": \"\(m.source)\", \"elapsed\": \(m.elapsed.fixed(3))}")
             return
         }
         if raw {
@@ -99,7 +100,7 @@ struct SensorCommand: AsyncParsableCommand {
         writeLine(
             json
                 ? ReplayRun.jsonLine(change, explain: false)
-                : "\(fixed(change.t, 2)) s  orientation: \(change.orientation)  (\(change.why))")
+                : "\(change.t.fixed(2)) s  orientation: \(change.orientation)  (\(change.why))")
     }
 
     /// Every reading, classified here.
@@ -113,8 +114,8 @@ struct SensorCommand: AsyncParsableCommand {
                 s.t -= start
                 writeLine(
                     json
-                        ? "{\"t\": \(fixed(s.t, 3)), \"x\": \(fixed(s.x, 4)), \"y\": \(fixed(s.y, 4)), \"z\": \(fixed(s.z, 4))}"
-                        : "\(fixed(s.t, 3)) s  x \(fixed(s.x, 3))  y \(fixed(s.y, 3))  z \(fixed(s.z, 3)) m/s²")
+                        ? "{\"t\": \(s.t.fixed(3)), \"x\": \(s.x.fixed(4)), \"y\": \(s.y.fixed(4)), \"z\": \(s.z.fixed(4))}"
+                        : "\(s.t.fixed(3)) s  x \(s.x.fixed(3))  y \(s.y.fixed(3))  z \(s.z.fixed(3)) m/s²")
                 if let change = classifier.feed(s) { show(change) }
             }
         }
@@ -143,8 +144,8 @@ struct SensorCommand: AsyncParsableCommand {
             case .lock(let on, let source):
                 writeLine(
                     json
-                        ? "{\"t\": \(fixed(t, 3)), \"locked\": \(on), \"source\": \"\(source.rawValue)\"}"
-                        : "\(fixed(t, 2)) s  rotation lock \(on ? "on" : "off") (\(source.rawValue))")
+                        ? "{\"t\": \(t.fixed(3)), \"locked\": \(on), \"source\": \"\(source.rawValue)\"}"
+                        : "\(t.fixed(2)) s  rotation lock \(on ? "on" : "off") (\(source.rawValue))")
             case .orientation(let o, let change):
                 if var change {
                     change.t -= start
@@ -152,8 +153,8 @@ struct SensorCommand: AsyncParsableCommand {
                 } else {
                     writeLine(
                         json
-                            ? "{\"t\": \(fixed(t, 3)), \"orientation\": \"\(o)\"}"
-                            : "\(fixed(t, 2)) s  orientation: \(o)  (the rotation lock is on)")
+                            ? "{\"t\": \(t.fixed(3)), \"orientation\": \"\(o)\"}"
+                            : "\(t.fixed(2)) s  orientation: \(o)  (the rotation lock is on)")
                 }
             }
         }
@@ -161,25 +162,18 @@ struct SensorCommand: AsyncParsableCommand {
     }
 }
 
-/// Returns after `duration` seconds, or at SIGINT or SIGTERM.
+/// Returns after `duration` seconds, or at SIGINT or SIGTERM (through `UnixSignals`).
 func waitForStop(duration: Double?) async {
-    let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let signals = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-    for s in signals {
-        s.setEventHandler { continuation.yield() }
-        s.resume()
-    }
-    let timer = duration.map { d in
-        Task {
-            try? await Task.sleep(for: .seconds(d))
-            continuation.yield()
+    await withTaskGroup(of: Void.self) { group in
+        group.addTask {
+            for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { break }
         }
+        if let duration {
+            group.addTask { try? await Task.sleep(for: .seconds(duration)) }
+        }
+        await group.next()
+        group.cancelAll()
     }
-    for await _ in stream { break }
-    timer?.cancel()
-    for s in signals { s.cancel() }
 }
 
 /// `upright record`: a trace from the live sensor.
@@ -292,7 +286,7 @@ func doctorAccelerometer(_ settings: SensorSettings, _ configuration: UprightCon
         let g = (v.x * v.x + v.y * v.y + v.z * v.z).squareRoot()
         let (o, c) = OrientationClassifier.snapshot(x: v.x, y: v.y, z: v.z, parameters: configuration.classifier)
         print(
-            "reading now: x \(fixed(v.x, 2)), y \(fixed(v.y, 2)), z \(fixed(v.z, 2)) m/s², |g| \(fixed(g, 2)) → \(o) (confidence \(fixed(c, 2)))"
+            "reading now: x \(v.x.fixed(2)), y \(v.y.fixed(2)), z \(v.z.fixed(2)) m/s², |g| \(g.fixed(2)) → \(o) (confidence \(c.fixed(2)))"
         )
         if let launch, o.isUpright, o != launch.deviceOrientation, c > 0.8 {
             problems.append(
@@ -302,7 +296,7 @@ func doctorAccelerometer(_ settings: SensorSettings, _ configuration: UprightCon
         }
         if abs(g - 9.81) > 2 {
             problems.append(
-                "|g| reads \(fixed(g, 2)) m/s², far from 9.81: the scale (in_accel_scale) looks wrong, or the device is moving"
+                "|g| reads \(g.fixed(2)) m/s², far from 9.81: the scale (in_accel_scale) looks wrong, or the device is moving"
             )
         }
     } catch {
@@ -356,7 +350,5 @@ func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) async 
         problems.append("display: \(error)")
     }
 }
-
-func fixed(_ v: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", v) }
 
 func mpvVersionForDoctor() -> String { mpvClientAPIVersion }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Config
+import Foundation
 import Glibc
+import Logging
 import OrientationCore
 import Sensors
 
@@ -72,6 +74,7 @@ extension Upright {
     public static func run(arguments: [String]? = nil) async {
         // A network sensor (iiod) that goes away must be an error to retry, not a SIGPIPE that ends us.
         signal(SIGPIPE, SIG_IGN)
+        LoggingSystem.bootstrap { _ in StandardErrorLogHandler() }
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -110,4 +113,23 @@ func parseSensorURI(_ text: String) throws(CLIFailure) -> SensorURI {
         throw CLIFailure("bad sensor URI '\(text)'; expected \(SensorURI.expected)")
     }
     return uri
+}
+
+/// The log on standard error, one line a message: `upright: MESSAGE`, with the level for warnings
+/// and errors (`upright: warning: ...`); systemd's journal adds the time. `UPRIGHT_LOG_LEVEL`
+/// (`debug`, `info`, `notice`, `warning`, `error`) sets the least level shown (default `info`).
+struct StandardErrorLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level =
+        ProcessInfo.processInfo.environment["UPRIGHT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let level = event.level >= .warning ? "\(event.level): " : ""
+        writeStandardError("upright: \(level)\(event.message)\n")
+    }
 }

@@ -1,6 +1,7 @@
 public import Config
 import Display
 import Foundation
+public import Logging
 public import MPV
 public import OrientationCore
 import Player
@@ -10,8 +11,7 @@ public import Session
 /// The main job's shell: every source (the sensor and the lock, the player, control requests,
 /// the clock, time) feeds one input stream; one loop hands each input to ``SessionCore`` and
 /// carries its effects out strictly in order. Decisions are reported through `log` (the play log
-/// writes each as its JSON line),
-/// status and faults through `status`. Nothing here stops playback: a fault is reported, shown in
+/// writes each as its JSON line on standard output), status and faults through `logger`. Nothing here stops playback: a fault is reported, shown in
 /// the status and retried.
 public actor PlaySession {
     /// One item of the input stream: an input for the core, or the end of the session.
@@ -33,7 +33,7 @@ public actor PlaySession {
     public init(
         configuration: UprightConfiguration, playlist: [String] = [], extraMPV: [(String, String)] = [],
         environment: [String: String]? = nil,
-        log: @escaping @Sendable (RotationDecision) -> Void, status: @escaping @Sendable (String) -> Void
+        log: @escaping @Sendable (RotationDecision) -> Void, logger: Logger = Logger(label: "upright")
     ) throws {
         self.configuration = configuration
         playlistOverride = playlist
@@ -46,7 +46,7 @@ public actor PlaySession {
                 settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment),
             monitor: OrientationMonitor(
                 sensor: configuration.sensor, parameters: configuration.classifier, lock: configuration.lock),
-            sensor: configuration.sensor, classifier: configuration.classifier, log: log, status: status, feed: feed)
+            sensor: configuration.sensor, classifier: configuration.classifier, log: log, logger: logger, feed: feed)
     }
 
     /// The player's mpv, for a renderer or a screenshot.
@@ -68,7 +68,7 @@ public actor PlaySession {
         let now: @Sendable () -> Double = { Self.seconds(origin.duration(to: clock.now)) }
         let abilities = await shell.display.start()
         let d = await shell.display.status
-        shell.status("display: \(d.summary)")
+        shell.logger.notice("display: \(d.summary)")
         var core = try SessionCore(
             policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: d.report)
         try await shell.player.start()

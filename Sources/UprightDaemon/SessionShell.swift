@@ -1,6 +1,7 @@
 import Blocking
 import Display
 import Foundation
+import Logging
 import OrientationCore
 import Player
 import Sensors
@@ -15,7 +16,7 @@ struct SessionShell: Sendable {
     let sensor: SensorSettings
     let classifier: OrientationClassifier.Parameters
     let log: @Sendable (RotationDecision) -> Void
-    let status: @Sendable (String) -> Void
+    let logger: Logger
     let feed: AsyncStream<PlaySession.Event>.Continuation
 
     /// Carries the core's effects out strictly in order, and returns the replies they made. A
@@ -52,7 +53,7 @@ struct SessionShell: Sendable {
             case .reply(let request, let reply):
                 replies.append((request, reply))
             case .status(let line):
-                status(line)
+                logger.notice("\(line)")
             }
         }
         return replies
@@ -109,7 +110,7 @@ struct SessionShell: Sendable {
                     case .lock(let on, .lockSwitch): feed.yield(.input(.lockSwitch(on)))
                     case .lock: break  // the session's own commands and the configuration: already decided
                     case .status(let s): feed.yield(.input(.sensorStatus("\(s)")))
-                    case .switchFault(let message): status(message)
+                    case .switchFault(let message): logger.warning("\(message)")
                     }
                 }
             },

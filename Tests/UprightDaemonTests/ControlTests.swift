@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import Logging
 import MPV
 import OrientationCore
 import Synchronization
@@ -15,7 +16,8 @@ func quietSession(
     c.sensor.uri = "none"
     c.lock.evdev = .none
     return try PlaySession(
-        configuration: c, extraMPV: [("vo", "null"), ("ao", "null")], environment: [:], log: log, status: { _ in })
+        configuration: c, extraMPV: [("vo", "null"), ("ao", "null")], environment: [:], log: log,
+        logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
 }
 
 /// Runs `body` while `session` plays; stops it afterwards.
