@@ -11,9 +11,10 @@ public struct PlayerSettings: Sendable, Hashable {
     public var mpv: [String: String] = [:]
     /// Action → the mpv key names bound to it.
     public var hotkeys: [Action: [String]] = PlayerSettings.defaultHotkeys
-    /// The keys a player has out of the box: `f`/`F11` full screen, `l` the lock, `>`/`<` the playlist.
+    /// The keys a player has out of the box: `f`/`F11` full screen, `l` the lock, `a` accepts the
+    /// rotate suggestion, `>`/`<` the playlist.
     public static let defaultHotkeys: [Action: [String]] = [
-        .fullscreen: ["f", "F11"], .toggleLock: ["l"], .next: [">"], .previous: ["<"],
+        .fullscreen: ["f", "F11"], .toggleLock: ["l"], .acceptSuggestion: ["a"], .next: [">"], .previous: ["<"],
     ]
     /// The share of a portrait screen below the video in the inline layout, left to the overlays.
     public var inlineBottomMargin = 0.4
@@ -240,6 +241,11 @@ public actor Player {
         try drawOverlays()
     }
 
+    /// How to accept the rotate suggestion: its key when one is bound, else the command.
+    private var acceptHint: String {
+        settings.hotkeys[.acceptSuggestion]?.first.map { "Press \($0) to accept" } ?? "(upright ctl accept-suggestion)"
+    }
+
     private func drawOverlays() throws(MPVError) {
         let w = Int((try? mpv.get(.osdWidth)) ?? 0), h = Int((try? mpv.get(.osdHeight)) ?? 0)
         let l = OverlayLayout(width: w, height: h, angle: surfaceAngle)
@@ -256,7 +262,7 @@ public actor Player {
                     (
                         .suggestion,
                         l.text(
-                            "Turn to \(s)? (accept with the hotkey)", x: Double(viewer.width) / 2,
+                            "Turn to \(s)? " + acceptHint, x: Double(viewer.width) / 2,
                             y: Double(viewer.height) - Double(size) * 3, size: size)
                     ))
             }

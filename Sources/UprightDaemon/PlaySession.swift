@@ -11,8 +11,8 @@ public import Session
 /// The main job's shell: every source (the sensor and the lock, the player, control requests,
 /// the clock, time) feeds one input stream; one loop hands each input to ``SessionCore`` and
 /// carries its effects out strictly in order. Decisions are reported through `log` (the play log
-/// writes each as its JSON line on standard output), status and faults through `logger`. Nothing here stops playback: a fault is reported, shown in
-/// the status and retried.
+/// writes each as its JSON line on standard output), status and faults through `logger`. Nothing
+/// here stops playback: a fault is reported, shown in the status and retried.
 public actor PlaySession {
     /// One item of the input stream: an input for the core, or the end of the session.
     enum Event: Sendable {
