@@ -3,11 +3,15 @@ import Config
 import Display
 import Foundation
 import IIO
+import Logging
 import MPV
 import OrientationCore
 import Sensors
 import UnixSignals
 import UprightDaemon
+
+/// The sensor commands' log (standard error, through the program's log handler).
+private let log = Logger(label: "upright")
 
 /// Where to read the sensor: the command line over the configuration over the defaults.
 struct SensorOptions: ParsableArguments {
@@ -108,7 +112,7 @@ struct SensorCommand: AsyncParsableCommand {
         var classifier = OrientationClassifier(parameters: parameters)
         await consume(settings, duration: duration) { event, start in
             switch event {
-            case .status(let s): writeStandardError("upright: \(s)\n")
+            case .status(let s): log.notice("\(s)")
             case .change: break
             case .sample(var s):
                 s.t -= start
@@ -139,8 +143,8 @@ struct SensorCommand: AsyncParsableCommand {
         for await event in monitor.events {
             let t = monotonicSeconds() - start
             switch event {
-            case .status(let s): writeStandardError("upright: \(s)\n")
-            case .switchFault(let message): writeStandardError("upright: \(message)\n")
+            case .status(let s): log.notice("\(s)")
+            case .switchFault(let message): log.warning("\(message)")
             case .lock(let on, let source):
                 writeLine(
                     json
@@ -193,7 +197,7 @@ struct RecordCommand: AsyncParsableCommand {
         var samples: [GravitySample] = []
         await consume(settings, duration: duration) { event, start in
             switch event {
-            case .status(let s): writeStandardError("upright: \(s)\n")
+            case .status(let s): log.notice("\(s)")
             case .sample(var s):
                 s.t -= start
                 samples.append(s)
@@ -205,7 +209,7 @@ struct RecordCommand: AsyncParsableCommand {
         } catch {
             throw CLIFailure("cannot write the trace to \(out): \(error.localizedDescription)")
         }
-        writeStandardError("upright: wrote \(samples.count) samples to \(out)\n")
+        log.notice("wrote \(samples.count) samples to \(out)")
     }
 }
 
