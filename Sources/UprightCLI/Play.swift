@@ -1,6 +1,7 @@
 import ArgumentParser
 import Config
 import Foundation
+import Glibc
 import Logging
 import Sensors
 import UprightDaemon
@@ -32,6 +33,9 @@ struct Play: AsyncParsableCommand {
     var noControl = false
 
     func run() async throws {
+        // SIGHUP's default ends the process: until the reloader traps it, one that comes early (a
+        // `systemctl reload` during start-up) is ignored; the configuration is read at start anyway.
+        signal(SIGHUP, SIG_IGN)
         var configuration = try locateConfiguration(config)
         let uri = try uri.map(parseSensorURI)
         let overrides: @Sendable (inout UprightConfiguration) -> Void = { c in

@@ -261,7 +261,9 @@ struct ControlReplyTests {
     }
 
     @Test func aCommandBehindATransitionSaysItIsQueued() async throws {
-        let session = try quietSession()
+        var c = UprightConfiguration()
+        c.policy.transitionDuration = 5  // the second command surely comes during the turn
+        let session = try quietSession(c)
         try await whilePlaying(session) {
             let first = try object(await session.control(#"{"command": "fullscreen"}"#))
             #expect((first["decision"] as? [String: Any])?["decision"] as? String == "rotate")
