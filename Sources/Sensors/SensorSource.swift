@@ -85,8 +85,9 @@ public final class SensorControl: Sendable {
     public var isStopped: Bool { read { $0.stopped } }
 
     /// Waits until the monotonic time `deadline` (`nil`: no deadline) or until the control changes
-    /// (paused, resumed, stopped), whichever comes first.
-    func wait(until deadline: Double?) {
+    /// (paused, resumed, stopped), whichever comes first; true when the deadline came.
+    @discardableResult
+    func wait(until deadline: Double?) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         let before = (state.paused, state.stopped)
@@ -96,8 +97,11 @@ public final class SensorControl: Sendable {
                 continue
             }
             let left = deadline - monotonicSeconds()
-            if left <= 0 || !condition.wait(until: Date(timeIntervalSinceNow: left)) { return }
+            // A timed-out wait ends here: the wall clock it is measured on may run a hair ahead of
+            // the monotonic one, and waiting again for the rest would cost a second wake-up.
+            if left <= 0 || !condition.wait(until: Date(timeIntervalSinceNow: left)) { return true }
         }
+        return false
     }
 
     /// Waits while the source is paused (and not stopped).
@@ -112,7 +116,9 @@ public final class SensorControl: Sendable {
 
     /// Waits until `deadline` unless stopped first.
     func sleep(until deadline: Double) {
-        while !isStopped, monotonicSeconds() < deadline { wait(until: deadline) }
+        while !isStopped, monotonicSeconds() < deadline {
+            if wait(until: deadline) { return }
+        }
     }
 }
 
