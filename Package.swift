@@ -29,7 +29,9 @@ let package = Package(
         .systemLibrary(name: "CMPV", pkgConfig: "mpv", providers: [.apt(["libmpv-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-        .target(name: "IIO", dependencies: ["CIIO"], swiftSettings: strict),
+        .target(
+            name: "IIO", dependencies: ["CIIO", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict),
         // The one way off the cooperative pool for blocking work (C calls, helper programs, sockets).
         .target(name: "Blocking", swiftSettings: strict),
         .target(name: "Udev", dependencies: ["CUdev"], swiftSettings: strict),

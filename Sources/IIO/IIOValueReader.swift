@@ -1,5 +1,6 @@
 import CIIO
 import Glibc
+import SystemPackage
 
 /// Reads one numeric attribute of a channel again and again: the per-sample path of a poller.
 ///
@@ -48,7 +49,7 @@ public final class IIOValueReader {
 /// and a path that is gone is an error, as opening it would be.
 final class KeptOpenFile {
     let path: String
-    private var fd: Int32 = -1
+    private var file: FileDescriptor?
     private var identity = (device: dev_t(0), inode: ino_t(0))
     private var checked = 0.0
     /// Seconds between checks that the open file is still the one at the path.
@@ -66,22 +67,28 @@ final class KeptOpenFile {
     /// - Returns: 0, or the errno of the failed call (the file is then opened again next time).
     func read(into buffer: UnsafeMutableBufferPointer<CChar>) -> Int32 {
         if let code = openIfNeeded() { return code }
-        var n: Int
-        repeat { n = pread(fd, buffer.baseAddress, buffer.count - 1, 0) } while n < 0 && errno == EINTR
-        if n < 0 {
-            let code = errno
+        guard let file else { return EBADF }
+        do {
+            let n = try file.read(
+                fromAbsoluteOffset: 0,
+                into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer.dropLast())),
+                retryOnInterrupt: true)
+            buffer[n] = 0
+            return 0
+        } catch let error as Errno {
             closeFile()
-            return code
+            return error.rawValue
+        } catch {
+            closeFile()
+            return EIO
         }
-        buffer[n] = 0
-        return 0
     }
 
     private func openIfNeeded() -> Int32? {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
         let t = Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
-        if fd >= 0 {
+        if file != nil {
             guard t - checked >= checkInterval else { return nil }
             checked = t
             var st = stat()
@@ -93,18 +100,24 @@ final class KeptOpenFile {
             if st.st_dev == identity.device, st.st_ino == identity.inode { return nil }
             closeFile()
         }
-        let opened = open(path, O_RDONLY | O_CLOEXEC)
-        if opened < 0 { return errno }
+        let opened: FileDescriptor
+        do {
+            opened = try FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec)
+        } catch let error as Errno {
+            return error.rawValue
+        } catch {
+            return EIO
+        }
         var st = stat()
-        _ = fstat(opened, &st)
-        fd = opened
+        _ = fstat(opened.rawValue, &st)
+        file = opened
         identity = (st.st_dev, st.st_ino)
         checked = t
         return nil
     }
 
     private func closeFile() {
-        if fd >= 0 { close(fd) }
-        fd = -1
+        try? file?.close()
+        file = nil
     }
 }
