@@ -73,7 +73,7 @@ public actor PlaySession {
             policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: d.report)
         try await shell.player.start()
         let sources = shell.startSources(stop: stop, clock: clock)
-        var timer = Timer(clock: clock, origin: origin, feed: feed)
+        var timer = TickTimer(clock: clock, origin: origin, feed: feed)
         answer(await shell.perform(core.start(at: now()), core: &core, now: now))
         for await event in events {
             guard case .input(let input) = event else { break }
@@ -146,7 +146,7 @@ public actor PlaySession {
 }
 
 /// The one timer of the loop: a tick at the core's next deadline.
-struct Timer<C: Clock>: Sendable where C.Duration == Duration {
+struct TickTimer<C: Clock>: Sendable where C.Duration == Duration {
     let clock: C
     let origin: C.Instant
     let feed: AsyncStream<PlaySession.Event>.Continuation

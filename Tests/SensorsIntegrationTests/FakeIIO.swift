@@ -137,12 +137,19 @@ final class Running: @unchecked Sendable {
         let o = Pipe(), e = Pipe()
         process.standardOutput = o
         process.standardError = e
-        o.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, error: false) }
-        e.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h.availableData, error: true) }
+        // At the end of a pipe the handler is removed: a dispatch source left on a descriptor that is
+        // closed later (and its number reused) crashes libdispatch's event loop.
+        o.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h, error: false) }
+        e.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h, error: true) }
         try process.run()
     }
 
-    private func append(_ d: Data, error: Bool) {
+    private func append(_ h: FileHandle, error: Bool) {
+        let d = h.availableData
+        if d.isEmpty {
+            h.readabilityHandler = nil
+            return
+        }
         lock.lock()
         defer { lock.unlock() }
         if error { err.append(d) } else { out.append(d) }

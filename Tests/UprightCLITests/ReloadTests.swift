@@ -20,6 +20,8 @@ struct SignalTests {
             process.standardError = e
             e.fileHandleForReading.readabilityHandler = { [weak self] h in
                 let d = h.availableData
+                // At the end of the pipe: no dispatch source may outlive the descriptor.
+                if d.isEmpty { h.readabilityHandler = nil }
                 self?.lock.withLock { self?.err.append(d) }
             }
             try process.run()
