@@ -27,6 +27,8 @@ public actor PlaySession {
     private let feed: AsyncStream<Event>.Continuation
     private var replies: [RequestID: CheckedContinuation<ControlReply, Never>] = [:]
     private var lastRequest = 0
+    /// The loop has ended: requests are refused at once instead of waiting for it.
+    private var ended = false
 
     /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
     /// `environment` is where the display backend is looked for (the process's own by default).
@@ -82,6 +84,7 @@ public actor PlaySession {
             timer.schedule(core.nextDeadline)
         }
         timer.schedule(nil)
+        ended = true
         for task in sources { task.cancel() }
         for (_, reply) in replies { reply.resume(returning: .refused("the session has ended")) }
         replies = [:]
@@ -127,6 +130,7 @@ public actor PlaySession {
     }
 
     private func ask(_ input: (RequestID) -> SessionInput) async -> ControlReply {
+        guard !ended else { return .refused("the session has ended") }
         lastRequest += 1
         let id = lastRequest
         let event = Event.input(input(id))

@@ -317,3 +317,14 @@ final class Lines: Sendable {
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
 }
+
+@Suite("A session that has ended")
+struct EndedSessionTests {
+    @Test func refusesRequestsAtOnce() async throws {
+        let session = try quietSession()
+        try await whilePlaying(session) {}
+        let reply = try object(await session.control(#"{"command": "fullscreen"}"#))
+        #expect(reply["ok"] as? Bool == false)
+        #expect(reply["error"] as? String == "the session has ended")
+    }
+}
