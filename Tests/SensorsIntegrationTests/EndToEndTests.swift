@@ -69,16 +69,16 @@ struct EndToEndTests {
             environment: ["XDG_RUNTIME_DIR": runtime, "WAYLAND_DISPLAY": sway.wayland, "SWAYSOCK": sway.socket])
         defer { play.stop(kill: true) }
 
-        func ctl(_ words: String...) throws {
+        func ctl(_ words: String...) async throws {
             let r = try Running(uprightPath, ["ctl", "--socket", socket] + words)
-            r.wait()
+            await r.wait()
             #expect(r.process.terminationStatus == 0, "ctl \(words): \(r.stdout) \(r.stderr)")
         }
         /// Waits until a decision to `orientation` is printed, then until the screen shows it.
         func expectScreen(
             _ orientation: String, transform: String, decisions: Int, inline: Bool = false, _ step: String
         ) async throws {
-            let decided = play.waitFor(timeout: 10) {
+            let decided = await play.waitFor(timeout: 10) {
                 $0.stdout.components(separatedBy: "\"interface\": \"\(orientation)\"").count > decisions
             }
             #expect(decided, "\(step): no decision to \(orientation)\n\(play.stdout)\n\(play.stderr)")
@@ -101,17 +101,18 @@ struct EndToEndTests {
             #expect(turned == wanted, "\(step)")
         }
 
-        #expect(play.waitFor(timeout: 15) { _ in FileManager.default.fileExists(atPath: socket) }, "\(play.stderr)")
+        #expect(
+            await play.waitFor(timeout: 15) { _ in FileManager.default.fileExists(atPath: socket) }, "\(play.stderr)")
         try await expectScreen("portrait", transform: "normal", decisions: 0, inline: true, "start")
-        try ctl("fullscreen")
+        try await ctl("fullscreen")
         try await expectScreen("landscape-right", transform: "90", decisions: 0, "full-screen hotkey")
         try fake.landscapeRight()  // right edge down: the interface turns to landscape-left
         try await expectScreen("landscape-left", transform: "270", decisions: 0, "device turned")
-        try ctl("lock")
+        try await ctl("lock")
         try fake.landscapeLeft()
         try await Task.sleep(for: .milliseconds(600))
         try await expectScreen("landscape-left", transform: "270", decisions: 0, "locked: the turn is ignored")
-        try ctl("unlock")
+        try await ctl("unlock")
         try await expectScreen("landscape-right", transform: "90", decisions: 1, "unlocked: the device's landscape")
 
         play.stop()  // SIGTERM

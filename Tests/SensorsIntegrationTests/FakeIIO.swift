@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 import Testing
 
@@ -158,22 +159,25 @@ final class Running: @unchecked Sendable {
     var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
     var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
 
-    /// Waits for the process to end by itself (at most `timeout` seconds), then for the pipes to drain.
-    func wait(timeout: Double = 30) {
+    /// Waits for the process to end by itself (at most `timeout` seconds), then for the pipes to
+    /// drain. The waits hold no thread of the cooperative pool (on two cores, a test that does
+    /// starves every task of the test process).
+    func wait(timeout: Double = 30) async {
         let end = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < end { Thread.sleep(forTimeInterval: 0.02) }
+        while process.isRunning, Date() < end { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        Thread.sleep(forTimeInterval: 0.1)
+        let process = process
+        await Blocking.run { process.waitUntilExit() }
+        try? await Task.sleep(for: .milliseconds(100))
     }
 
     /// Waits until `condition` holds for the output (at most `timeout` seconds).
     @discardableResult
-    func waitFor(timeout: Double = 10, _ condition: (Running) -> Bool) -> Bool {
+    func waitFor(timeout: Double = 10, _ condition: (Running) -> Bool) async -> Bool {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
             if condition(self) { return true }
-            Thread.sleep(forTimeInterval: 0.02)
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return condition(self)
     }

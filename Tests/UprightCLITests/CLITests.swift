@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 import Testing
 
@@ -21,7 +22,14 @@ struct Run {
     var stderr: String
 }
 
-func upright(_ arguments: [String]) throws -> Run {
+/// Runs `upright ARGUMENTS` and waits for it off the cooperative pool (a test that blocks a pool
+/// thread while it waits starves every task of the test process on a two-core machine).
+func upright(_ arguments: [String]) async throws -> Run {
+    try await Blocking.run { try uprightNow(arguments) }
+}
+
+/// Runs `upright ARGUMENTS` and waits for it on the calling thread.
+func uprightNow(_ arguments: [String]) throws -> Run {
     let p = Process()
     p.executableURL = uprightBinary
     p.arguments = arguments
@@ -49,8 +57,8 @@ func temporaryFile(_ text: String) throws -> String {
 
 @Suite("upright replay")
 struct ReplayCommandTests {
-    @Test func printsOneJSONObjectPerChange() throws {
-        let run = try upright(["replay", fixture("rotate.csv")])
+    @Test func printsOneJSONObjectPerChange() async throws {
+        let run = try await upright(["replay", fixture("rotate.csv")])
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
@@ -61,16 +69,16 @@ struct ReplayCommandTests {
         #expect(objects.allSatisfy { $0.count == 2 })
     }
 
-    @Test func explainAddsWhy() throws {
-        let run = try upright(["replay", "--explain", fixture("rotate.csv")])
+    @Test func explainAddsWhy() async throws {
+        let run = try await upright(["replay", "--explain", fixture("rotate.csv")])
         let first =
             try JSONSerialization.jsonObject(with: Data(run.stdout.split(separator: "\n")[0].utf8)) as! [String: Any]
         #expect((first["why"] as? String)?.hasPrefix("first confident reading") == true)
     }
 
-    @Test func optionsOverrideTheClassifierParameters() throws {
-        let normal = try upright(["replay", fixture("rotate.csv")]).stdout
-        let slow = try upright(["replay", "--settle-time", "1.5", fixture("rotate.csv")]).stdout
+    @Test func optionsOverrideTheClassifierParameters() async throws {
+        let normal = try await upright(["replay", fixture("rotate.csv")]).stdout
+        let slow = try await upright(["replay", "--settle-time", "1.5", fixture("rotate.csv")]).stdout
         func lastT(_ s: String) throws -> Double {
             let o = try JSONSerialization.jsonObject(with: Data(s.split(separator: "\n").last!.utf8)) as! [String: Any]
             return o["t"] as! Double
@@ -78,14 +86,14 @@ struct ReplayCommandTests {
         #expect(try lastT(slow) > lastT(normal) + 1.0)
     }
 
-    @Test func badParameterIsRefused() throws {
-        let run = try upright(["replay", "--hysteresis", "50", fixture("rotate.csv")])
+    @Test func badParameterIsRefused() async throws {
+        let run = try await upright(["replay", "--hysteresis", "50", fixture("rotate.csv")])
         #expect(run.status != 0)
         #expect(run.stderr.contains("hysteresis must be at least 0° and under 45°, not 50.0"))
     }
 
-    @Test func missingFile() throws {
-        let run = try upright(["replay", "/nonexistent/trace.csv"])
+    @Test func missingFile() async throws {
+        let run = try await upright(["replay", "/nonexistent/trace.csv"])
         #expect(run.status == 1)
         #expect(run.stderr == "/nonexistent/trace.csv: error: no such file\n")
         #expect(run.stdout.isEmpty)
@@ -97,10 +105,10 @@ struct ReplayCommandTests {
         ("t,x,y,z\n0,0,9.8,0\n0.1,0,inf,0\n", ":3: error: 'inf' in column y is not finite"),
         ("t,x,y,z\n1,0,9.8,0\n0.5,0,9.8,0\n", ":3: error: time goes backwards"),
     ])
-    func badTraceNamesTheLine(text: String, expected: String) throws {
+    func badTraceNamesTheLine(text: String, expected: String) async throws {
         let path = try temporaryFile(text)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = try upright(["replay", path])
+        let run = try await upright(["replay", path])
         #expect(run.status == 1)
         #expect(run.stderr.hasPrefix("\(path)\(expected)"), "\(run.stderr)")
     }
@@ -108,8 +116,8 @@ struct ReplayCommandTests {
 
 @Suite("upright demo")
 struct DemoCommandTests {
-    @Test func explainsEveryChange() throws {
-        let run = try upright(["demo", "--detector"])
+    @Test func explainsEveryChange() async throws {
+        let run = try await upright(["demo", "--detector"])
         #expect(run.status == 0)
         let changes = run.stdout.split(separator: "\n").filter { $0.contains("->") }
         #expect(changes.count == 7)
@@ -117,8 +125,8 @@ struct DemoCommandTests {
         #expect(run.stdout.contains("script: shaken hard"))
     }
 
-    @Test func jsonLinesAsReplay() throws {
-        let run = try upright(["demo", "--json"])
+    @Test func jsonLinesAsReplay() async throws {
+        let run = try await upright(["demo", "--json"])
         let names = try run.stdout.split(separator: "\n").map {
             (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["orientation"] as! String
         }
@@ -140,11 +148,11 @@ struct ProductDemoTests {
         return (u32(16), u32(20))
     }
 
-    @Test func leavesSnapshotsAContactSheetAndTheDecisionLog() throws {
+    @Test func leavesSnapshotsAContactSheetAndTheDecisionLog() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("upright-demo-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let run = try upright(["demo", "--headless", "--speed", "3", "--out", out])
+        let run = try await upright(["demo", "--headless", "--speed", "3", "--out", out])
         #expect(run.status == 0, "\(run.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         let snapshots = files.filter { $0.hasSuffix(".png") && $0 != "contact-sheet.png" }
@@ -176,7 +184,7 @@ struct JSONTextTests {
         ("plain", "\"plain\""), ("a\"b", "\"a\\\"b\""), ("back\\slash", "\"back\\\\slash\""),
         ("line\nbreak", "\"line\\nbreak\""), ("\u{1}", "\"\\u0001\""), ("45°", "\"45°\""),
     ])
-    func quoting(input: String, expected: String) throws {
+    func quoting(input: String, expected: String) async throws {
         #expect(JSON.quote(input) == expected)
         #expect(
             try JSONSerialization.jsonObject(with: Data(JSON.quote(input).utf8), options: .fragmentsAllowed) as? String
@@ -186,10 +194,10 @@ struct JSONTextTests {
 
 @Suite("upright check-config")
 struct CheckConfigTests {
-    @Test func printsTheEffectiveConfiguration() throws {
+    @Test func printsTheEffectiveConfiguration() async throws {
         let config = try temporaryFile("[scenes.menu]\nautorotate = true\n")
         defer { try? FileManager.default.removeItem(atPath: config) }
-        let run = try upright(["check-config", config])
+        let run = try await upright(["check-config", config])
         #expect(run.status == 0)
         #expect(
             run.stdout.hasPrefix(
@@ -197,10 +205,10 @@ struct CheckConfigTests {
         #expect(run.stdout.contains("[scenes.menu]\nsupported = [\"portrait\"]\nautorotate = true\n"))
     }
 
-    @Test func errorsAndExitStatusOne() throws {
+    @Test func errorsAndExitStatusOne() async throws {
         let config = try temporaryFile("[app]\nlaunch = \"sideways\"\n[sensr]\n")
         defer { try? FileManager.default.removeItem(atPath: config) }
-        let run = try upright(["check-config", config])
+        let run = try await upright(["check-config", config])
         #expect(run.status == 1)
         #expect(
             run.stderr == "\(config):2:10: error: unknown orientation 'sideways'; expected one of: portrait, "
@@ -212,12 +220,12 @@ struct CheckConfigTests {
 
 @Suite("upright play")
 struct PlayCommandTests {
-    @Test func followsTheReplayedSensorThroughThePolicyToThePlayer() throws {
+    @Test func followsTheReplayedSensorThroughThePolicyToThePlayer() async throws {
         let config = try temporaryFile(
             "[scenes.inline]\nsupported = [\"portrait\", \"landscape-right\", \"landscape-left\"]\nautorotate = true\n"
                 + "[lock]\nevdev = \"none\"\n")
         defer { try? FileManager.default.removeItem(atPath: config) }
-        let run = try upright([
+        let run = try await upright([
             "play", "--config", config, "--uri", "replay:\(fixture("rotate.csv"))", "--vo", "null", "--duration", "4",
         ])
         #expect(run.status == 0, "\(run.stderr)")

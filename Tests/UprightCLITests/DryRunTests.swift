@@ -7,8 +7,8 @@ func jsonLines(_ text: String) throws -> [[String: Any]] {
 
 @Suite("upright replay --events (dry run)")
 struct DryRunTests {
-    @Test func decisionsInTimeOrderWithTheirReasons() throws {
-        let run = try upright(["replay", "--events", fixture("session.jsonl"), fixture("rotate.csv")])
+    @Test func decisionsInTimeOrderWithTheirReasons() async throws {
+        let run = try await upright(["replay", "--events", fixture("session.jsonl"), fixture("rotate.csv")])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = try jsonLines(run.stdout)
         let times = lines.map { $0["t"] as! Double }
@@ -37,8 +37,8 @@ struct DryRunTests {
         #expect(lines.filter { $0["orientation"] != nil }.count == 2)
     }
 
-    @Test func aWindowedPlayerTurnsOnlyTheSurface() throws {
-        let run = try upright([
+    @Test func aWindowedPlayerTurnsOnlyTheSurface() async throws {
+        let run = try await upright([
             "replay", "--display", "windowed", "--events", fixture("session.jsonl"), fixture("rotate.csv"),
         ])
         let rotations = try jsonLines(run.stdout).filter {
@@ -47,8 +47,10 @@ struct DryRunTests {
         #expect(!rotations.isEmpty && rotations.allSatisfy { $0["strategy"] as? String == "surface" })
     }
 
-    @Test func explainAddsTransitionsAndCauses() throws {
-        let run = try upright(["replay", "--explain", "--events", fixture("session.jsonl"), fixture("rotate.csv")])
+    @Test func explainAddsTransitionsAndCauses() async throws {
+        let run = try await upright([
+            "replay", "--explain", "--events", fixture("session.jsonl"), fixture("rotate.csv"),
+        ])
         let lines = try jsonLines(run.stdout)
         let wills = lines.filter { $0["event"] as? String == "will-rotate" }
         let dids = lines.filter { $0["event"] as? String == "did-rotate" }
@@ -57,20 +59,20 @@ struct DryRunTests {
         #expect(lines.contains { $0["cause"] as? String == "rotate-to" })
     }
 
-    @Test func theConfigurationIsUsed() throws {
+    @Test func theConfigurationIsUsed() async throws {
         let config = try temporaryFile(
             "[scenes.inline]\nsupported = [\"portrait\", \"landscape-right\"]\nautorotate = true\n")
         defer { try? FileManager.default.removeItem(atPath: config) }
-        let run = try upright(["replay", "--config", config, fixture("rotate.csv")])
+        let run = try await upright(["replay", "--config", config, fixture("rotate.csv")])
         let decisions = try jsonLines(run.stdout).filter { $0["decision"] != nil }
         #expect(decisions.last?["reason"] as? String == "device")
         #expect(decisions.last?["interface"] as? String == "landscape-right")
     }
 
-    @Test func aBadConfigurationIsAnErrorWithItsPlace() throws {
+    @Test func aBadConfigurationIsAnErrorWithItsPlace() async throws {
         let config = try temporaryFile("[app]\nlaunch = \"sideways\"\n")
         defer { try? FileManager.default.removeItem(atPath: config) }
-        let run = try upright(["replay", "--config", config, fixture("rotate.csv")])
+        let run = try await upright(["replay", "--config", config, fixture("rotate.csv")])
         #expect(run.status == 1)
         #expect(run.stderr.hasPrefix("\(config):2:10: error: unknown orientation 'sideways'"))
     }
@@ -86,18 +88,18 @@ struct DryRunTests {
         ("not json\n", ":1: error: not a JSON object"),
         ("{\"t\": 1}\n", ":1: error: missing \"command\""),
     ])
-    func badEventsNameTheLine(text: String, expected: String) throws {
+    func badEventsNameTheLine(text: String, expected: String) async throws {
         let events = try temporaryFile(text)
         defer { try? FileManager.default.removeItem(atPath: events) }
-        let run = try upright(["replay", "--events", events, fixture("rotate.csv")])
+        let run = try await upright(["replay", "--events", events, fixture("rotate.csv")])
         #expect(run.status == 1)
         #expect(run.stderr.hasPrefix(events + expected), "\(run.stderr)")
     }
 
-    @Test func anUnknownSceneIsRejectedNotFatal() throws {
+    @Test func anUnknownSceneIsRejectedNotFatal() async throws {
         let events = try temporaryFile("{\"t\": 11, \"command\": \"push\", \"scene\": \"nope\"}\n")
         defer { try? FileManager.default.removeItem(atPath: events) }
-        let run = try upright(["replay", "--events", events, fixture("rotate.csv")])
+        let run = try await upright(["replay", "--events", events, fixture("rotate.csv")])
         #expect(run.status == 0)
         #expect(try jsonLines(run.stdout).contains { $0["reason"] as? String == "rejected" })
     }

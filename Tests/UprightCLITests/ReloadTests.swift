@@ -29,35 +29,37 @@ struct SignalTests {
 
         var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
 
-        func waitFor(_ text: String, seconds: Double = 10) -> Bool {
+        /// Waits, holding no thread of the cooperative pool, until standard error says `text`.
+        func waitFor(_ text: String, seconds: Double = 10) async -> Bool {
             let end = Date().addingTimeInterval(seconds)
             while Date() < end {
                 if stderr.contains(text) { return true }
-                Thread.sleep(forTimeInterval: 0.02)
+                try? await Task.sleep(for: .milliseconds(20))
             }
             return false
         }
     }
 
-    @Test func hupReloadsAndABadFileLeavesTheRunningOne() throws {
+    @Test func hupReloadsAndABadFileLeavesTheRunningOne() async throws {
         let config = try temporaryFile("[player]\nloop = true\n")
         defer { try? FileManager.default.removeItem(atPath: config) }
         let play = try Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
         defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
-        #expect(play.waitFor("display: "), "\(play.stderr)")
+        #expect(await play.waitFor("display: "), "\(play.stderr)")
 
         try "[app]\nlaunch = \"sideways\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         kill(play.process.processIdentifier, SIGHUP)
-        #expect(play.waitFor("reload refused, the running configuration stays"), "\(play.stderr)")
+        #expect(await play.waitFor("reload refused, the running configuration stays"), "\(play.stderr)")
         #expect(play.stderr.contains("\(config):2:10: error: unknown orientation 'sideways'"))
         #expect(play.process.isRunning)
 
         try "[player]\nloop = false\n".write(toFile: config, atomically: true, encoding: .utf8)
         kill(play.process.processIdentifier, SIGHUP)
-        #expect(play.waitFor("configuration reloaded from \(config)"), "\(play.stderr)")
+        #expect(await play.waitFor("configuration reloaded from \(config)"), "\(play.stderr)")
 
         kill(play.process.processIdentifier, SIGTERM)
-        play.process.waitUntilExit()
+        let process = play.process
+        await Blocking.run { process.waitUntilExit() }
         #expect(play.process.terminationStatus == 0, "\(play.stderr)")
     }
 }
@@ -74,7 +76,7 @@ struct CtlTests {
         server.start()
         defer { server.stop() }
         // The server answers from tasks: the client's wait must not hold a thread of the pool.
-        let run = try await Blocking.run { try upright(["ctl", "--socket", path, "status"]) }
+        let run = try await upright(["ctl", "--socket", path, "status"])
         #expect(run.status == status, "\(run.stdout) \(run.stderr)")
         #expect(run.stdout == reply + "\n")
     }
