@@ -127,7 +127,8 @@ let package = Package(
             name: "ConfigTests", dependencies: ["Config", "Display", "OrientationCore", "Player", "Sensors"],
             swiftSettings: strict),
         .testTarget(
-            name: "SensorsIntegrationTests", dependencies: ["Blocking", "upright", "TestSupport", "Picture"], swiftSettings: strict),
+            name: "SensorsIntegrationTests", dependencies: ["Blocking", "upright", "TestSupport", "Picture"],
+            swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
         .testTarget(name: "UdevTests", dependencies: ["Udev"], swiftSettings: strict),
         .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
