@@ -53,7 +53,7 @@ public struct DisplayError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Turns whole outputs: a compositor or an X server. The calls are asynchronous: a socket's
-/// exchange and a helper program (``HelperProgram``) run through ``Blocking``.
+/// exchange goes through ``Blocking``, a helper program (``HelperProgram``) through swift-subprocess.
 public protocol DisplayBackend: Sendable {
     var kind: DisplayBackendKind { get }
     /// Where it talks to (a socket path, a display name), for logs and `upright doctor`.

@@ -1,13 +1,10 @@
-import Blocking
 import Foundation
+import Subprocess
+import SystemPackage
 
-/// Runs a helper program (wlr-randr, xrandr, xinput, grim) found on `PATH`, with a timeout, and
-/// returns its standard output; a failure names the command, its exit status and what it said.
-///
-/// The program runs through Foundation's `Process` on a ``Blocking`` thread, not through an
-/// asynchronous process library: such a library resumes on the cooperative pool, and a process
-/// whose pool is held (two synchronous waits on a two-core machine) then lets a 50 ms `xrandr`
-/// time out.
+/// Runs a helper program (wlr-randr, xrandr, xinput, grim) found on `PATH` through
+/// swift-subprocess, with a timeout, and returns its standard output; a failure names the
+/// command, its exit status and what it said.
 public struct HelperProgram: Sendable {
     public let name: String
     /// Extra environment (`WAYLAND_DISPLAY`, `DISPLAY`), over the process's own.
@@ -32,41 +29,47 @@ public struct HelperProgram: Sendable {
         String(decoding: try await output(arguments), as: UTF8.self)
     }
 
-    /// Standard output as bytes (a picture from grim).
-    public func output(_ arguments: [String]) async throws(DisplayError) -> [UInt8] {
-        let helper = self
-        return try await Blocking.run { () throws(DisplayError) in try helper.runNow(arguments) }
+    private struct Outcome: Sendable {
+        var status: TerminationStatus
+        var output: [UInt8]
+        var error: String
     }
 
-    /// Runs the program and waits for it, on the calling thread.
-    private func runNow(_ arguments: [String]) throws(DisplayError) -> [UInt8] {
+    private struct TimedOut: Error {}
+
+    /// Standard output as bytes (a picture from grim).
+    public func output(_ arguments: [String]) async throws(DisplayError) -> [UInt8] {
         guard let path else { throw DisplayError("\(name) is not installed (it is in the Debian package '\(name)')") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
         let command = ([name] + arguments).joined(separator: " ")
-        do { try p.run() } catch { throw DisplayError("cannot run \(command): \(error.localizedDescription)") }
-        // Read both pipes while it runs, so a chatty program cannot fill one and hang.
-        nonisolated(unsafe) var stdout = Data(), stderr = Data()  // each written by one task, read after both end
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { stdout = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { stderr = err.fileHandleForReading.readDataToEndOfFile() }
-        if group.wait(timeout: .now() + timeout) == .timedOut {
-            p.terminate()
-            _ = group.wait(timeout: .now() + 1)
+        let extra = Dictionary(
+            uniqueKeysWithValues: environment.map { (Environment.Key(stringLiteral: $0.key), $0.value) })
+        let timeout = timeout
+        let outcome: Outcome
+        do {
+            outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
+                group.addTask {
+                    let r = try await Subprocess.run(
+                        .path(FilePath(path)), arguments: Arguments(arguments),
+                        environment: .inherit.updating(extra), input: .none, output: .bytes(limit: 64 << 20),
+                        error: .string(limit: 1 << 16))
+                    return Outcome(status: r.terminationStatus, output: r.standardOutput, error: r.standardError)
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(timeout))
+                    throw TimedOut()
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch is TimedOut {
             throw DisplayError("\(command) did not finish within \(Int(timeout)) s")
+        } catch {
+            throw DisplayError("cannot run \(command): \(error)")
         }
-        p.waitUntilExit()
-        let said = String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard p.terminationStatus == 0 else {
-            throw DisplayError(
-                "\(command) failed with exit status \(p.terminationStatus)" + (said.isEmpty ? "" : ": \(said)"))
+        guard outcome.status.isSuccess else {
+            let said = outcome.error.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw DisplayError("\(command) failed with \(outcome.status)" + (said.isEmpty ? "" : ": \(said)"))
         }
-        return [UInt8](stdout)
+        return outcome.output
     }
 }
