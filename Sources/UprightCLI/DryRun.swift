@@ -106,10 +106,8 @@ public enum DryRun {
             deliver(upTo: s.t)
             guard let change = classifier.feed(s) else { continue }
             session.feed(SessionInput.tick, at: change.t)  // transitions that ended before it, in time order
-            var line = ReplayRun.jsonLine(change, explain: explain)
             let locked = session.core.policy.locked
-            if locked { line.insert(contentsOf: ", \"locked\": true", at: line.index(before: line.endIndex)) }
-            emit(line)
+            emit(ReplayRun.jsonLine(change, explain: explain, locked: locked))
             session.physical = change.orientation
             session.feed(locked ? SessionInput.motion(change.orientation) : .device(change.orientation), at: change.t)
         }

@@ -87,10 +87,21 @@ public enum ReplayRun {
         }
     }
 
-    /// `{"t": 1.25, "orientation": "landscape-left"}`, with `"why"` when `explain` is set.
-    public static func jsonLine(_ change: OrientationClassifier.Change, explain: Bool) -> String {
-        var line = "{\"t\": \(change.t), \"orientation\": \"\(change.orientation.name)\""
-        if explain { line += ", \"why\": \(JSON.quote(change.why))" }
-        return line + "}"
+    /// A change of the reported orientation as a record; `locked` marks one the dry run saw while
+    /// the lock was on.
+    struct ChangeRecord: Encodable {
+        var t: Double
+        var orientation: String
+        var why: String?
+        var locked: Bool?
+    }
+
+    /// `{"t": 1.25, "orientation": "landscape-left"}`, with `"why"` when `explain` is set and
+    /// `"locked": true` when `locked` is.
+    public static func jsonLine(_ change: OrientationClassifier.Change, explain: Bool, locked: Bool = false) -> String {
+        JSONLine.encode(
+            ChangeRecord(
+                t: change.t, orientation: change.orientation.name, why: explain ? change.why : nil,
+                locked: locked ? true : nil))
     }
 }

@@ -66,9 +66,6 @@ struct OutputBuffer {
     }
 }
 
-/// JSON text helpers for the line formats Upright prints (one definition, in the core).
-typealias JSON = JSONText
-
 extension Upright {
     /// Runs the command line; worded failures print as `upright: error: ...` and exit with status 1.
     public static func run(arguments: [String]? = nil) async {

@@ -1,5 +1,6 @@
 import Blocking
 import Foundation
+import OrientationCore
 import Testing
 
 @testable import UprightCLI
@@ -185,9 +186,10 @@ struct JSONTextTests {
         ("line\nbreak", "\"line\\nbreak\""), ("\u{1}", "\"\\u0001\""), ("45°", "\"45°\""),
     ])
     func quoting(input: String, expected: String) async throws {
-        #expect(JSON.quote(input) == expected)
+        #expect(JSONText.quote(input) == expected)
         #expect(
-            try JSONSerialization.jsonObject(with: Data(JSON.quote(input).utf8), options: .fragmentsAllowed) as? String
+            try JSONSerialization.jsonObject(with: Data(JSONText.quote(input).utf8), options: .fragmentsAllowed)
+                as? String
                 == input)
     }
 }
