@@ -67,7 +67,7 @@ func measurePolicy(budget: Double) -> (events: Int, seconds: Double, decisions: 
         events += script.count
         elapsed = clock.now - start
     } while elapsed < .seconds(budget)
-    return (events, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18, decisions)
+    return (events, elapsed.seconds, decisions)
 }
 
 if playerMode {
@@ -125,7 +125,7 @@ func measure(_ samples: [GravitySample], budget: Double) -> (fed: Int, seconds: 
         fed += samples.count
         elapsed = clock.now - start
     } while elapsed < .seconds(budget)
-    return (fed, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18, changes)
+    return (fed, elapsed.seconds, changes)
 }
 
 let (fed, seconds, changes) = measure(samples, budget: budget)

@@ -65,3 +65,8 @@ extension Double {
         return sign + String(n / scale) + "." + String(repeating: "0", count: decimals - fraction.count) + fraction
     }
 }
+
+extension Duration {
+    /// The duration in seconds, as the policy and the classifier count time.
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+}

@@ -67,7 +67,7 @@ public actor PlaySession {
     /// The same on `clock`, the time of every input.
     func run<C: Clock>(until stop: AsyncStream<Void>, clock: C) async throws where C.Duration == Duration {
         let origin = clock.now
-        let now: @Sendable () -> Double = { Self.seconds(origin.duration(to: clock.now)) }
+        let now: @Sendable () -> Double = { origin.duration(to: clock.now).seconds }
         let abilities = await shell.display.start()
         let d = await shell.display.status
         shell.logger.notice("display: \(d.summary)")
@@ -142,10 +142,6 @@ public actor PlaySession {
 
     private func answer(_ made: [(RequestID, ControlReply)]) {
         for (id, reply) in made { replies.removeValue(forKey: id)?.resume(returning: reply) }
-    }
-
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 }
 
