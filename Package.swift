@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "Blocking", swiftSettings: strict),
         .target(name: "Udev", dependencies: ["CUdev"], swiftSettings: strict),
         .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
-        .target(name: "MPV", dependencies: ["CMPV"], swiftSettings: strict),
+        .target(name: "MPV", dependencies: ["Blocking", "CMPV"], swiftSettings: strict),
 
         // Pure core: no I/O, no clock; only the standard library and swift-numerics' elementary functions.
         .target(

@@ -95,7 +95,7 @@ func measureDisplay() async {
         }
     }
     await display.restore()
-    await player.quit()
+    _ = await player.shutdown()
     times.print()
 }
 

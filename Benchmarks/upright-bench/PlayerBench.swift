@@ -70,7 +70,7 @@ struct PlayerTimes {
         try? player.mpvHandle.command(["vf", "set", ""])
         await measureHotkey(player, renderer, key: round % 2 == 0 ? "f" : "F11")
         renderer.close()
-        await player.quit()
+        _ = await player.shutdown()
     }
 
     /// Hotkey → relayout: the key press, its action, and the new layout's first frame.

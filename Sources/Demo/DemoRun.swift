@@ -52,7 +52,16 @@ public struct DemoRun: Sendable {
         let renderer = window ? nil : try MPVSoftwareRenderer(session.mpvHandle)
         let (stop, finish) = AsyncStream.makeStream(of: Void.self)
         let running = Task { try await session.run(until: stop) }
-        let pictures = try await play(session, renderer: renderer, step: step)
+        let pictures: [(path: String, picture: Picture)]
+        do {
+            pictures = try await play(session, renderer: renderer, step: step)
+        } catch {
+            renderer?.close()
+            finish.yield()
+            _ = await running.result
+            throw error
+        }
+        renderer?.close()  // before mpv quits, as the render API requires
         finish.yield()
         try await running.value
         return Result(

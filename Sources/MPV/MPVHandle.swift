@@ -1,3 +1,4 @@
+import Blocking
 import CMPV
 import Foundation
 import Synchronization
@@ -338,6 +339,16 @@ public final class MPVHandle: @unchecked Sendable {
     /// Asks mpv to quit; the event stream then ends with ``MPVEvent/shutdown``.
     public func quit() { try? command(["quit"]) }
 
+    /// Asks mpv to quit and waits until its core is destroyed (`mpv_terminate_destroy` has
+    /// returned: every thread of mpv's has ended), `timeout` at the most. A process must not exit
+    /// before: `exit` under a live video output's GL threads corrupts the heap. False when mpv did
+    /// not end within `timeout` seconds.
+    public func shutdown(timeout: Double = 5) async -> Bool {
+        quit()
+        let (lifetime, deadline) = (lifetime, DispatchTime.now() + timeout)
+        return await Blocking.run { lifetime.waitDestroyed(until: deadline) }
+    }
+
     static func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
         let copies = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
@@ -420,6 +431,10 @@ final class Lifetime: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Left once the core is destroyed, for ``waitDestroyed(until:)``.
+    private let alive = DispatchGroup()
+
+    init() { alive.enter() }
     var renderers: Int { state.withLock { $0.renderers } }
     func add(_ n: Int) { state.withLock { $0.renderers += n } }
 
@@ -430,12 +445,17 @@ final class Lifetime: Sendable {
 
     /// Destroys the core under the lock; later calls see it gone.
     func destroy(_ body: () -> Void) {
-        state.withLock { s in
-            guard !s.destroyed else { return }
+        let destroyed = state.withLock { s in
+            guard !s.destroyed else { return false }
             body()
             s.destroyed = true
+            return true
         }
+        if destroyed { alive.leave() }
     }
+
+    /// Blocks until the core is destroyed or `deadline`; true when it is.
+    func waitDestroyed(until deadline: DispatchTime) -> Bool { alive.wait(timeout: deadline) == .success }
 }
 
 /// The raw handle, for the event thread.

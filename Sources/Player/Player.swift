@@ -218,8 +218,10 @@ public actor Player {
     /// A property of the player, for status and tests.
     public func property<V: MPVConvertible>(_ p: MPVProperty<V>) throws(MPVError) -> V { try mpv.get(p) }
 
-    /// Ends playback; the event stream finishes with ``PlayerEvent/shutdown``.
-    public func quit() { mpv.quit() }
+    /// Ends playback and waits until mpv has shut down and its core is destroyed, `timeout`
+    /// seconds at the most (false when it did not end in time); the event stream finishes with
+    /// ``PlayerEvent/shutdown``. The process may exit only after this.
+    public func shutdown(timeout: Double = 5) async -> Bool { await mpv.shutdown(timeout: timeout) }
 
     // MARK: - Internals
 

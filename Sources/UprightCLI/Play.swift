@@ -58,8 +58,10 @@ struct Play: AsyncParsableCommand {
                 session: session, configurationPath: config ?? configuration.file,
                 controlPath: noControl ? nil : (control ?? controlSocketPath()), duration: duration, logger: logger,
                 overrides: overrides)
-        } catch let e as ControlError {
-            throw CLIFailure("\(e)")
+        } catch {
+            await session.close()  // the session may not have run: mpv must still end before the process
+            if let e = error as? ControlError { throw CLIFailure("\(e)") }
+            throw error
         }
     }
 }

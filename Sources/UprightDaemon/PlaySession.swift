@@ -64,8 +64,22 @@ public actor PlaySession {
         try await run(until: stop, clock: ContinuousClock())
     }
 
-    /// The same on `clock`, the time of every input.
+    /// The same on `clock`, the time of every input. Every way out (the stop, mpv quitting, a
+    /// start that fails) ends with mpv shut down and destroyed, so the process may exit.
     func run<C: Clock>(until stop: AsyncStream<Void>, clock: C) async throws where C.Duration == Duration {
+        var sources: [Task<Void, Never>] = []
+        do {
+            try await loop(until: stop, clock: clock, sources: &sources)
+        } catch {
+            await end(sources)
+            throw error
+        }
+        await end(sources)
+    }
+
+    private func loop<C: Clock>(
+        until stop: AsyncStream<Void>, clock: C, sources: inout [Task<Void, Never>]
+    ) async throws where C.Duration == Duration {
         let origin = clock.now
         let now: @Sendable () -> Double = { origin.duration(to: clock.now).seconds }
         let abilities = await shell.display.start()
@@ -74,7 +88,7 @@ public actor PlaySession {
         var core = try SessionCore(
             policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: d.report)
         try await shell.player.start()
-        let sources = shell.startSources(stop: stop, clock: clock)
+        sources = shell.startSources(stop: stop, clock: clock)
         var timer = TickTimer(clock: clock, origin: origin, feed: feed)
         answer(await shell.perform(core.start(at: now()), core: &core, now: now))
         for await event in events {
@@ -84,13 +98,24 @@ public actor PlaySession {
             timer.schedule(core.nextDeadline)
         }
         timer.schedule(nil)
+    }
+
+    /// Stops the sources, answers what waits, puts the output back and shuts mpv down.
+    private func end(_ sources: [Task<Void, Never>]) async {
         ended = true
         for task in sources { task.cancel() }
         for (_, reply) in replies { reply.resume(returning: .refused("the session has ended")) }
         replies = [:]
         await shell.monitor.stop()
         await shell.display.restore()
-        await shell.player.quit()
+        await close()
+    }
+
+    /// Shuts mpv down and waits for it (5 s at the most); for a session that never ran, too.
+    public func close() async {
+        if !(await shell.player.shutdown()) {
+            shell.logger.error("mpv did not shut down within 5 s; exiting anyway")
+        }
     }
 
     /// Asks for an action and waits for what came of it.

@@ -86,7 +86,7 @@ struct ScreenTests {
         }
         await display.restore()
         #expect(try sway.transform() == "normal")
-        await player.quit()
+        _ = await player.shutdown()
     }
 
     @Test func surfaceStrategyTurnsOnlyTheVideo() async throws {
@@ -107,7 +107,7 @@ struct ScreenTests {
             #expect(shot.width == 800 && shot.height == 1280)
             #expect(try sway.transform() == "normal")
         }
-        await player.quit()
+        _ = await player.shutdown()
     }
 
     @Test func theLayoutChangesWithoutAResize() async throws {
@@ -131,6 +131,6 @@ struct ScreenTests {
         withKnownIssue("mpv 0.35 wlshm: margins change at the next resize only") {
             #expect(fullOK, "full screen: \(full.rgb(400, 520)) \(full.rgb(400, 760))")
         }
-        await player.quit()
+        _ = await player.shutdown()
     }
 }

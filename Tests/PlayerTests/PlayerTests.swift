@@ -22,7 +22,7 @@ struct PlayerTests {
         try await player.apply(orientation, strategy: strategy)
         #expect(try await player.property(.videoRotate) == rotate)
         #expect(await player.surfaceAngle == Int(rotate))
-        await player.quit()
+        _ = await player.shutdown()
     }
 
     @Test func inlineKeepsTheLowerPartForTheOverlaysOnTheViewersBottom() async throws {
@@ -44,7 +44,7 @@ struct PlayerTests {
         try await player.apply(.landscapeRight, strategy: .interface)
         try await player.setLayout(.inline)
         #expect(try await margins() == [0, 0, 0, 0])  // inline is a portrait layout
-        await player.quit()
+        _ = await player.shutdown()
     }
 
     @Test func hotkeysArriveAsActions() async throws {
@@ -54,7 +54,7 @@ struct PlayerTests {
         #expect(await waitFor(player.events) { $0 == .hotkey(.fullscreen) } != nil)
         try await player.keypress("l")
         #expect(await waitFor(player.events) { $0 == .hotkey(.toggleLock) } != nil)
-        await player.quit()
+        _ = await player.shutdown()
     }
 
     @Test func aMissingFileIsShownAndSkipped() async throws {
@@ -68,7 +68,7 @@ struct PlayerTests {
             "\(String(describing: seen))")
         #expect(seen?.last == .playing(testPattern))
         #expect(await player.overlays.message == "Cannot play clip.mp4: loading failed")
-        await player.quit()
+        _ = await player.shutdown()
         #expect(await waitFor(player.events) { $0 == .shutdown } != nil)
     }
 
@@ -87,7 +87,7 @@ struct PlayerTests {
         try await player.setOverlaysHidden(true)
         try await player.setOverlaysHidden(false)
         #expect(await player.overlays.statusLine == "12:00  ·  Loop  ·  rotation locked")
-        await player.quit()
+        _ = await player.shutdown()
     }
 }
 
@@ -185,7 +185,7 @@ struct PlayerPixelTests {
         #expect(top > 20, "status line pixels at the viewer's top: \(top)")
         #expect(bottom == 0, "status line pixels at the viewer's bottom: \(bottom)")
         renderer.close()  // the render context goes before the player quits
-        await player.quit()
+        _ = await player.shutdown()
     }
 }
 
@@ -220,7 +220,7 @@ struct PlayerLayoutPixelTests {
         f = try await frame { t.isRed($0.rgb(160, 20)) }
         #expect(t.isRed(f.rgb(160, 20)))
         renderer.close()
-        await player.quit()
+        _ = await player.shutdown()
     }
 
     @Test func anEmptyPlaylistShowsTheTestPattern() async throws {
@@ -228,7 +228,7 @@ struct PlayerLayoutPixelTests {
         try await player.start()
         let seen = await waitFor(player.events) { if case .playing = $0 { true } else { false } }
         #expect(seen?.last == .playing(testPattern))
-        await player.quit()
+        _ = await player.shutdown()
     }
 }
 

@@ -25,15 +25,17 @@ struct Run {
 
 /// Runs `upright ARGUMENTS` and waits for it off the cooperative pool (a test that blocks a pool
 /// thread while it waits starves every task of the test process on a two-core machine).
-func upright(_ arguments: [String]) async throws -> Run {
-    try await Blocking.run { try uprightNow(arguments) }
+func upright(_ arguments: [String], environment: [String: String]? = nil) async throws -> Run {
+    try await Blocking.run { try uprightNow(arguments, environment: environment) }
 }
 
-/// Runs `upright ARGUMENTS` and waits for it on the calling thread.
-func uprightNow(_ arguments: [String]) throws -> Run {
+/// Runs `upright ARGUMENTS` and waits for it on the calling thread; `environment` replaces the
+/// test's own.
+func uprightNow(_ arguments: [String], environment: [String: String]? = nil) throws -> Run {
     let p = Process()
     p.executableURL = uprightBinary
     p.arguments = arguments
+    if let environment { p.environment = environment }
     let out = Pipe(), err = Pipe()
     p.standardOutput = out
     p.standardError = err
