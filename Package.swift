@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // C libraries: each wrapped once, by exactly one Swift module.
@@ -73,6 +74,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -149,13 +151,13 @@ let package = Package(
         .testTarget(
             name: "UprightDaemonTests",
             dependencies: [
-                "UprightDaemon", "Config", "OrientationCore", "MPV", "Session",
+                "UprightDaemon", "Config", "OrientationCore", "MPV", "Session", "UnixSocket",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",
-            dependencies: ["Blocking", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "upright"],
+            dependencies: ["Blocking", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "UnixSocket", "upright"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

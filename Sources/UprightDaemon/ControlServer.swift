@@ -1,6 +1,9 @@
 import Blocking
 import Foundation
 import Glibc
+public import Logging
+import NIOCore
+import NIOPosix
 import Session
 import Synchronization
 import UnixSocket
@@ -27,33 +30,63 @@ public struct ControlError: Error, CustomStringConvertible, Sendable {
 
 /// The control socket: a Unix stream socket (mode 0600, in a 0700 directory) taking JSON lines.
 /// Only peers of the same user (or root) are served: `SO_PEERCRED` is checked on every
-/// connection. Each connection has its own thread; the handler is asynchronous and its reply is
-/// written back as one line. A bad request gets an error reply; nothing a peer sends stops it.
+/// connection. Served by SwiftNIO on one event-loop thread, whatever the number of clients; a
+/// connection's requests are answered in order, each by the asynchronous handler in a task. A
+/// connection idle for 30 s is closed, and beyond ``connectionLimit`` open connections the one
+/// idle longest makes room for the new one. When `accept` fails (EMFILE, ENFILE: the descriptor
+/// limit), the server logs it and tries again a second later; the listener stays open for as long
+/// as the server runs. A bad request gets an error reply; nothing a peer sends stops it.
 public final class ControlServer: Sendable {
     public let path: String
-    private let listener: Int32
-    private let handler: Handler
-    /// Whether the accept thread runs (and so owns the closing of `listener`).
-    private let started = Mutex(false)
-
-    private enum Handler: Sendable {
-        case async(@Sendable (String) async -> String)
-        case sync(@Sendable (String) -> String)
-    }
+    /// Open connections at the most: a monitoring system that never closes its own cannot make
+    /// the socket deaf.
+    public static let connectionLimit = 64
+    /// One event-loop thread for every control server of the process, never shut down.
+    private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let listener: any Channel
+    private let connections: Connections
 
     /// Binds `path`; throws when another Upright answers there or the socket cannot be made.
-    public convenience init(path: String, handler: @escaping @Sendable (String) async -> String) throws(ControlError) {
-        try self.init(path: path, handler: .async(handler))
-    }
-
-    /// The same with a handler that answers at once, on the connection's own thread.
-    public convenience init(path: String, answer: @escaping @Sendable (String) -> String) throws(ControlError) {
-        try self.init(path: path, handler: .sync(answer))
-    }
-
-    private init(path: String, handler: Handler) throws(ControlError) {
+    public init(
+        path: String, logger: Logger = Logger(label: "upright"), handler: @escaping @Sendable (String) async -> String
+    ) async throws(ControlError) {
         self.path = path
-        self.handler = handler
+        try Self.prepare(path)
+        let connections = Connections()
+        self.connections = connections
+        let old = umask(0o177)  // the socket file is made 0600 from the start
+        defer { umask(old) }
+        do {
+            listener = try await ServerBootstrap(group: Self.eventLoop)
+                .serverChannelOption(.backlog, value: 64)
+                .serverChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            AcceptFailure(logger: logger, connections: connections))
+                    }
+                }
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandlers([
+                            IdleStateHandler(readTimeout: .seconds(30)),
+                            RequestHandler(handler: handler, connections: connections),
+                        ])
+                    }
+                }
+                .bind(unixDomainSocketPath: path).get()
+        } catch {
+            throw ControlError("cannot listen on \(path): \(error)")
+        }
+    }
+
+    /// The same with a handler that answers at once.
+    public convenience init(path: String, answer: @escaping @Sendable (String) -> String) async throws(ControlError) {
+        try await self.init(path: path, logger: Logger(label: "upright"), handler: { line in answer(line) })
+    }
+
+    /// Makes the private directory; refuses a path where another Upright answers and removes a
+    /// socket file left by a run that died.
+    private static func prepare(_ path: String) throws(ControlError) {
         let directory = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(
@@ -61,97 +94,195 @@ public final class ControlServer: Sendable {
         } catch {
             throw ControlError("cannot create \(directory): \(error.localizedDescription)")
         }
-        if FileManager.default.fileExists(atPath: path) {
-            if let fd = try? ControlClient.connect(path) {
-                close(fd)
-                throw ControlError("another upright is running: its control socket \(path) answers")
-            }
-            unlink(path)  // left by a run that died
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        if let fd = try? ControlClient.connect(path) {
+            close(fd)
+            throw ControlError("another upright is running: its control socket \(path) answers")
         }
-        do throws(UnixSocketError) {
-            listener = try UnixSocket.listen(path, mode: 0o600)
-        } catch {
-            throw ControlError("\(error)")
-        }
-    }
-
-    /// Serves until ``stop()``; blocking accept on a thread of its own, which alone closes the
-    /// listening socket when it ends (closing it under a blocked or starting `accept` could let a
-    /// new socket reuse the number and be served by the old thread). A connection to an
-    /// asynchronous handler is a task (its reads and writes through ``Blocking``); one to a handler
-    /// that answers at once is served on a thread of its own.
-    public func start() {
-        let listener = listener
-        started.withLock { $0 = true }
-        Blocking.thread(named: "upright-control") { [self] in
-            // Until stop() shuts the socket down.
-            while let client = UnixSocket.accept(listener) {
-                switch handler {
-                case .async(let answer): Task { await serve(client, answer) }
-                case .sync(let answer): Blocking.thread(named: "upright-control-peer") { self.serve(client, answer) }
-                }
-            }
-            close(listener)
-        }
-    }
-
-    /// Stops listening but leaves the socket file, as a run that died does (for tests).
-    public func stopListeningOnly() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        if !started.withLock({ $0 }) { close(listener) }
-    }
-
-    /// Stops listening and removes the socket file.
-    public func stop() {
-        stopListeningOnly()
         unlink(path)
     }
 
-    /// One connection to an asynchronous handler: request lines in, one reply line each.
-    private func serve(_ fd: Int32, _ answer: @Sendable (String) async -> String) async {
-        defer { close(fd) }
-        guard await Blocking.run({ self.admit(fd) }) else { return }
-        var lines = LineBuffer()
-        while let chunk = await Blocking.run({ UnixSocket.read(fd) }), !chunk.isEmpty {
-            for line in lines.add(chunk) {
-                let reply = await answer(line)
-                _ = await Blocking.run { Self.writeLine(fd, reply) }
-            }
-            if lines.overflowed {
-                _ = await Blocking.run { Self.writeLine(fd, LineBuffer.tooLong) }
-                break
+    /// Serving starts with the server; kept for the services' shape.
+    public func start() {}
+
+    /// Stops listening, closes the open connections and removes the socket file.
+    public func stop() {
+        listener.close(promise: nil)
+        connections.closeAll()
+        unlink(path)
+    }
+
+    /// Open connections now, for status and tests.
+    public var openConnections: Int { connections.count }
+}
+
+/// One connection: checks the peer, splits lines, answers them one after the other (each by the
+/// handler in a task) and writes each reply back as one line. Lives on the connection's event loop.
+private final class RequestHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let handler: @Sendable (String) async -> String
+    let connections: Connections
+    private var lines = LineBuffer()
+    private var pending: [String] = []
+    private var admitted = false
+    private var busy = false
+    private var context: ChannelHandlerContext?
+
+    init(handler: @escaping @Sendable (String) async -> String, connections: Connections) {
+        (self.handler, self.connections) = (handler, connections)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    func channelActive(context: ChannelHandlerContext) {
+        connections.add(context.channel)
+        context.fireChannelActive()
+        guard let options = context.channel as? any SocketOptionProvider else { return refuse() }
+        let peer: EventLoopFuture<PeerCredentials> = options.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        peer.assumeIsolated().whenComplete { result in
+            guard case .success(let peer) = result, peer.uid == geteuid() || peer.uid == 0 else { return self.refuse() }
+            self.admitted = true
+            self.next()
+        }
+    }
+
+    /// Only this user (or root) is served (`SO_PEERCRED`).
+    private func refuse() {
+        write(ControlReply.refused("permission denied: the control socket serves its own user only").line)
+        context?.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connections.remove(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let chunk = unwrapInboundIn(data)
+        pending += lines.add(Array(chunk.readableBytesView))
+        if lines.overflowed {
+            pending = []
+            write(LineBuffer.tooLong)
+            context.close(promise: nil)
+            return
+        }
+        next()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent, !busy { context.close(promise: nil) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Answers the next pending line, unless one is being answered.
+    private func next() {
+        guard admitted, !busy, !pending.isEmpty, let context else { return }
+        busy = true
+        connections.use(context.channel, busy: true)
+        let line = pending.removeFirst()
+        let (handler, loop) = (handler, context.eventLoop)
+        let this = NIOLoopBound(self, eventLoop: loop)
+        Task {
+            let reply = await handler(line)
+            loop.execute {
+                let handler = this.value
+                handler.busy = false
+                if let channel = handler.context?.channel { handler.connections.use(channel, busy: false) }
+                handler.write(reply)
+                handler.next()
             }
         }
     }
 
-    /// The same for a handler that answers at once, on the connection's own thread.
-    private func serve(_ fd: Int32, _ answer: (String) -> String) {
-        defer { close(fd) }
-        guard admit(fd) else { return }
-        var lines = LineBuffer()
-        while let chunk = UnixSocket.read(fd), !chunk.isEmpty {
-            for line in lines.add(chunk) { Self.writeLine(fd, answer(line)) }
-            if lines.overflowed {
-                Self.writeLine(fd, LineBuffer.tooLong)
-                break
-            }
+    private func write(_ line: String) {
+        guard let context else { return }
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: line + "\n")), promise: nil)
+    }
+
+}
+
+/// `struct ucred` (pid, uid, gid), which Glibc's module map hides behind _GNU_SOURCE.
+private struct PeerCredentials: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// The open connections, with which is busy and when each was last used: beyond the limit, the
+/// one idle longest is closed.
+private final class Connections: Sendable {
+    private struct Entry {
+        var channel: any Channel
+        var busy = false
+        var used = ContinuousClock.now
+    }
+
+    private let open = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    var count: Int { open.withLock { $0.count } }
+
+    /// Registers a new connection, closing the one idle longest when the limit is passed.
+    func add(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        let evicted: (any Channel)? = open.withLock { open in
+            open[id] = Entry(channel: channel)
+            guard open.count > ControlServer.connectionLimit else { return nil }
+            let idle = open.filter { !$0.value.busy && $0.key != id }.min { $0.value.used < $1.value.used }
+            return idle.flatMap { open.removeValue(forKey: $0.key)?.channel }
+        }
+        evicted?.close(promise: nil)
+    }
+
+    /// Closes the older half of the idle connections (one at least); returns how many.
+    func closeOlderIdleHalf() -> Int {
+        let closing = open.withLock { open -> [any Channel] in
+            let idle = open.filter { !$0.value.busy }.sorted { $0.value.used < $1.value.used }
+            let older = idle.prefix(max(1, idle.count / 2))
+            for (id, _) in older { open[id] = nil }
+            return older.map(\.value.channel)
+        }
+        for channel in closing { channel.close(promise: nil) }
+        return closing.count
+    }
+
+    func use(_ channel: any Channel, busy: Bool) {
+        open.withLock { open in
+            open[ObjectIdentifier(channel)]?.busy = busy
+            open[ObjectIdentifier(channel)]?.used = .now
         }
     }
 
-    /// Sets the connection's timeouts and checks its peer: its own user (or root) only.
-    private func admit(_ fd: Int32) -> Bool {
-        UnixSocket.setTimeout(fd, seconds: 30)
-        guard let uid = UnixSocket.peerUID(fd) else { return false }
-        guard uid == geteuid() || uid == 0 else {
-            Self.writeLine(
-                fd, ControlReply.refused("permission denied: the control socket serves its own user only").line)
-            return false
-        }
-        return true
-    }
+    func remove(_ channel: any Channel) { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
 
-    private static func writeLine(_ fd: Int32, _ text: String) {
-        _ = UnixSocket.sendAll(fd, Array((text + "\n").utf8))
+    func closeAll() {
+        for entry in open.withLock({ $0.values }) { entry.channel.close(promise: nil) }
+    }
+}
+
+/// A failing `accept` (EMFILE, ENFILE): logged (at most once a minute), and the older half of the
+/// idle connections is closed to give descriptors back; NIO's backoff then tries again a second
+/// later and keeps the listener open.
+private final class AcceptFailure: ChannelInboundHandler {
+    typealias InboundIn = NIOAny
+    let logger: Logger
+    let connections: Connections
+    private var lastLogged: NIODeadline?
+
+    init(logger: Logger, connections: Connections) { (self.logger, self.connections) = (logger, connections) }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let closed = connections.closeOlderIdleHalf()
+        let now = NIODeadline.now()
+        if lastLogged.map({ now - $0 > .seconds(60) }) ?? true {
+            lastLogged = now
+            logger.error(
+                "control socket: cannot accept a connection (\(error)); closed \(closed) idle connections, trying again in 1 s"
+            )
+        }
+        context.fireErrorCaught(error)
     }
 }
 

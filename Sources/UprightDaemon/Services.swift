@@ -26,7 +26,9 @@ public enum PlayServices {
                 serviceName: "session")
         ]
         if let controlPath {
-            let server = try ControlServer(path: controlPath) { line in await session.control(line) }
+            let server = try await ControlServer(path: controlPath, logger: logger) { line in
+                await session.control(line)
+            }
             services.append(.init(service: ControlService(server: server), serviceName: "control"))
             logger.info("control socket: \(controlPath)")
         }

@@ -12,9 +12,17 @@ struct SignalTests {
         private let lock = NSLock()
         private var err = Data()
 
-        init(_ arguments: [String]) throws {
-            process.executableURL = uprightBinary
-            process.arguments = ["play"] + arguments
+        /// `fileLimit` sets the process's descriptor limit (`ulimit -n`) before it starts.
+        init(_ arguments: [String], fileLimit: Int? = nil, environment: [String: String]? = nil) throws {
+            if let fileLimit {
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments =
+                    ["-c", "ulimit -n \(fileLimit) && exec \"$0\" play \"$@\"", uprightBinary.path] + arguments
+            } else {
+                process.executableURL = uprightBinary
+                process.arguments = ["play"] + arguments
+            }
+            if let environment { process.environment = environment }
             process.standardOutput = FileHandle.nullDevice
             let e = Pipe()
             process.standardError = e
@@ -72,7 +80,7 @@ struct CtlTests {
     ])
     func theExitStatusFollowsTheReply(reply: String, status: Int32) async throws {
         let path = NSTemporaryDirectory() + "upright-ctl-\(UUID().uuidString.prefix(8))/control.sock"
-        let server = try ControlServer(path: path, answer: { _ in reply })
+        let server = try await ControlServer(path: path, answer: { _ in reply })
         server.start()
         defer { server.stop() }
         // The server answers from tasks: the client's wait must not hold a thread of the pool.

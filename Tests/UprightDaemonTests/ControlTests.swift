@@ -5,7 +5,9 @@ import MPV
 import OrientationCore
 import Synchronization
 import Testing
-import UprightDaemon
+import UnixSocket
+
+@testable import UprightDaemon
 
 /// A session on the real libmpv (vo=null), no sensor and no display, for control and reload.
 func quietSession(
@@ -83,6 +85,11 @@ struct ControlTests {
         (#"{"command": "rotate-to"}"#, "rotate-to needs an \"argument\""),
         (#"{"command": "scene-push", "argument": "nope"}"#, "no scene named 'nope'"),
         (#"{"command": "scene-pop"}"#, "no pushed scene"),
+        (#"{"command":"status","command":"lock"}"#, "repeats the key \"command\""),
+        (
+            #"{"command": "rotate-to", "argument": "portrait", "argument" : "landscape-left"}"#,
+            "repeats the key \"argument\""
+        ),
     ])
     func badRequestsGetAnErrorAndChangeNothing(request: String, error: String) async throws {
         let session = try quietSession()
@@ -130,6 +137,17 @@ struct ControlTests {
     }
 }
 
+@Suite("Control requests")
+struct ControlRequestTests {
+    @Test func repeatedKeysAreFoundAtTheTopLevelOnly() {
+        #expect(ControlRequest.repeatedKey(in: #"{"command": "status"}"#) == nil)
+        #expect(ControlRequest.repeatedKey(in: #"{"a": {"b": 1, "b": 2}, "c": [{"d": 1}, {"d": 2}]}"#) == nil)
+        #expect(ControlRequest.repeatedKey(in: #"{"a": "x\":\"", "b": "a:", "c": 1}"#) == nil)
+        #expect(ControlRequest.repeatedKey(in: #"{"a": 1, "b": {"a": 2}, "a" :3}"#) == "a")
+        #expect(ControlRequest.repeatedKey(in: #"{"k\"ey": 1, "k\"ey": 2}"#) == #"k\"ey"#)
+    }
+}
+
 @Suite("Control socket", .serialized)
 struct ControlSocketTests {
     func temporarySocket() -> String {
@@ -138,24 +156,24 @@ struct ControlSocketTests {
 
     @Test func repliesLineByLineOnAPrivateSocket() async throws {
         let path = temporarySocket()
-        let server = try ControlServer(path: path, answer: { line in "{\"echo\": \(line.count)}" })
+        let server = try await ControlServer(path: path, answer: { line in "{\"echo\": \(line.count)}" })
         server.start()
         defer { server.stop() }
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(try await ControlClient.send("hello", to: path) == #"{"echo": 5}"#)
         // Another server on the same path: this one answers, so it is refused.
-        #expect(throws: ControlError.self) { try ControlServer(path: path, answer: { _ in "" }) }
+        await #expect(throws: ControlError.self) { try await ControlServer(path: path, answer: { _ in "" }) }
     }
 
     @Test func aSocketLeftByADeadRunIsReplaced() async throws {
         let path = temporarySocket()
-        let first = try ControlServer(path: path, answer: { _ in "first" })
-        first.start()
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         // A run that died leaves its socket file behind, with nobody listening.
-        first.stopListeningOnly()
+        close(try UnixSocket.listen(path))
         #expect(FileManager.default.fileExists(atPath: path))
-        let second = try ControlServer(path: path, answer: { _ in "second" })
+        let second = try await ControlServer(path: path, answer: { _ in "second" })
         second.start()
         defer { second.stop() }
         #expect(try await ControlClient.send("x", to: path) == "second")
@@ -175,7 +193,7 @@ struct ControlPeerTests {
     @Test func anotherUserIsRefusedEvenWhenTheSocketIsOpenToAll() async throws {
         let directory = NSTemporaryDirectory() + "upright-peer-\(UUID().uuidString.prefix(8))"
         let path = directory + "/control.sock"
-        let server = try ControlServer(path: path, answer: { _ in #"{"ok": true}"# })
+        let server = try await ControlServer(path: path, answer: { _ in #"{"ok": true}"# })
         server.start()
         defer {
             server.stop()
