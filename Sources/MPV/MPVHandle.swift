@@ -131,8 +131,9 @@ extension MPVProperty where Value == String {
 public enum MPVEvent: Sendable, Hashable {
     case startFile(playlistEntry: Int64)
     case fileLoaded
-    /// A file ended: `reason` is eof, stop, quit, error or redirect; `error` is mpv's message for errors.
-    case endFile(reason: String, error: String?)
+    /// A file ended: `reason` is eof, stop, quit, error or redirect; `error` is mpv's message for
+    /// errors; `playlistEntry` the entry's id, as in ``startFile(playlistEntry:)``.
+    case endFile(reason: String, error: String?, playlistEntry: Int64)
     case playbackRestart
     case videoReconfigured
     case idle
@@ -369,7 +370,7 @@ public final class MPVHandle: @unchecked Sendable {
         case MPV_EVENT_FILE_LOADED: return .fileLoaded
         case MPV_EVENT_END_FILE:
             guard let end = e.data?.assumingMemoryBound(to: mpv_event_end_file.self).pointee else {
-                return .endFile(reason: "unknown", error: nil)
+                return .endFile(reason: "unknown", error: nil, playlistEntry: 0)
             }
             let reason: String =
                 switch end.reason {
@@ -380,7 +381,9 @@ public final class MPVHandle: @unchecked Sendable {
                 case MPV_END_FILE_REASON_REDIRECT: "redirect"
                 default: "unknown"
                 }
-            return .endFile(reason: reason, error: end.error < 0 ? String(cString: mpv_error_string(end.error)) : nil)
+            return .endFile(
+                reason: reason, error: end.error < 0 ? String(cString: mpv_error_string(end.error)) : nil,
+                playlistEntry: end.playlist_entry_id)
         case MPV_EVENT_PLAYBACK_RESTART: return .playbackRestart
         case MPV_EVENT_VIDEO_RECONFIG: return .videoReconfigured
         case MPV_EVENT_IDLE: return .idle

@@ -18,6 +18,8 @@ public struct PlayerSettings: Sendable, Hashable {
     ]
     /// The share of a portrait screen below the video in the inline layout, left to the overlays.
     public var inlineBottomMargin = 0.4
+    /// How long "Cannot play ..." stays over the video at least, even when the next file plays at once.
+    public var failureMessageTime: Duration = .seconds(5)
 
     public init() {}
 }
@@ -52,8 +54,10 @@ public actor Player {
     private var current: String?
     /// Callers of ``next()`` and ``previous()`` waiting for mpv to start the entry.
     private var stepWaiters: [CheckedContinuation<Void, Never>] = []
-    /// The playlist as loaded; mpv numbers its entries from 1 in this order.
-    private var loaded: [String] = []
+    /// mpv's playlist entries by id, as each started (an entry that failed is named by this).
+    private var entries: [Int64: String] = [:]
+    /// The message the player put over the video for a file that failed, and when.
+    private var failure: (text: String, shown: ContinuousClock.Instant)?
     private var settings: PlayerSettings
     /// With the software render API (vo=libmpv) mpv 0.35 aborts on `video-rotate`: turn with a filter.
     private let rotateByFilter: Bool
@@ -107,7 +111,6 @@ public actor Player {
     /// Starts the playlist, or the idle scene when it is empty.
     public func start() throws(MPVError) {
         let items = settings.playlist.isEmpty ? [testPattern] : settings.playlist
-        loaded = items
         current = nil
         try mpv.command(["loadfile", items[0], "replace"])
         for item in items.dropFirst() { try mpv.command(["loadfile", item, "append"]) }
@@ -150,6 +153,52 @@ public actor Player {
     private func releaseStepWaiters() {
         for w in stepWaiters { w.resume() }
         stepWaiters = []
+    }
+
+    /// The file or URL of mpv's playlist entry `id` (`playlist/N/id`, `playlist/N/filename`).
+    private func entryPath(_ id: Int64) -> String? {
+        let count = Int((try? mpv.get(.playlistCount)) ?? 0)
+        var i = 0
+        while i < count {
+            if let text = mpv.string("playlist/\(i)/id"), Int64(text) == id {
+                return mpv.string("playlist/\(i)/filename")
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Why a local file cannot be played, in the system's words (mpv says only "loading failed"):
+    /// missing, a directory, unreadable. `nil` for a URL or a file that can be read.
+    public static func whyUnplayable(_ item: String) -> String? {
+        if item.contains("://") && !item.hasPrefix("file://") { return nil }
+        let path = item.hasPrefix("file://") ? (URL(string: item)?.path ?? item) : item
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "\(path): " + String(cString: strerror(errno)).lowercased() }
+        if info.st_mode & S_IFMT == S_IFDIR { return "\(path) is a directory" }
+        guard access(path, R_OK) == 0 else { return "\(path): " + String(cString: strerror(errno)).lowercased() }
+        return nil
+    }
+
+    /// Shows `text` over the video until a later file has played for a while.
+    private func showFailure(_ text: String) {
+        failure = (text, .now)
+        try? updateOverlays { $0.message = text }
+    }
+
+    /// A file plays: the failure message goes, once it has been up for the settings' time.
+    private func clearFailureMessage() {
+        guard let failure else { return }
+        let left = settings.failureMessageTime - failure.shown.duration(to: .now)
+        guard left <= .zero else {
+            Task { [weak self] in
+                try? await Task.sleep(for: left)
+                await self?.clearFailureMessage()
+            }
+            return
+        }
+        self.failure = nil
+        if overlays.message == failure.text { try? updateOverlays { $0.message = nil } }
     }
 
     /// What the status line shows for `item`: "Test pattern" for the built-in one, else mpv's title.
@@ -290,18 +339,21 @@ public actor Player {
                 continuation.yield(.hotkey(action))
             }
         case .startFile(let entry):
-            // From the entry's number, not from the `path` property, which may already name the next file.
-            current = entry >= 1 && Int(entry) <= loaded.count ? loaded[Int(entry) - 1] : mpv.string("path")
+            // mpv's own entry, never a guess from a list of ours (its ids keep counting across a reload),
+            // nor the `path` property, which may already name the next file.
+            current = entryPath(entry) ?? mpv.string("path")
+            if let current { entries[entry] = current }
             releaseStepWaiters()
         case .fileLoaded:
             if let current { continuation.yield(.playing(current)) }
-        case .endFile(let reason, let error) where reason == "error":
-            let path = current ?? "?"
-            continuation.yield(.fileFailed(path, reason: error ?? "unknown error"))
-            var content = overlays
-            content.message = "Cannot play \((path as NSString).lastPathComponent): \(error ?? "unknown error")"
-            overlays = content
-            try? drawOverlays()
+            clearFailureMessage()
+        case .endFile(let reason, let error, let entry) where reason == "error":
+            let path = entries[entry] ?? entryPath(entry) ?? current ?? "?"
+            let why = Self.whyUnplayable(path) ?? error ?? "unknown error"
+            continuation.yield(.fileFailed(path, reason: why))
+            showFailure("Cannot play \((path as NSString).lastPathComponent): \(why)")
+        case .endFile(_, _, let entry):
+            entries[entry] = nil
         case .idle:
             releaseStepWaiters()
             continuation.yield(.idle)

@@ -14,7 +14,8 @@ public enum MonitorEvent: Sendable, Hashable {
 /// The device orientation stream: the sensor, classified on its own thread, and the rotation lock
 /// from its three sources. While locked the orientation reads `unknown` and regular polling stops;
 /// on unlock polling resumes and the classifier starts afresh, so the first report after it is the
-/// device's orientation now.
+/// device's orientation now. While the sensor is absent or faulty the orientation reads `unknown`
+/// too, and the classifier starts afresh when readings come back.
 public actor OrientationMonitor {
     public nonisolated let events: AsyncStream<MonitorEvent>
     private let continuation: AsyncStream<MonitorEvent>.Continuation
@@ -92,7 +93,15 @@ public actor OrientationMonitor {
 
     private func sensor(_ e: SensorEvent) {
         switch e {
-        case .status(let s): continuation.yield(.status(s))
+        case .status(let s):
+            continuation.yield(.status(s))
+            // No readings: the device's orientation is not known (the status says why). The classifier
+            // starts afresh, so that the first report once readings come back is the orientation then.
+            if s.state == .absent || s.state == .faulty, current != .unknown {
+                current = .unknown
+                control.restartClassifier()
+                if !lock.locked { continuation.yield(.orientation(.unknown, change: nil)) }
+            }
         case .change(let c):
             guard !lock.locked else { return }
             current = c.orientation

@@ -2,7 +2,7 @@ import Foundation
 import OrientationCore
 
 /// The accelerometer polled at the configured rate on the sensor's thread: found (and found again
-/// after a fault, with backoff from 0.25 s doubling to 5 s), read, checked, and paused while the
+/// after a fault, with backoff from 0.25 s doubling to 1.5 s: a device back is read within 2 s), read, checked, and paused while the
 /// rotation lock is on. Every change of its health is reported once.
 struct Poller {
     let settings: SensorSettings
@@ -31,6 +31,9 @@ struct Poller {
                 }
                 control.waitWhilePaused()
                 next = monotonicSeconds()
+                if let a = accelerometer, !control.isStopped {
+                    report(.reading, a, "polling resumed (the rotation lock is off); " + describe(a))
+                }
             } else if let a = accelerometer {
                 if poll(a) { waitForTheNextPoll() }
             } else {
@@ -67,7 +70,7 @@ struct Poller {
             }
             report(SensorStatus(state: state, message: error.description + "; retrying", skippedValues: skipped))
             control.sleep(until: monotonicSeconds() + backoff)
-            backoff = min(backoff * 2, 5)
+            backoff = min(backoff * 2, 1.5)
         }
     }
 

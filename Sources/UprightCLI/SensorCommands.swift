@@ -155,10 +155,11 @@ struct SensorCommand: AsyncParsableCommand {
                     change.t -= start
                     show(change)
                 } else {
+                    let why = await monitor.isLocked ? "the rotation lock is on" : "no readings from the sensor"
                     writeLine(
                         json
                             ? "{\"t\": \(t.fixed(3)), \"orientation\": \"\(o)\"}"
-                            : "\(t.fixed(2)) s  orientation: \(o)  (the rotation lock is on)")
+                            : "\(t.fixed(2)) s  orientation: \(o)  (\(why))")
                 }
             }
         }

@@ -62,7 +62,7 @@ struct MPVHandleTests {
         let mpv = try MPVHandle(options: headless)
         try mpv.command(["loadfile", "/nonexistent/video.mp4"])
         let seen = await waitFor(mpv.events) { if case .endFile = $0 { true } else { false } }
-        guard case .endFile(let reason, let error) = seen?.last else {
+        guard case .endFile(let reason, let error, _) = seen?.last else {
             Issue.record("no end-file event: \(String(describing: seen))")
             return
         }

@@ -57,19 +57,56 @@ struct PlayerTests {
         _ = await player.shutdown()
     }
 
-    @Test func aMissingFileIsShownAndSkipped() async throws {
+    @Test func aMissingFileIsShownAndSkippedAndItsMessageGoesOnceTheNextPlays() async throws {
         var settings = PlayerSettings()
         settings.playlist = ["/nonexistent/clip.mp4", testPattern]
+        settings.failureMessageTime = .milliseconds(300)
         let player = try Player(settings: settings, extra: headless)
         try await player.start()
         let seen = await waitFor(player.events) { if case .playing = $0 { true } else { false } }
+        let why = "/nonexistent/clip.mp4: no such file or directory"
         #expect(
-            seen?.contains(.fileFailed("/nonexistent/clip.mp4", reason: "loading failed")) == true,
-            "\(String(describing: seen))")
+            seen?.contains(.fileFailed("/nonexistent/clip.mp4", reason: why)) == true, "\(String(describing: seen))")
         #expect(seen?.last == .playing(testPattern))
-        #expect(await player.overlays.message == "Cannot play clip.mp4: loading failed")
+        #expect(await player.overlays.message == "Cannot play clip.mp4: \(why)")
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(await player.overlays.message == nil)
         _ = await player.shutdown()
         #expect(await waitFor(player.events) { $0 == .shutdown } != nil)
+    }
+
+    @Test func aDirectoryOrAFileMpvCannotReadSaysWhy() throws {
+        let directory = NSTemporaryDirectory() + "upright-why-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(Player.whyUnplayable(directory) == "\(directory) is a directory")
+        #expect(
+            Player.whyUnplayable("file://\(directory)/gone.mp4") == "\(directory)/gone.mp4: no such file or directory")
+        let garbage = directory + "/garbage.mp4"
+        try Data("not a video".utf8).write(to: URL(fileURLWithPath: garbage))
+        #expect(Player.whyUnplayable(garbage) == nil)  // readable: mpv's own reason stands
+        #expect(Player.whyUnplayable("https://example.com/clip.mp4") == nil)
+    }
+
+    @Test func failedFilesAreNamedByMpvsOwnEntryAfterAReload() async throws {
+        let short = "av://lavfi:testsrc2=size=320x240:rate=25:duration=0.2"
+        var settings = PlayerSettings()
+        settings.playlist = [short, "/nonexistent/first.mp4"]
+        settings.loop = false
+        let player = try Player(settings: settings, extra: headless)
+        try await player.start()
+        let first = await waitFor(player.events) { if case .fileFailed = $0 { true } else { false } }
+        #expect(
+            first?.last
+                == .fileFailed("/nonexistent/first.mp4", reason: "/nonexistent/first.mp4: no such file or directory"))
+        // mpv's entry ids go on counting after the playlist is replaced: the failing entry is id 3, which
+        // is also a position in the new list (where `short` stands).
+        try await player.setPlaylist(["/nonexistent/second.mp4", short, short, short])
+        let second = await waitFor(player.events) { if case .fileFailed = $0 { true } else { false } }
+        #expect(
+            second?.last
+                == .fileFailed("/nonexistent/second.mp4", reason: "/nonexistent/second.mp4: no such file or directory"))
+        _ = await player.shutdown()
     }
 
     @Test func overlaysAreAcceptedInEveryOrientationAndHiddenDuringATransition() async throws {

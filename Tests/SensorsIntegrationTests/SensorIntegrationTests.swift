@@ -61,6 +61,7 @@ struct SensorIntegrationTests {
         await run.wait()
         writer.closeFile()
         #expect(orientations(run.stdout) == ["portrait", "unknown", "landscape-left"], "\(run.stdout)")
+        #expect(run.stderr.contains("sensor reading: polling resumed (the rotation lock is off); reading iio:device0"))
         let locks = run.stdout.split(separator: "\n").filter { $0.contains("\"locked\"") }
         #expect(locks.count == 3 && locks[1].contains("\"locked\": true, \"source\": \"switch\""))
     }
@@ -79,7 +80,8 @@ struct SensorIntegrationTests {
         try fake.replug()
         try fake.landscapeLeft()
         await run.wait()
-        #expect(orientations(run.stdout) == ["portrait", "landscape-left"], "\(run.stderr)")
+        // While it was away the orientation was not known.
+        #expect(orientations(run.stdout) == ["portrait", "unknown", "landscape-left"], "\(run.stderr)")
         #expect(
             run.stderr.components(separatedBy: "sensor reading: reading iio:device0").count == 3,
             "found again: \(run.stderr)")
@@ -288,7 +290,8 @@ struct SensorIntegrationTests {
             [fake.root.path, iiodPath!, "-p", port])
         try fake.faceUp()
         await run.wait(timeout: 20)
-        #expect(orientations(run.stdout) == ["portrait", "landscape-left", "face-up"], "\(run.stderr)")
+        // Not known while iiod was away.
+        #expect(orientations(run.stdout) == ["portrait", "landscape-left", "unknown", "face-up"], "\(run.stderr)")
         #expect(run.stderr.contains("sensor reading: reading iio:device0 (accel_3d) at ip:127.0.0.1:\(port)"))
     }
 }
