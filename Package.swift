@@ -30,12 +30,15 @@ let package = Package(
         .systemLibrary(name: "CMPV", pkgConfig: "mpv", providers: [.apt(["libmpv-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(
             name: "IIO", dependencies: ["CIIO", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
         // The one way off the cooperative pool for blocking work (C calls, helper programs, sockets).
         .target(name: "Blocking", swiftSettings: strict),
         .target(name: "Udev", dependencies: ["CUdev"], swiftSettings: strict),
+        // The service manager's notifications (readiness, status, watchdog) through libsystemd.
+        .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: strict),
         .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
         .target(name: "MPV", dependencies: ["Blocking", "CMPV"], swiftSettings: strict),
 
@@ -70,7 +73,7 @@ let package = Package(
             name: "UprightDaemon",
             dependencies: [
                 "Blocking", "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "Session",
-                "UnixSocket",
+                "Systemd", "UnixSocket",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -18,7 +18,7 @@ struct ConfigReader {
         "lock": ["locked", "evdev"],
         "display": ["backend", "output", "natural", "supported", "mode", "touch", "kiosk"],
         "scenes": [],
-        "player": ["playlist", "loop", "mpv"],
+        "player": ["playlist", "loop", "stall_timeout", "mpv"],
         "hotkeys": [],
         "classifier": classifierKeys,
     ]
@@ -249,6 +249,17 @@ struct ConfigReader {
     mutating func readPlayer(_ p: TOMLTable, into player: inout PlayerSettings) {
         player.playlist = strings(p, ["player", "playlist"]) ?? player.playlist
         player.loop = bool(p, ["player", "loop"]) ?? player.loop
+        if let t = number(p, ["player", "stall_timeout"]) {
+            if t == 0 {
+                player.stallTimeout = nil
+            } else if t >= 2, t <= 3600 {
+                player.stallTimeout = .milliseconds(Int64(t * 1000))
+            } else {
+                error(
+                    "'player.stall_timeout' must be 0 (never) or 2 to 3600 seconds, not \(t)",
+                    at: ["player", "stall_timeout"])
+            }
+        }
         guard let v = p["mpv"] else { return }
         guard let m = v.table else {
             error("'player.mpv' must be a table ([player.mpv])", at: ["player", "mpv"])

@@ -49,6 +49,7 @@ extension UprightConfiguration {
         }
         out +=
             "\n[player]\nplaylist = [" + player.playlist.map(q).joined(separator: ", ") + "]\nloop = \(player.loop)\n"
+            + "stall_timeout = \(num(player.stallTimeout?.seconds ?? 0))\n"
         if !player.mpv.isEmpty {
             out += "\n[player.mpv]\n" + player.mpv.keys.sorted().map { "\($0) = \(q(player.mpv[$0]!))\n" }.joined()
         }

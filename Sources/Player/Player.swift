@@ -20,6 +20,11 @@ public struct PlayerSettings: Sendable, Hashable {
     public var inlineBottomMargin = 0.4
     /// How long "Cannot play ..." stays over the video at least, even when the next file plays at once.
     public var failureMessageTime: Duration = .seconds(5)
+    /// Playing, but the position has not moved for this long: the item is loaded again (`nil`: never).
+    public var stallTimeout: Duration? = .seconds(10)
+    /// This many stalls within ``stallWindow`` and the player gives up (the process exits non-zero).
+    public var stallLimit = 3
+    public var stallWindow: Duration = .seconds(600)
 
     public init() {}
 }
@@ -33,6 +38,10 @@ public enum PlayerEvent: Sendable, Hashable {
     case fileFailed(String, reason: String)
     /// Nothing left to play: the idle scene shows.
     case idle
+    /// Playing, but the position stood still for the stall timeout: the item is loaded again.
+    case stalled(String)
+    /// The player cannot do its job (the stream stalled too often); the process should end.
+    case gaveUp(String)
     /// mpv shut down.
     case shutdown
 }
@@ -56,6 +65,11 @@ public actor Player {
     private var stepWaiters: [CheckedContinuation<Void, Never>] = []
     /// mpv's playlist entries by id, as each started (an entry that failed is named by this).
     private var entries: [Int64: String] = [:]
+    /// The stall watch: the position last seen, since when it has not moved, and recent stalls.
+    private var watch: Task<Void, Never>?
+    private var lastPosition: Double?
+    private var stillSince = ContinuousClock.now
+    private var stalls: [ContinuousClock.Instant] = []
     /// The message the player put over the video for a file that failed, and when.
     private var failure: (text: String, shown: ContinuousClock.Instant)?
     private var settings: PlayerSettings
@@ -115,6 +129,46 @@ public actor Player {
         try mpv.command(["loadfile", items[0], "replace"])
         for item in items.dropFirst() { try mpv.command(["loadfile", item, "append"]) }
         try applyLayout()
+        startStallWatch()
+    }
+
+    /// Once a second: is the position moving while mpv plays?
+    private func startStallWatch() {
+        guard watch == nil, settings.stallTimeout != nil else { return }
+        stillSince = .now
+        watch = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                await self?.checkForStall(at: .now)
+            }
+        }
+    }
+
+    /// A stall is a position that stands still for the timeout while mpv is neither paused, idle,
+    /// nor showing a still image; the item is loaded again, and too many stalls give up.
+    private func checkForStall(at now: ContinuousClock.Instant) {
+        guard let timeout = settings.stallTimeout, let current else { return }
+        let paused = (try? mpv.get(.pause)) ?? false, idle = (try? mpv.get(.idleActive)) ?? false
+        let position = try? mpv.get(.timePosition)
+        if paused || idle || mpv.string("current-tracks/video/image") == "yes" || position != lastPosition {
+            lastPosition = position
+            stillSince = now
+            return
+        }
+        guard stillSince.duration(to: now) >= timeout else { return }
+        stalls = stalls.filter { $0.duration(to: now) < settings.stallWindow } + [now]
+        if stalls.count >= settings.stallLimit {
+            continuation.yield(
+                .gaveUp(
+                    "playback stalled \(stalls.count) times within \(settings.stallWindow.components.seconds) s, "
+                        + "the last on \(current)"))
+            stalls = []
+        } else {
+            continuation.yield(.stalled(current))
+        }
+        stillSince = now
+        lastPosition = nil
+        try? mpv.command(["playlist-play-index", "current"])
     }
 
     /// Presses a key, as a person would (`keypress`): the way hotkeys are tested and scripted.
@@ -270,7 +324,10 @@ public actor Player {
     /// Ends playback and waits until mpv has shut down and its core is destroyed, `timeout`
     /// seconds at the most (false when it did not end in time); the event stream finishes with
     /// ``PlayerEvent/shutdown``. The process may exit only after this.
-    public func shutdown(timeout: Double = 5) async -> Bool { await mpv.shutdown(timeout: timeout) }
+    public func shutdown(timeout: Double = 5) async -> Bool {
+        watch?.cancel()
+        return await mpv.shutdown(timeout: timeout)
+    }
 
     // MARK: - Internals
 

@@ -61,6 +61,7 @@ struct Play: AsyncParsableCommand {
         } catch {
             await session.close()  // the session may not have run: mpv must still end before the process
             if let e = error as? ControlError { throw CLIFailure("\(e)") }
+            if let e = error as? SessionFailure { throw CLIFailure("\(e)") }
             throw error
         }
     }

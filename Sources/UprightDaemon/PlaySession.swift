@@ -18,6 +18,8 @@ public actor PlaySession {
     enum Event: Sendable {
         case input(SessionInput)
         case stop
+        /// The session cannot do its job: it ends, and `run` throws this reason.
+        case fail(String)
     }
 
     private let shell: SessionShell
@@ -92,6 +94,10 @@ public actor PlaySession {
         var timer = TickTimer(clock: clock, origin: origin, feed: feed)
         answer(await shell.perform(core.start(at: now()), core: &core, now: now))
         for await event in events {
+            if case .fail(let reason) = event {
+                timer.schedule(nil)
+                throw SessionFailure(description: reason)
+            }
             guard case .input(let input) = event else { break }
             if input == .tick { timer.fired() }
             answer(await shell.perform(core.handle(input, at: now()), core: &core, now: now))
@@ -168,6 +174,11 @@ public actor PlaySession {
     private func answer(_ made: [(RequestID, ControlReply)]) {
         for (id, reply) in made { replies.removeValue(forKey: id)?.resume(returning: reply) }
     }
+}
+
+/// Why a session ended because it could not do its job (the process exits non-zero).
+public struct SessionFailure: Error, CustomStringConvertible, Sendable {
+    public var description: String
 }
 
 /// The one timer of the loop: a tick at the core's next deadline.

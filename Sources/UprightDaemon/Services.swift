@@ -1,7 +1,9 @@
 public import Config
 import Foundation
 public import Logging
+import OrientationCore
 import ServiceLifecycle
+import Systemd
 import UnixSignals
 
 /// `upright play` as services in one group: the session, the control socket and the SIGHUP
@@ -31,6 +33,11 @@ public enum PlayServices {
             }
             services.append(.init(service: ControlService(server: server), serviceName: "control"))
             logger.info("control socket: \(controlPath)")
+        }
+        if let timeout = ServiceManager.watchdogTimeout {
+            services.append(
+                .init(service: WatchdogService(session: session, interval: timeout / 2), serviceName: "watchdog"))
+            logger.info("systemd watchdog: a keep-alive every \((timeout / 2).seconds.fixed(1)) s")
         }
         services.append(
             .init(
@@ -72,6 +79,21 @@ struct ControlService: Service {
         server.start()
         try? await gracefulShutdown()
         server.stop()
+    }
+}
+
+/// The systemd watchdog's keep-alive, at half its timeout, for as long as the session's loop
+/// answers: a loop that hangs stops the keep-alive, and systemd restarts the process.
+struct WatchdogService: Service {
+    let session: PlaySession
+    let interval: Duration
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            guard await session.currentStatus() != nil else { return }
+            ServiceManager.keepAlive()
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
     }
 }
 

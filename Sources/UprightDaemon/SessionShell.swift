@@ -6,6 +6,7 @@ import OrientationCore
 import Player
 import Sensors
 import Session
+import Systemd
 
 /// What the session's effects act on, and where its inputs come from: the player, the display,
 /// the sensor's monitor, and the one input stream they all feed.
@@ -115,14 +116,30 @@ struct SessionShell: Sendable {
                 }
             },
             Task {
+                var ready = false  // READY=1 once the first item plays (or nothing is left to play)
                 for await e in playerEvents {
                     switch e {
                     case .hotkey(let action): feed.yield(.input(.command(action, from: .hotkey)))
                     case .playing(let item):
-                        feed.yield(.input(.playing(item: item, title: await player.title(of: item))))
+                        let title = await player.title(of: item)
+                        feed.yield(.input(.playing(item: item, title: title)))
+                        if ready {
+                            ServiceManager.status("playing \(title)")
+                        } else {
+                            ServiceManager.ready(status: "playing \(title)")
+                        }
+                        ready = true
                     case .fileFailed(let path, let reason): feed.yield(.input(.fileFailed(path: path, reason: reason)))
+                    case .stalled(let item):
+                        logger.warning("playback stalled on \(item): loading it again")
+                        ServiceManager.status("stalled on \(item); loading it again")
+                    case .gaveUp(let reason):
+                        ServiceManager.status("failed: \(reason)")
+                        feed.yield(.fail(reason))
                     case .shutdown: feed.yield(.stop)
-                    case .idle: break
+                    case .idle:
+                        if !ready { ServiceManager.ready(status: "idle: nothing to play") }
+                        ready = true
                     }
                 }
                 feed.yield(.stop)

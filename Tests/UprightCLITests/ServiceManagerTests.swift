@@ -1,0 +1,147 @@
+import Blocking
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// `upright play` under a service manager: a datagram socket stands in for systemd's
+/// `NOTIFY_SOCKET`, and a FIFO for a stream that stalls.
+@Suite("upright play as a systemd service", .serialized)
+struct ServiceManagerTests {
+    /// systemd's side of `sd_notify`: a datagram socket collecting what the service says.
+    final class NotifySocket: Sendable {
+        let path: String
+        private let fd: Int32
+        private let messages = Mutex<[String]>([])
+
+        init() throws {
+            path = NSTemporaryDirectory() + "upright-notify-\(UUID().uuidString.prefix(8)).sock"
+            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+            var tv = timeval(tv_sec: 0, tv_usec: 100_000)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        }
+
+        deinit {
+            close(fd)
+            unlink(path)
+        }
+
+        /// Reads what arrives for `seconds`, off the cooperative pool.
+        func collect(for seconds: Double) async -> [String] {
+            await Blocking.run {
+                let end = Date().addingTimeInterval(seconds)
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while Date() < end {
+                    let n = buffer.withUnsafeMutableBytes { recv(self.fd, $0.baseAddress, $0.count, 0) }
+                    if n > 0 { self.messages.withLock { $0.append(String(decoding: buffer[..<n], as: UTF8.self)) } }
+                }
+                return self.messages.withLock { $0 }
+            }
+        }
+    }
+
+    @Test func readyStatusAndTheWatchdogReachTheServiceManager() async throws {
+        let notify = try NotifySocket()
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        environment["WATCHDOG_USEC"] = "400000"  // a keep-alive every 0.2 s
+        environment["WATCHDOG_PID"] = nil
+        let play = try SignalTests.Play(
+            ["--uri", "none", "--vo", "null", "--no-control", "--duration", "3"], environment: environment)
+        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        let messages = await notify.collect(for: 3.5)
+        let ready = messages.firstIndex { $0.split(separator: "\n").contains("READY=1") }
+        #expect(ready != nil, "\(messages) \(play.stderr)")
+        #expect(messages.contains { $0.contains("STATUS=playing Test pattern") }, "\(messages)")
+        #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 5, "\(messages)")
+    }
+}
+
+/// A video stream over HTTP that stalls (`Fixtures/stalling-stream.py`): its first `stalling`
+/// requests send `frames` frames at 25 fps and then nothing, keeping the connection open; later
+/// ones play without end. (A stall must be something mpv can abandon: a FIFO's blocking read is
+/// not, a network read is.)
+final class StallingStream: @unchecked Sendable {  // `out` only under `lock`
+    let process = Process()
+    private let lock = NSLock()
+    private var out = ""
+
+    init(frames: Int, stalling: Int) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", fixture("stalling-stream.py"), String(frames), String(stalling)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice  // nothing of it may keep the test's output open
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            if d.isEmpty { h.readabilityHandler = nil }
+            self?.lock.withLock { self?.out += String(decoding: d, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    // SIGKILL: a child of a Swift concurrency thread starts with SIGTERM blocked.
+    deinit { kill(process.processIdentifier, SIGKILL) }
+
+    private var lines: [Substring] { lock.withLock { out.split(separator: "\n") } }
+    /// The requests served so far.
+    var requests: Int { lines.filter { $0.hasPrefix("request") }.count }
+
+    /// The stream's URL, once the server listens.
+    func url() async -> String? {
+        for _ in 0..<200 {
+            if let port = lines.first, Int(port) != nil { return "http://127.0.0.1:\(port)/stream.y4m" }
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+        return nil
+    }
+}
+
+@Suite("Stalled streams", .serialized)
+struct StallTests {
+    static func configuration() throws -> String {
+        try temporaryFile("[player]\nstall_timeout = 2\nloop = true\n")
+    }
+
+    @Test func aStalledStreamIsLoadedAgainAndPlaysOn() async throws {
+        // The first request stalls after 1 s of video; the next plays on.
+        let stream = try StallingStream(frames: 25, stalling: 1)
+        let url = try #require(await stream.url())
+        let config = try Self.configuration()
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control", url])
+        defer { kill(play.process.processIdentifier, SIGKILL) }
+        #expect(await play.waitFor("playback stalled on \(url): loading it again", seconds: 15), "\(play.stderr)")
+        // Loaded again, it plays on: no second stall.
+        try await Task.sleep(for: .seconds(4))
+        #expect(stream.requests == 2)
+        #expect(play.stderr.components(separatedBy: "playback stalled").count == 2, "\(play.stderr)")
+        #expect(play.process.isRunning)
+    }
+
+    @Test func aStreamThatKeepsStallingEndsTheProcessWithAnError() async throws {
+        let stream = try StallingStream(frames: 10, stalling: 100)
+        let url = try #require(await stream.url())
+        let config = try Self.configuration()
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control", url])
+        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        let process = play.process
+        let ended = await Blocking.run { () -> Bool in
+            let end = Date().addingTimeInterval(30)
+            while process.isRunning, Date() < end { usleep(50_000) }
+            return !process.isRunning
+        }
+        #expect(ended, "\(play.stderr)")
+        #expect(process.terminationStatus != 0)
+        #expect(play.stderr.contains("playback stalled 3 times within 600 s"), "\(play.stderr)")
+        #expect(stream.requests == 3)
+    }
+}
