@@ -160,7 +160,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",
-            dependencies: ["Blocking", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "UnixSocket", "upright"],
+            dependencies: [
+                "Blocking", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "TestSupport", "UnixSocket",
+                "upright",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

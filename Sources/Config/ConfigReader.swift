@@ -16,7 +16,7 @@ struct ConfigReader {
         "transition": ["duration"],
         "sensor": ["uri", "device", "rate_hz", "mount_matrix"],
         "lock": ["locked", "evdev"],
-        "display": ["backend", "output", "natural", "supported", "mode", "touch", "kiosk"],
+        "display": ["backend", "output", "natural", "supported", "mode", "touch", "kiosk", "wait"],
         "scenes": [],
         "player": ["playlist", "loop", "stall_timeout", "mpv"],
         "hotkeys": [],
@@ -218,6 +218,15 @@ struct ConfigReader {
         }
         display.touch = strings(d, ["display", "touch"]) ?? display.touch
         display.kiosk = bool(d, ["display", "kiosk"]) ?? display.kiosk
+        if let w = number(d, ["display", "wait"]) {
+            if w == 0 {
+                display.wait = nil
+            } else if w > 0, w <= 86400 {
+                display.wait = .milliseconds(Int64(w * 1000))
+            } else {
+                error("'display.wait' must be 0 (for ever) or up to 86400 seconds, not \(w)", at: ["display", "wait"])
+            }
+        }
     }
 
     mutating func readScenes(_ s: TOMLTable, into scenes: inout [String: Scene]) {

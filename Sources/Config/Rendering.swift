@@ -41,6 +41,7 @@ extension UprightConfiguration {
         out += "natural = \(q(display.natural.name))\nsupported = \(list(policy.displaySupported))\n"
         out +=
             "mode = \(q(display.mode?.description ?? "auto"))\ntouch = [\(display.touch.map(q).joined(separator: ", "))]\nkiosk = \(display.kiosk)\n"
+            + "wait = \(num(display.wait?.seconds ?? 0))\n"
         for name in policy.scenes.keys.sorted() {
             let s = policy.settings(of: name)!
             out += "\n[scenes.\(name)]\nsupported = \(list(s.supported))\nautorotate = \(s.autorotate)\n"

@@ -64,6 +64,24 @@ public protocol DisplayBackend: Sendable {
     func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError)
     /// Makes touch input follow `output` at `transform`; returns the devices it mapped.
     func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String]
+    /// Yields whenever the outputs may have changed (plugged, enabled, turned by someone else);
+    /// finishes when the compositor goes away, where the backend can tell.
+    func changes() -> AsyncStream<Void>
+}
+
+extension DisplayBackend {
+    /// Where the backend has no events: a look every second.
+    public func changes() -> AsyncStream<Void> {
+        AsyncStream { continuation in
+            let ticker = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    continuation.yield()
+                }
+            }
+            continuation.onTermination = { _ in ticker.cancel() }
+        }
+    }
 }
 
 /// No display backend: nothing turns but the video surface.
@@ -78,4 +96,5 @@ public struct NoDisplayBackend: DisplayBackend {
     public func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] {
         []
     }
+    public func changes() -> AsyncStream<Void> { AsyncStream { $0.finish() } }
 }

@@ -24,6 +24,9 @@ public struct DisplaySettings: Sendable, Hashable {
     public var touch: [String] = []
     /// Upright owns the output (a kiosk) and may turn it; false on a shared desktop.
     public var kiosk = true
+    /// How long to wait for a compositor that is named but not there yet, or for any display at
+    /// all, before the process gives up and exits non-zero (`nil`: wait for ever).
+    public var wait: Duration? = .seconds(60)
 
     public init() {}
 
@@ -99,6 +102,10 @@ public enum DisplayDetection {
         case .auto:
             if let s = environment["SWAYSOCK"], FileManager.default.fileExists(atPath: s) {
                 return (SwayBackend(socketPath: s), "SWAYSOCK is set: sway at \(s)")
+            }
+            // sway restarted: SWAYSOCK names the old process's socket (or none was passed on).
+            if wayland != nil, let s = swaySocket() {
+                return (SwayBackend(socketPath: s), "sway's socket \(s) is in XDG_RUNTIME_DIR")
             }
             if let d = wayland {
                 let w = WlrootsBackend(display: d, modeHint: settings.mode)
@@ -190,7 +197,8 @@ public actor DisplayController {
     }
 
     /// Shows `interface` upright by turning the output (composed with the panel's natural
-    /// orientation) and making touch follow. A failure is kept in ``status`` and returned.
+    /// orientation) and making touch follow. The transform is read back: the status says what the
+    /// compositor shows, not what was asked. A failure is kept in ``status`` and returned.
     public func apply(_ interface: InterfaceOrientation) async -> DisplayError? {
         guard let output, status.canRotate else {
             return DisplayError(status.problem ?? "no output to turn")
@@ -202,12 +210,60 @@ public actor DisplayController {
                 _ = try? await backend.mapTouch(to: output, transform: transform)
             }
             applied = transform
-            status.transform = transform
             status.problem = nil
+            status.transform = transform
+            // A backend that reports no transform (wlr-randr on sway's headless output) cannot be checked.
+            if let shown = try? await findOutput(), shown.name == output.name, let seen = shown.transform,
+                seen != transform
+            {
+                status.transform = seen
+                status.problem =
+                    "asked \(output.name) for \(transform), it shows \(seen)"
+                    + (shown.active ? "" : " (the output is disabled)")
+                return DisplayError(status.problem!)
+            }
             return nil
         } catch {
             status.problem = "cannot turn \(output.name): \(error)"
             return error
+        }
+    }
+
+    /// The outputs changed (an event, or the once-a-second look): reads the output again, and in
+    /// kiosk mode turns it back to Upright's transform when someone else (kanshi, a person, a
+    /// replug) changed it. Never on a shared desktop (`kiosk = false`): there the status only
+    /// follows. Returns what the policy may do now, and what happened in words (`nil`: nothing).
+    public func reassert() async -> (DisplayAbilities, String?) {
+        guard backend.kind != .none, output != nil else { return (abilities, nil) }
+        let current: OutputState
+        do {
+            current = try await findOutput()
+        } catch {
+            let note = status.problem == error.description ? nil : "display: \(error)"
+            status.problem = error.description
+            return (abilities, note)
+        }
+        self.output = current
+        status.output = current.name
+        // A backend that reports no transform cannot tell a foreign turn: nothing to compare.
+        guard let seen = current.transform else { return (abilities, nil) }
+        status.transform = seen
+        guard settings.kiosk, current.canRotate, let wanted = applied ?? original else { return (abilities, nil) }
+        guard seen != wanted || status.problem != nil else { return (abilities, nil) }
+        let was = "\(seen)"
+        do {
+            try await setTransform(wanted, of: current)
+            _ = try? await backend.mapTouch(to: current, transform: wanted)
+            let shown = (try? await findOutput())?.transform ?? wanted
+            status.transform = shown
+            status.problem = shown == wanted ? nil : "asked \(current.name) for \(wanted), it shows \(shown)"
+            if seen == wanted { return (abilities, "display: \(current.name) answers again at \(wanted)") }
+            return (
+                abilities, "display: \(current.name) was turned to \(was) by someone else; turned back to \(wanted)"
+            )
+        } catch {
+            status.problem = "cannot turn \(current.name) back to \(wanted): \(error)"
+            return (abilities, "display: " + status.problem!)
         }
     }
 
@@ -226,10 +282,12 @@ public actor DisplayController {
         return abilities
     }
 
-    /// Puts the original transform back and removes the state file.
+    /// Puts the original transform back (whoever changed it since: Upright, or someone else in
+    /// kiosk mode) and removes the state file.
     public func restore() async {
         guard let output, let original, backend.kind != .none else { return }
-        if applied != nil, applied != original {
+        let shown = (try? await findOutput())?.transform ?? applied
+        if shown != original, applied != nil || settings.kiosk {
             do { try await setTransform(original, of: output) } catch { status.problem = error.description }
         }
         applied = original
@@ -237,9 +295,13 @@ public actor DisplayController {
         removeState()
     }
 
-    private var abilities: DisplayAbilities {
+    /// What the policy may do now.
+    public var abilities: DisplayAbilities {
         DisplayAbilities(canRotateOutput: status.canRotate && status.problem == nil, ownsOutput: settings.kiosk)
     }
+
+    /// The backend's output changes, for the session's loop.
+    public func changes() -> AsyncStream<Void> { backend.changes() }
 
     // MARK: - Internals
 

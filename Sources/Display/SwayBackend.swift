@@ -59,6 +59,9 @@ public struct SwayBackend: DisplayBackend {
         return touch
     }
 
+    /// sway's output events (plugged, enabled, mode or transform changed), until sway goes away.
+    public func changes() -> AsyncStream<Void> { ipc.events(["output"]) }
+
     /// A node of `get_tree`: outputs, workspaces, containers, windows.
     final class Node: Decodable {
         var type: String?

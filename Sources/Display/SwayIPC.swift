@@ -11,6 +11,7 @@ public final class SwayIPC: Sendable {
     /// The message types Upright sends.
     public enum Message: UInt32, Sendable {
         case runCommand = 0
+        case subscribe = 2
         case getOutputs = 3
         case getTree = 4
         case getVersion = 7
@@ -72,6 +73,49 @@ public final class SwayIPC: Sendable {
         for r in replies where !r.success {
             throw DisplayError("sway refused '\(command)': \(r.error ?? "no reason given")")
         }
+    }
+
+    /// sway's events of the given kinds (`["output"]`), on a connection of their own read by a
+    /// thread of its own: the stream yields once per event and finishes when sway goes away.
+    /// A sway that does not send these events (1.7 has no `output` event) is asked once a second
+    /// instead: the stream then yields every second.
+    func events(_ kinds: [String]) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let fd: Int32
+        switch Self.connect(socketPath) {
+        case .success(let f): fd = f
+        case .failure:
+            continuation.finish()
+            return stream
+        }
+        UnixSocket.setTimeout(fd, seconds: 0)  // wait for events as long as sway lives
+        let ended = Mutex(false)
+        continuation.onTermination = { _ in
+            ended.withLock { $0 = true }
+            shutdown(fd, Int32(SHUT_RDWR))
+        }
+        let payload = "[" + kinds.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        Blocking.thread(named: "upright-sway-events") {
+            defer {
+                continuation.finish()
+                close(fd)
+            }
+            struct Reply: Decodable { var success: Bool }
+            guard case .success(let reply) = Self.exchange(fd, .subscribe, payload) else { return }
+            guard (try? JSONDecoder().decode(Reply.self, from: reply))?.success == true else {
+                while !ended.withLock({ $0 }) {
+                    usleep(1_000_000)
+                    continuation.yield()
+                }
+                return
+            }
+            while let header = UnixSocket.read(fd, exactly: 14), Array(header[0..<6]) == Self.magic {
+                let length = header[6..<10].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+                guard UnixSocket.read(fd, exactly: Int(length)) != nil else { return }
+                continuation.yield()
+            }
+        }
+        return stream
     }
 
     /// A reply decoded as `type`; a reply of another shape is an error that names `what` was asked.

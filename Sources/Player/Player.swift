@@ -65,6 +65,8 @@ public actor Player {
     private var stepWaiters: [CheckedContinuation<Void, Never>] = []
     /// mpv's playlist entries by id, as each started (an entry that failed is named by this).
     private var entries: [Int64: String] = [:]
+    /// ``shutdown(timeout:)`` was asked for: mpv ending is expected.
+    public private(set) var isShuttingDown = false
     /// The stall watch: the position last seen, since when it has not moved, and recent stalls.
     private var watch: Task<Void, Never>?
     private var lastPosition: Double?
@@ -325,6 +327,7 @@ public actor Player {
     /// seconds at the most (false when it did not end in time); the event stream finishes with
     /// ``PlayerEvent/shutdown``. The process may exit only after this.
     public func shutdown(timeout: Double = 5) async -> Bool {
+        isShuttingDown = true
         watch?.cancel()
         return await mpv.shutdown(timeout: timeout)
     }

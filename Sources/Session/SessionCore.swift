@@ -50,7 +50,8 @@ public struct SessionCore: Sendable {
 
     /// When the next thing is due with no input: a transition's end, or a display probe.
     public var nextDeadline: Double? {
-        let probe = probeDue ? lastProbe + probeInterval : nil
+        // Never probed yet (the display could not turn from the start): at once.
+        let probe = probeDue ? (lastProbe.isFinite ? lastProbe + probeInterval : 0) : nil
         return [policy.transition?.end, probe].compactMap { $0 }.min()
     }
 
@@ -93,8 +94,12 @@ public struct SessionCore: Sendable {
             displayReport = report
             guard abilities != display else { return [] }
             display = abilities
-            return [.status("display: \(report.backend) answers again; the interface may turn with the output")]
-                + translate(policy.handle(.display(abilities), at: now))
+            let line =
+                abilities.canRotateOutput
+                ? "display: \(report.backend) turns outputs again; the interface may turn with the output"
+                : "display: \(report.backend) cannot turn outputs now (\(report.problem ?? "no output")); "
+                    + "only the video surface turns"
+            return [.status(line)] + translate(policy.handle(.display(abilities), at: now))
         case .playing(let item, let title):
             playing = item
             return [.player(.overlay(.title(title)))]

@@ -7,6 +7,7 @@ public import OrientationCore
 import Player
 import Sensors
 public import Session
+import Systemd
 
 /// The main job's shell: every source (the sensor and the lock, the player, control requests,
 /// the clock, time) feeds one input stream; one loop hands each input to ``SessionCore`` and
@@ -20,11 +21,18 @@ public actor PlaySession {
         case stop
         /// The session cannot do its job: it ends, and `run` throws this reason.
         case fail(String)
+        /// The compositor the session waited for answers now.
+        case displayAppeared
+        /// The outputs may have changed: plugged, enabled, turned by someone else.
+        case outputsChanged
     }
 
     private let shell: SessionShell
     private var configuration: UprightConfiguration
     private let playlistOverride: [String]
+    /// The environment the display is found in, and mpv's video output (`nil`: mpv's choice).
+    private let environment: [String: String]
+    private let videoOutput: String?
     private let events: AsyncStream<Event>
     private let feed: AsyncStream<Event>.Continuation
     private var replies: [RequestID: CheckedContinuation<ControlReply, Never>] = [:]
@@ -41,6 +49,8 @@ public actor PlaySession {
     ) throws {
         self.configuration = configuration
         playlistOverride = playlist
+        self.environment = environment ?? ProcessInfo.processInfo.environment
+        videoOutput = extraMPV.last { $0.0 == "vo" }?.1 ?? configuration.player.mpv["vo"]
         (events, feed) = AsyncStream.makeStream(of: Event.self)
         var settings = configuration.player
         if !playlist.isEmpty { settings.playlist = playlist }
@@ -84,13 +94,31 @@ public actor PlaySession {
     ) async throws where C.Duration == Duration {
         let origin = clock.now
         let now: @Sendable () -> Double = { origin.duration(to: clock.now).seconds }
-        let abilities = await shell.display.start()
-        let d = await shell.display.status
-        shell.logger.notice("display: \(d.summary)")
+        let presence = DisplayPresence.check(environment: environment, videoOutput: videoOutput)
+        var abilities = DisplayAbilities(canRotateOutput: false, ownsOutput: configuration.display.kiosk)
+        var report = DisplayReport.none
+        switch presence {
+        case .waiting(let why):
+            report.reason = why
+            report.problem = why
+            shell.logger.warning("display: \(why); the video starts when it answers")
+            ServiceManager.status(why)
+        case .present, .none:
+            abilities = await shell.display.start()
+            let d = await shell.display.status
+            report = d.report
+            shell.logger.notice("display: \(d.summary)")
+        }
+        if case .none(let why) = presence {
+            report.problem = why
+            shell.logger.error("\(why); exiting in \(waitText) unless one appears")
+        }
         var core = try SessionCore(
-            policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: d.report)
-        try await shell.player.start()
+            policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: report)
+        if case .waiting = presence {} else { try await shell.player.start() }
         sources = shell.startSources(stop: stop, clock: clock)
+        if presence != .present { sources.append(watchForDisplay(presence)) }
+        if case .waiting = presence {} else { sources.append(watchOutputs()) }
         var timer = TickTimer(clock: clock, origin: origin, feed: feed)
         answer(await shell.perform(core.start(at: now()), core: &core, now: now))
         for await event in events {
@@ -98,12 +126,74 @@ public actor PlaySession {
                 timer.schedule(nil)
                 throw SessionFailure(description: reason)
             }
+            switch event {
+            case .displayAppeared:
+                let abilities = await shell.display.start()
+                let d = await shell.display.status
+                shell.logger.notice("display: \(d.summary)")
+                sources.append(watchOutputs())
+                answer(
+                    await shell.perform(
+                        core.handle(.displayProbed(abilities, d.report), at: now()), core: &core, now: now))
+                try await shell.player.start()
+                continue
+            case .outputsChanged:
+                // In the loop, so that it never runs between a turn and its result.
+                let (abilities, note) = await shell.display.reassert()
+                if let note { shell.logger.notice("\(note)") }
+                let report = await shell.display.status.report
+                answer(
+                    await shell.perform(
+                        core.handle(.displayProbed(abilities, report), at: now()), core: &core, now: now))
+                continue
+            default: break
+            }
             guard case .input(let input) = event else { break }
             if input == .tick { timer.fired() }
             answer(await shell.perform(core.handle(input, at: now()), core: &core, now: now))
             timer.schedule(core.nextDeadline)
         }
         timer.schedule(nil)
+    }
+
+    private var waitText: String {
+        configuration.display.wait.map { "\(Int($0.seconds)) s" } ?? "never (display.wait = 0)"
+    }
+
+    /// Until the display `presence` lacks appears, checked twice a second: the compositor named
+    /// answers (the session then finds it and starts the video), or a DRM device shows up. After
+    /// `[display] wait` the session fails, and the process exits non-zero for systemd to restart it.
+    private func watchForDisplay(_ presence: DisplayPresence) -> Task<Void, Never> {
+        let (environment, videoOutput, wait, feed) = (environment, videoOutput, configuration.display.wait, feed)
+        let waiting: Bool = if case .waiting = presence { true } else { false }
+        return Task {
+            let start = ContinuousClock.now
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                let now = DisplayPresence.check(environment: environment, videoOutput: videoOutput)
+                if now == .present {
+                    if waiting { feed.yield(.displayAppeared) }
+                    return
+                }
+                if let wait, start.duration(to: .now) >= wait {
+                    let why: String =
+                        switch now {
+                        case .waiting(let w), .none(let w): w
+                        case .present: ""
+                        }
+                    feed.yield(.fail("\(why) (waited \(Int(wait.seconds)) s; display.wait sets how long)"))
+                    return
+                }
+            }
+        }
+    }
+
+    /// The backend's output changes, as events of the loop.
+    private func watchOutputs() -> Task<Void, Never> {
+        let (display, feed) = (shell.display, feed)
+        return Task {
+            for await _ in await display.changes() { feed.yield(.outputsChanged) }
+        }
     }
 
     /// Stops the sources, answers what waits, puts the output back and shuts mpv down.

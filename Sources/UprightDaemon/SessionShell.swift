@@ -136,7 +136,12 @@ struct SessionShell: Sendable {
                     case .gaveUp(let reason):
                         ServiceManager.status("failed: \(reason)")
                         feed.yield(.fail(reason))
-                    case .shutdown: feed.yield(.stop)
+                    case .shutdown:
+                        // Not asked for: its window was closed, or the compositor went away under it.
+                        if !(await player.isShuttingDown) {
+                            feed.yield(.fail("mpv ended on its own: its window was closed or the display went away"))
+                        }
+                        feed.yield(.stop)
                     case .idle:
                         if !ready { ServiceManager.ready(status: "idle: nothing to play") }
                         ready = true

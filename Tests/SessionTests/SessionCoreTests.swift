@@ -192,6 +192,14 @@ struct SessionCoreTests {
         #expect(run.command(.previous) == [.playlist(.previous, request: nil)])
     }
 
+    @Test func aDisplayThatCannotTurnFromTheStartIsAskedAtOnceThenEveryFiveSeconds() throws {
+        let report = DisplayReport(backend: "wlroots", turnsOutputs: false, reason: "test", problem: "no mode")
+        var run = try Run(display: DisplayAbilities(canRotateOutput: false, ownsOutput: true), report: report)
+        #expect(run.core.nextDeadline == 0)
+        #expect(run.at(0.5, .tick).contains(.probeDisplay))
+        #expect(run.core.nextDeadline == 5.5)
+    }
+
     @Test func aFailedTurnFallsBackToTheSurfaceAndTheDisplayIsAskedAgain() throws {
         let report = DisplayReport(backend: "sway", turnsOutputs: true, reason: "test")
         var run = try Run(report: report)
@@ -207,7 +215,7 @@ struct SessionCoreTests {
         #expect(due == 1 + 5, "five seconds after the failure")
         #expect(run.at(due - run.t, .tick).contains(.probeDisplay))
         let back = run.at(0.01, .displayProbed(.kiosk, report))
-        #expect(back.first == .status("display: sway answers again; the interface may turn with the output"))
+        #expect(back.first == .status("display: sway turns outputs again; the interface may turn with the output"))
         run.settle()
         #expect(run.core.policy.strategy == .interface)
         #expect(run.core.nextDeadline == nil, "nothing is due once the display answers")

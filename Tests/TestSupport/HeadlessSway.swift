@@ -18,9 +18,15 @@ public final class HeadlessSway: Sendable {
         return url.path
     }()
 
-    /// Starts sway with one output of `mode`; throws with the script's words when it cannot.
-    public init(mode: String = "800x1280") throws {
-        directory = NSTemporaryDirectory() + "upright-sway-\(UUID().uuidString.prefix(8))"
+    /// A fresh directory for a sway, whose runtime directory is `DIRECTORY/runtime`.
+    public static func newDirectory() -> String {
+        NSTemporaryDirectory() + "upright-sway-\(UUID().uuidString.prefix(8))"
+    }
+
+    /// Starts sway with one output of `mode` in `directory` (a new one by default); throws with the
+    /// script's words when it cannot. Its Wayland socket is `DIRECTORY/runtime/wayland-1`.
+    public init(mode: String = "800x1280", directory: String = HeadlessSway.newDirectory()) throws {
+        self.directory = directory
         let out = try Self.run(["\(Self.packageRoot)/scripts/headless-sway.sh", directory, mode])
         var values: [String: String] = [:]
         for line in out.split(separator: "\n") {

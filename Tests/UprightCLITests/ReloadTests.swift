@@ -22,7 +22,11 @@ struct SignalTests {
                 process.executableURL = uprightBinary
                 process.arguments = ["play"] + arguments
             }
-            if let environment { process.environment = environment }
+            // Without one given: the test's own, less any display (a display test of this process may
+            // have set WAYLAND_DISPLAY for its in-process libmpv).
+            var inherited = ProcessInfo.processInfo.environment
+            for name in ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK"] { inherited[name] = nil }
+            process.environment = environment ?? inherited
             process.standardOutput = FileHandle.nullDevice
             let e = Pipe()
             process.standardError = e

@@ -109,7 +109,7 @@ final class StallingStream: @unchecked Sendable {  // `out` only under `lock`
 @Suite("Stalled streams", .serialized)
 struct StallTests {
     static func configuration() throws -> String {
-        try temporaryFile("[player]\nstall_timeout = 2\nloop = true\n")
+        try temporaryFile("[player]\nstall_timeout = 2\nloop = true\n[display]\nbackend = \"none\"\n")
     }
 
     @Test func aStalledStreamIsLoadedAgainAndPlaysOn() async throws {

@@ -1,0 +1,106 @@
+import Display
+import Foundation
+import OrientationCore
+import Synchronization
+import Testing
+
+/// The controller's rules for outputs changed behind its back, against a backend whose state the
+/// test holds (the rule is the same for sway, wlroots and X11; the sway one is also tested against
+/// a real headless sway in the CLI tests).
+@Suite("Display controller: foreign changes")
+struct DisplayControllerTests {
+    /// An output in memory: what the compositor shows, changed by the controller or by "someone else".
+    final class MemoryBackend: DisplayBackend {
+        let kind: DisplayBackendKind
+        var endpoint: String { "memory" }
+        let shown = Mutex<OutputTransform?>(.normal)
+        init(kind: DisplayBackendKind = .wlroots) { self.kind = kind }
+        func outputs() async throws(DisplayError) -> [OutputState] {
+            [OutputState(name: "DSI-1", transform: shown.withLock { $0 }, showsUpright: true)]
+        }
+        func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
+            shown.withLock { $0 = transform }
+        }
+        func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] { [] }
+        func turnBySomeoneElse(_ t: OutputTransform) { shown.withLock { $0 = t } }
+        var transform: OutputTransform? { shown.withLock { $0 } }
+    }
+
+    static func controller(_ backend: MemoryBackend, kiosk: Bool = true) -> DisplayController {
+        var settings = DisplaySettings()
+        settings.kiosk = kiosk
+        let state = NSTemporaryDirectory() + "upright-dc-\(UUID().uuidString.prefix(8))"
+        return DisplayController(settings: settings, stateDirectory: state, backend: backend, reason: "test")
+    }
+
+    @Test(arguments: [DisplayBackendKind.sway, .wlroots, .x11])
+    func aForeignTurnIsUndoneInKioskMode(kind: DisplayBackendKind) async {
+        let backend = MemoryBackend(kind: kind)
+        let display = Self.controller(backend)
+        _ = await display.start()
+        #expect(await display.apply(.landscapeLeft) == nil)
+        let mine = backend.transform
+        backend.turnBySomeoneElse(OutputTransform(clockwise: 180))
+        let (_, note) = await display.reassert()
+        #expect(backend.transform == mine)
+        #expect(
+            note?.contains("DSI-1 was turned to 180° clockwise by someone else; turned back to") == true,
+            "\(note ?? "")")
+        #expect(await display.status.transform == mine)
+        // Nothing changed since: nothing to do, nothing said.
+        #expect(await display.reassert().1 == nil)
+    }
+
+    @Test func onASharedDesktopAForeignTurnIsFollowedNotFought() async {
+        let backend = MemoryBackend()
+        let display = Self.controller(backend, kiosk: false)
+        _ = await display.start()
+        backend.turnBySomeoneElse(OutputTransform(clockwise: 90))
+        #expect(await display.reassert().1 == nil)
+        #expect(backend.transform == OutputTransform(clockwise: 90))
+        #expect(await display.status.transform == OutputTransform(clockwise: 90))  // the status tells the truth
+    }
+
+    @Test func theOriginalIsPutBackAtExitWhoeverTurnedItLast() async {
+        let backend = MemoryBackend()
+        let display = Self.controller(backend)
+        _ = await display.start()  // never turned by Upright
+        backend.turnBySomeoneElse(OutputTransform(clockwise: 180))
+        await display.restore()
+        #expect(backend.transform == .normal)
+    }
+
+    @Test func aBackendThatReportsNoTransformIsNotFought() async {
+        let backend = MemoryBackend()
+        let display = Self.controller(backend)
+        _ = await display.start()
+        #expect(await display.apply(.landscapeLeft) == nil)
+        backend.turnBySomeoneElse(OutputTransform(clockwise: 180))
+        backend.shown.withLock { $0 = nil }  // as wlr-randr shows sway's headless output
+        #expect(await display.reassert().1 == nil)
+    }
+
+    @Test func aTurnIsReadBack() async {
+        /// A compositor that takes the command and shows something else (sway's disabled headless output).
+        final class Stubborn: DisplayBackend {
+            var kind: DisplayBackendKind { .sway }
+            var endpoint: String { "memory" }
+            func outputs() async throws(DisplayError) -> [OutputState] {
+                [OutputState(name: "HEADLESS-1", active: false, transform: .normal, showsUpright: true)]
+            }
+            func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {}
+            func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] {
+                []
+            }
+        }
+        let display = DisplayController(
+            settings: DisplaySettings(), stateDirectory: NSTemporaryDirectory() + "upright-dc-stubborn",
+            backend: Stubborn(), reason: "test")
+        _ = await display.start()
+        let failure = await display.apply(.landscapeLeft)
+        #expect(
+            failure?.description.contains("it shows 0° clockwise (the output is disabled)") == true,
+            "\(String(describing: failure))")
+        #expect(await display.status.transform == .normal)
+    }
+}

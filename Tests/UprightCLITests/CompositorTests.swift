@@ -1,0 +1,108 @@
+import Blocking
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// `upright play` and a real headless sway that comes late, and outputs turned behind its back.
+@Suite("Compositors that come late and outputs turned by someone else", .serialized)
+struct CompositorTests {
+    /// `upright ctl status`'s reply.
+    static func status(_ socket: String) async throws -> String {
+        try await upright(["ctl", "--socket", socket, "status"]).stdout
+    }
+
+    /// Waits up to `seconds` for `condition`, without holding a thread of the pool.
+    static func eventually(_ seconds: Double, _ condition: () throws -> Bool) async -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if (try? condition()) == true { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// Whether sway shows a window of process `pid`.
+    static func shows(_ sway: HeadlessSway, pid: Int32) throws -> Bool {
+        try sway.swaymsg(["-t", "get_tree", "-r"]).contains("\"pid\": \(pid)")
+    }
+
+    @Test func aCompositorStartedAfterUprightIsUsedWhenItAppears() async throws {
+        let directory = HeadlessSway.newDirectory()
+        try FileManager.default.createDirectory(atPath: directory + "/runtime", withIntermediateDirectories: true)
+        let socket = directory + "/control.sock"
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["SWAYSOCK", "DISPLAY"] { environment[name] = nil }
+        environment["XDG_RUNTIME_DIR"] = directory + "/runtime"
+        environment["WAYLAND_DISPLAY"] = directory + "/runtime/wayland-1"
+        let play = try SignalTests.Play(
+            ["--uri", "none", "--vo", "wlshm", "--control", socket], environment: environment)
+        defer { kill(play.process.processIdentifier, SIGKILL) }
+        #expect(await play.waitFor("control socket: "), "\(play.stderr)")
+        try await Task.sleep(for: .seconds(4))
+        let waiting = try await Self.status(socket)
+        #expect(waiting.contains("waiting for the Wayland compositor"), "\(waiting)")
+        #expect(waiting.contains(#""playing": null"#), "nothing plays without a display: \(waiting)")
+
+        let sway = try HeadlessSway(directory: directory)
+        defer { sway.stop() }
+        let pid = play.process.processIdentifier
+        #expect(await Self.eventually(5) { try Self.shows(sway, pid: pid) }, "no window within 5 s: \(play.stderr)")
+        let found = try await Self.status(socket)
+        #expect(found.contains(#""backend": "sway""#) && found.contains(#""problem": null"#), "\(found)")
+        #expect(play.process.isRunning)
+    }
+
+    // Only sway here: wlr-randr lists sway's headless output with no transform at all, so the wlroots
+    // backend cannot see a foreign turn on it (the controller's rule is tested with every backend in
+    // DisplayControllerTests).
+    @Test(arguments: ["sway"])
+    func aForeignTurnIsUndoneAndTheOutputIsPutBackAtExit(backend: String) async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        // wlr-randr lists sway's headless output with no mode: the configuration states it.
+        let config = try temporaryFile("[display]\nbackend = \"\(backend)\"\nmode = \"800x1280\"\n")
+        let socket = sway.directory + "/control.sock"
+        var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
+        environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
+        let play = try SignalTests.Play(
+            ["--config", config, "--uri", "none", "--vo", "wlshm", "--control", socket], environment: environment)
+        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        #expect(await play.waitFor("display: \(backend)"), "\(play.stderr)")
+        _ = try await upright(["ctl", "--socket", socket, "fullscreen"])
+        #expect(await Self.eventually(3) { try sway.transform() == "90" })
+
+        // Someone else (kanshi at a hotplug, a person) turns the output: Upright turns it back.
+        try sway.swaymsg(["output", "HEADLESS-1", "transform", "180"])
+        #expect(await Self.eventually(2) { try sway.transform() == "90" }, "\(play.stderr)")
+        #expect(play.stderr.contains("HEADLESS-1 was turned to 180° clockwise by someone else"), "\(play.stderr)")
+
+        // Turned again just before the end: the original transform is still put back.
+        try sway.swaymsg(["output", "HEADLESS-1", "transform", "270"])
+        kill(play.process.processIdentifier, SIGINT)
+        let process = play.process
+        await Blocking.run { process.waitUntilExit() }
+        #expect(process.terminationStatus == 0, "\(play.stderr)")
+        #expect(try sway.transform() == "normal")
+    }
+
+    @Test func aCompositorThatGoesAwayEndsTheProcessWithAnError() async throws {
+        let sway = try HeadlessSway()
+        var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
+        environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
+        let play = try SignalTests.Play(["--uri", "none", "--vo", "wlshm", "--no-control"], environment: environment)
+        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        #expect(await play.waitFor("display: sway"), "\(play.stderr)")
+        try await Task.sleep(for: .seconds(1))
+        sway.stop()
+        let process = play.process
+        let ended = await Blocking.run { () -> Bool in
+            for _ in 0..<200 where process.isRunning { usleep(50_000) }
+            return !process.isRunning
+        }
+        #expect(ended)
+        // Not a clean end: systemd's Restart=on-failure starts it again, to wait for the compositor.
+        #expect(process.terminationStatus != 0)
+        #expect(play.stderr.contains("mpv ended on its own"), "\(play.stderr)")
+    }
+}
