@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "UprightDaemonTests",
             dependencies: [
-                "UprightDaemon", "Config", "OrientationCore", "MPV", "Session", "UnixSocket",
+                "Blocking", "UprightDaemon", "Config", "OrientationCore", "MPV", "Session", "UnixSocket",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

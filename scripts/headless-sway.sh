@@ -2,14 +2,17 @@
 # Starts a headless sway for tests and prints where to reach it, as shell assignments:
 #   SWAY_PID=… XDG_RUNTIME_DIR=… SWAYSOCK=… WAYLAND_DISPLAY=…(absolute path)
 #
-#   scripts/headless-sway.sh DIR [WIDTHxHEIGHT]
+#   scripts/headless-sway.sh DIR [WIDTHxHEIGHT [CONFIG]]
 #
+# CONFIG, when given, is read after the headless output's settings (`include`): the packaged kiosk
+# session, for one. SWAY_PATH, when set, is the PATH sway and its clients run with.
 # sway refuses to run as root, so as root it runs as the unprivileged user `upright-test`
 # (created on first use). DIR holds its configuration, runtime directory and log; stop it with
 # `kill -INT $SWAY_PID`. Needs sway (and, to take screenshots, grim).
 set -euo pipefail
 dir=${1:?usage: headless-sway.sh DIR [WIDTHxHEIGHT]}
 mode=${2:-800x1280}
+include=${3:-}
 user=upright-test
 
 mkdir -p "$dir/runtime"
@@ -18,6 +21,7 @@ output HEADLESS-1 resolution $mode
 default_border none
 focus_follows_mouse no
 CONF
+[ -n "$include" ] && echo "include $include" >> "$dir/sway.conf"
 chmod 755 "$dir"; chmod 644 "$dir/sway.conf"; chmod 700 "$dir/runtime"
 
 # sway must not keep the caller's descriptors open: a parent that waits for a pipe or socket to
@@ -28,6 +32,7 @@ for fd in /proc/$$/fd/*; do
 done
 
 env=(WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman XDG_RUNTIME_DIR="$dir/runtime")
+[ -n "${SWAY_PATH:-}" ] && env+=(PATH="$SWAY_PATH")
 if [ "$(id -u)" -eq 0 ]; then
     # Tests running side by side may create the user at the same moment: useradd locks the files.
     for _ in $(seq 50); do

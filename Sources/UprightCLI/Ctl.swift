@@ -17,7 +17,11 @@ struct Ctl: ParsableCommand {
             the command was refused or the daemon answers with an error.
             """)
 
-    @Option(help: "The control socket (default: $XDG_RUNTIME_DIR/upright/control.sock).")
+    @Option(
+        help: """
+            The control socket (default: the first that exists of $UPRIGHT_CONTROL, $XDG_RUNTIME_DIR/upright/control.sock, \
+            /run/upright/control.sock and, for root, /run/user/*/upright/control.sock).
+            """)
     var socket: String?
     @Argument(help: "The command and its argument.")
     var words: [String] = []
@@ -46,7 +50,12 @@ struct Ctl: ParsableCommand {
     }
 
     func run() throws {
-        let path = socket ?? controlSocketPath()
+        let path = socket ?? findControlSocket()
+        if socket == nil, !FileManager.default.fileExists(atPath: path) {
+            throw CLIFailure(
+                "no running `upright play` found: no control socket at "
+                    + controlSocketCandidates().joined(separator: ", ") + " (--socket names another)")
+        }
         let reply: String
         do {
             reply = try ControlClient.send(try Self.request(words), to: path)

@@ -8,18 +8,48 @@ import Session
 import Synchronization
 import UnixSocket
 
-/// Where Upright keeps its runtime files: `$XDG_RUNTIME_DIR/upright`, or `/run/upright` for root
-/// without one (a system service), or `/tmp/upright-UID`.
+/// Where Upright keeps its runtime files (the control socket, the display's restore record):
+/// the runtime directory systemd made for the unit (`RuntimeDirectory=upright`, passed as
+/// `$RUNTIME_DIRECTORY`), else `$XDG_RUNTIME_DIR/upright`, else `/run/upright` for root, else
+/// `/tmp/upright-UID`.
 public func uprightRuntimeDirectory(_ environment: [String: String]? = nil) -> String {
     let environment = environment ?? ProcessInfo.processInfo.environment
+    if let unit = systemdRuntimeDirectory(environment) { return unit }
     if let d = environment["XDG_RUNTIME_DIR"], !d.isEmpty { return "\(d)/upright" }
     return getuid() == 0 ? "/run/upright" : "/tmp/upright-\(getuid())"
 }
 
-/// The control socket's path.
+/// systemd's `$RUNTIME_DIRECTORY` when it is Upright's own (`.../upright`); a parent's is not.
+func systemdRuntimeDirectory(_ environment: [String: String]) -> String? {
+    environment["RUNTIME_DIRECTORY"]?.split(separator: ":").map(String.init).first { $0.hasSuffix("/upright") }
+}
+
+/// The control socket's path for `upright play`: `$UPRIGHT_CONTROL`, else `control.sock` in the
+/// runtime directory.
 public func controlSocketPath(_ environment: [String: String]? = nil) -> String {
     let environment = environment ?? ProcessInfo.processInfo.environment
     return environment["UPRIGHT_CONTROL"] ?? "\(uprightRuntimeDirectory(environment))/control.sock"
+}
+
+/// Where `upright ctl` looks for a running player, in order: `$UPRIGHT_CONTROL`, this user's
+/// runtime directory, the system service's `/run/upright`, then (for root) every user's
+/// `/run/user/UID/upright`; the first socket that exists. With none, the first candidate.
+public func controlSocketCandidates(_ environment: [String: String]? = nil) -> [String] {
+    let environment = environment ?? ProcessInfo.processInfo.environment
+    if let explicit = environment["UPRIGHT_CONTROL"] { return [explicit] }
+    var candidates = [controlSocketPath(environment), "/run/upright/control.sock"]
+    if getuid() == 0 {
+        let users = (try? FileManager.default.contentsOfDirectory(atPath: "/run/user")) ?? []
+        candidates += users.sorted().map { "/run/user/\($0)/upright/control.sock" }
+    }
+    var seen: Set<String> = []
+    return candidates.filter { seen.insert($0).inserted }
+}
+
+/// The running player's control socket for `upright ctl`: the first candidate that exists.
+public func findControlSocket(_ environment: [String: String]? = nil) -> String {
+    let candidates = controlSocketCandidates(environment)
+    return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
 }
 
 /// A failure of the control socket, worded for the user.
@@ -47,14 +77,17 @@ public final class ControlServer: Sendable {
     private let connections: Connections
 
     /// Binds `path`; throws when another Upright answers there or the socket cannot be made.
+    /// With `group`, the socket is open to the process's group too (mode 0660; members are
+    /// checked by their credentials): for the runtime directory a systemd unit makes.
     public init(
-        path: String, logger: Logger = Logger(label: "upright"), handler: @escaping @Sendable (String) async -> String
+        path: String, group: Bool = false, logger: Logger = Logger(label: "upright"),
+        handler: @escaping @Sendable (String) async -> String
     ) async throws(ControlError) {
         self.path = path
         try Self.prepare(path)
         let connections = Connections()
         self.connections = connections
-        let old = umask(0o177)  // the socket file is made 0600 from the start
+        let old = umask(group ? 0o117 : 0o177)  // the socket file is made 0600 (0660) from the start
         defer { umask(old) }
         do {
             listener = try await ServerBootstrap(group: Self.eventLoop)
@@ -69,7 +102,7 @@ public final class ControlServer: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandlers([
                             IdleStateHandler(readTimeout: .seconds(30)),
-                            RequestHandler(handler: handler, connections: connections),
+                            RequestHandler(handler: handler, connections: connections, group: group),
                         ])
                     }
                 }
@@ -77,6 +110,7 @@ public final class ControlServer: Sendable {
         } catch {
             throw ControlError("cannot listen on \(path): \(error)")
         }
+        chmod(path, group ? 0o660 : 0o600)
     }
 
     /// The same with a handler that answers at once.
@@ -123,14 +157,16 @@ private final class RequestHandler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
     let handler: @Sendable (String) async -> String
     let connections: Connections
+    /// Members of the process's group are served too.
+    let group: Bool
     private var lines = LineBuffer()
     private var pending: [String] = []
     private var admitted = false
     private var busy = false
     private var context: ChannelHandlerContext?
 
-    init(handler: @escaping @Sendable (String) async -> String, connections: Connections) {
-        (self.handler, self.connections) = (handler, connections)
+    init(handler: @escaping @Sendable (String) async -> String, connections: Connections, group: Bool) {
+        (self.handler, self.connections, self.group) = (handler, connections, group)
     }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
@@ -143,15 +179,28 @@ private final class RequestHandler: ChannelInboundHandler {
         let peer: EventLoopFuture<PeerCredentials> = options.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
         peer.assumeIsolated().whenComplete { result in
-            guard case .success(let peer) = result, peer.uid == geteuid() || peer.uid == 0 else { return self.refuse() }
+            guard case .success(let peer) = result, self.admits(peer) else { return self.refuse() }
             self.admitted = true
             self.next()
         }
     }
 
-    /// Only this user (or root) is served (`SO_PEERCRED`).
+    /// This user and root, and with `group` the members of this process's group.
+    private func admits(_ peer: PeerCredentials) -> Bool {
+        if peer.uid == geteuid() || peer.uid == 0 { return true }
+        guard group else { return false }
+        if peer.gid == getegid() { return true }
+        // Supplementary groups: the peer's own list (`Groups:` in /proc/PID/status).
+        guard let status = try? String(contentsOfFile: "/proc/\(peer.pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Groups:") })
+        else { return false }
+        return line.split(whereSeparator: \.isWhitespace).dropFirst().contains { UInt32($0) == getegid() }
+    }
+
+    /// Only this user (or root, or the group) is served (`SO_PEERCRED`).
     private func refuse() {
-        write(ControlReply.refused("permission denied: the control socket serves its own user only").line)
+        let who = group ? "its own user and group" : "its own user"
+        write(ControlReply.refused("permission denied: the control socket serves \(who) only").line)
         context?.close(promise: nil)
     }
 

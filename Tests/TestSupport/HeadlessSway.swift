@@ -25,9 +25,16 @@ public final class HeadlessSway: Sendable {
 
     /// Starts sway with one output of `mode` in `directory` (a new one by default); throws with the
     /// script's words when it cannot. Its Wayland socket is `DIRECTORY/runtime/wayland-1`.
-    public init(mode: String = "800x1280", directory: String = HeadlessSway.newDirectory()) throws {
+    /// `include` is a sway configuration read after the output's (the packaged kiosk session);
+    /// `path` the PATH sway and its clients run with.
+    public init(
+        mode: String = "800x1280", directory: String = HeadlessSway.newDirectory(), include: String? = nil,
+        path: String? = nil
+    ) throws {
         self.directory = directory
-        let out = try Self.run(["\(Self.packageRoot)/scripts/headless-sway.sh", directory, mode])
+        let out = try Self.run(
+            ["\(Self.packageRoot)/scripts/headless-sway.sh", directory, mode] + (include.map { [$0] } ?? []),
+            environment: path.map { ["SWAY_PATH": $0] } ?? [:])
         var values: [String: String] = [:]
         for line in out.split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1).map(String.init)

@@ -27,6 +27,38 @@ struct CompositorTests {
         try sway.swaymsg(["-t", "get_tree", "-r"]).contains("\"pid\": \(pid)")
     }
 
+    @Test func thePackagedSwaySessionBootsIntoPlayback() async throws {
+        // The session's user finds its configuration in ~/.config/upright (HOME is the sway's directory).
+        let directory = HeadlessSway.newDirectory()
+        let config = directory + "/.config/upright"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try "[sensor]\nuri = \"none\"\n[player.mpv]\nvo = \"wlshm\"\nao = \"null\"\n".write(
+            toFile: config + "/upright.toml", atomically: true, encoding: .utf8)
+        for path in [directory, directory + "/.config", config] { chmod(path, 0o755) }
+        chmod(config + "/upright.toml", 0o644)
+        let sway = try HeadlessSway(
+            directory: directory, include: HeadlessSway.packageRoot + "/packaging/kiosk/sway.conf",
+            path: uprightBinary.deletingLastPathComponent().path + ":/usr/bin:/bin")
+        defer { sway.stop() }
+        #expect(
+            await Self.eventually(10) { try sway.swaymsg(["-t", "get_tree", "-r"]).contains("\"app_id\": \"mpv\"") })
+        // The screen shows the test pattern (many colours), not a black or empty output.
+        var colours = 0
+        for _ in 0..<40 where colours < 50 {
+            try await Task.sleep(for: .milliseconds(100))
+            let shot = try sway.screenshot()
+            var seen: Set<Int> = []
+            for y in stride(from: 0, to: shot.height, by: 16) {
+                for x in stride(from: 0, to: shot.width, by: 16) {
+                    let p = shot.rgb(x, y)
+                    seen.insert(Int(p.r) << 16 | Int(p.g) << 8 | Int(p.b))
+                }
+            }
+            colours = seen.count
+        }
+        #expect(colours >= 50, "\(colours) colours on the screen")
+    }
+
     @Test func aCompositorStartedAfterUprightIsUsedWhenItAppears() async throws {
         let directory = HeadlessSway.newDirectory()
         try FileManager.default.createDirectory(atPath: directory + "/runtime", withIntermediateDirectories: true)

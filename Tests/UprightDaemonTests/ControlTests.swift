@@ -1,3 +1,4 @@
+import Blocking
 import Config
 import Foundation
 import Logging
@@ -179,6 +180,19 @@ struct ControlSocketTests {
         #expect(try await ControlClient.send("x", to: path) == "second")
     }
 
+    @Test func theRuntimeDirectoryIsTheUnitsThenTheSessionsThenTheSystems() {
+        #expect(
+            uprightRuntimeDirectory(["RUNTIME_DIRECTORY": "/run/upright", "XDG_RUNTIME_DIR": "/run/user/7"])
+                == "/run/upright")
+        // Another unit's runtime directory (a parent's) is not Upright's.
+        #expect(
+            uprightRuntimeDirectory(["RUNTIME_DIRECTORY": "/run/greetd", "XDG_RUNTIME_DIR": "/run/user/7"])
+                == "/run/user/7/upright")
+        #expect(controlSocketCandidates(["UPRIGHT_CONTROL": "/x/c.sock"]) == ["/x/c.sock"])
+        let candidates = controlSocketCandidates(["XDG_RUNTIME_DIR": "/run/user/7"])
+        #expect(Array(candidates.prefix(2)) == ["/run/user/7/upright/control.sock", "/run/upright/control.sock"])
+    }
+
     @Test func noSuchDaemonIsAClearError() async {
         await #expect {
             try await ControlClient.send("x", to: "/nonexistent/upright/control.sock")
@@ -190,18 +204,9 @@ struct ControlSocketTests {
 
 @Suite("Control socket peers", .enabled(if: getuid() == 0, "needs root to act as another user"))
 struct ControlPeerTests {
-    @Test func anotherUserIsRefusedEvenWhenTheSocketIsOpenToAll() async throws {
-        let directory = NSTemporaryDirectory() + "upright-peer-\(UUID().uuidString.prefix(8))"
-        let path = directory + "/control.sock"
-        let server = try await ControlServer(path: path, answer: { _ in #"{"ok": true}"# })
-        server.start()
-        defer {
-            server.stop()
-            try? FileManager.default.removeItem(atPath: directory)
-        }
-        // Open the socket to everyone: only SO_PEERCRED stands between another user and the daemon.
-        chmod(directory, 0o755)
-        chmod(path, 0o666)
+    /// Asks `path` for the status as the user `upright-test`, with `groups` as its supplementary
+    /// groups (`--clear-groups` when empty); the reply line.
+    static func askAsAnotherUser(_ path: String, groups: [Int] = []) throws -> String {
         let user = "upright-test"
         // The display tests may be creating the same user at this moment (useradd locks /etc/passwd).
         for _ in 0..<50 where getpwnam(user) == nil {
@@ -215,8 +220,10 @@ struct ControlPeerTests {
         }
         let client = Process()
         client.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        let groupOption =
+            groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ",")
         client.arguments = [
-            "--reuid=\(user)", "--regid=\(user)", "--clear-groups", "/usr/bin/python3", "-c",
+            "--reuid=\(user)", "--regid=\(user)", groupOption, "/usr/bin/python3", "-c",
             """
             import socket, sys
             s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
@@ -234,9 +241,44 @@ struct ControlPeerTests {
         let reply = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         client.waitUntilExit()
-        #expect(reply.contains("permission denied"), "\(reply) \(said)")
+        return reply + said
+    }
+
+    @Test func anotherUserIsRefusedEvenWhenTheSocketIsOpenToAll() async throws {
+        let directory = NSTemporaryDirectory() + "upright-peer-\(UUID().uuidString.prefix(8))"
+        let path = directory + "/control.sock"
+        let server = try await ControlServer(path: path, answer: { _ in #"{"ok": true}"# })
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        // Open the socket to everyone: only SO_PEERCRED stands between another user and the daemon.
+        chmod(directory, 0o755)
+        chmod(path, 0o666)
+        let reply = try await Blocking.run { try Self.askAsAnotherUser(path, groups: [Int(getegid())]) }
+        #expect(reply.contains("permission denied"), "\(reply)")
         // Its own user is served.
         #expect(try await ControlClient.send(#"{"command": "status"}"#, to: path) == #"{"ok": true}"#)
+    }
+
+    @Test func withGroupAccessAMemberOfTheGroupIsServedAndOthersAreNot() async throws {
+        let directory = NSTemporaryDirectory() + "upright-peer-\(UUID().uuidString.prefix(8))"
+        let path = directory + "/control.sock"
+        let server = try await ControlServer(path: path, group: true, handler: { _ in #"{"ok": true}"# })
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o660)
+        chmod(directory, 0o755)
+        chmod(path, 0o666)
+        let member = try await Blocking.run { try Self.askAsAnotherUser(path, groups: [Int(getegid())]) }
+        #expect(member.contains(#"{"ok": true}"#), "\(member)")
+        let stranger = try await Blocking.run { try Self.askAsAnotherUser(path) }
+        #expect(
+            stranger.contains("permission denied: the control socket serves its own user and group only"), "\(stranger)"
+        )
     }
 }
 
