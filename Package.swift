@@ -36,6 +36,8 @@ let package = Package(
             swiftSettings: strict),
         // The one way off the cooperative pool for blocking work (C calls, helper programs, sockets).
         .target(name: "Blocking", swiftSettings: strict),
+        // Why a file cannot be read, said one way for configurations, traces and playlists.
+        .target(name: "Files", swiftSettings: strict),
         .target(name: "Udev", dependencies: ["CUdev"], swiftSettings: strict),
         // The service manager's notifications (readiness, status, watchdog) through libsystemd.
         .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: strict),
@@ -55,11 +57,12 @@ let package = Package(
         .target(
             name: "Sensors",
             dependencies: [
-                "Blocking", "OrientationCore", "IIO", "Udev", .product(name: "RealModule", package: "swift-numerics"),
+                "Blocking", "Files", "OrientationCore", "IIO", "Udev",
+                .product(name: "RealModule", package: "swift-numerics"),
             ],
             swiftSettings: strict
         ),
-        .target(name: "Player", dependencies: ["MPV", "OrientationCore"], swiftSettings: strict),
+        .target(name: "Player", dependencies: ["Files", "MPV", "OrientationCore"], swiftSettings: strict),
         .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
         .target(
             name: "Display",
@@ -93,7 +96,7 @@ let package = Package(
         .target(
             name: "Config",
             dependencies: [
-                "Display", "OrientationCore", "Player", "Sensors", .product(name: "TOMLKit", package: "TOMLKit"),
+                "Display", "Files", "OrientationCore", "Player", "Sensors", .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
         ),

@@ -1,4 +1,5 @@
 import Display
+import Files
 import OrientationCore
 import Player
 import Sensors
@@ -257,6 +258,14 @@ struct ConfigReader {
 
     mutating func readPlayer(_ p: TOMLTable, into player: inout PlayerSettings) {
         player.playlist = strings(p, ["player", "playlist"]) ?? player.playlist
+        // A file that is not there now may be on a stick plugged in later: a warning, not an error.
+        for item in player.playlist where !item.contains("://") || item.hasPrefix("file://") {
+            let path = item.hasPrefix("file://") ? String(item.dropFirst(7)) : item
+            if let problem = readProblem(path) {
+                report(
+                    .warning, "'player.playlist': \(path): \(problem)", at: map.valuePlace(of: ["player", "playlist"]))
+            }
+        }
         player.loop = bool(p, ["player", "loop"]) ?? player.loop
         if let t = number(p, ["player", "stall_timeout"]) {
             if t == 0 {

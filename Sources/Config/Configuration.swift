@@ -1,4 +1,5 @@
 public import Display
+import Files
 import Foundation
 public import OrientationCore
 public import Player
@@ -28,13 +29,14 @@ public struct UprightConfiguration: Sendable {
     public static func load(path: String) throws(ConfigurationError) -> UprightConfiguration {
         let text: String
         do {
+            if let problem = readProblem(path) { throw ReadFailure(reason: problem) }
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            let exists = FileManager.default.fileExists(atPath: path)
+            let reason = (error as? ReadFailure)?.reason ?? "not UTF-8 text"
             throw ConfigurationError(diagnostics: [
                 Diagnostic(
                     file: path, line: nil, column: nil, severity: .error,
-                    message: exists ? "cannot read the configuration file" : "no such file")
+                    message: "cannot read the configuration file: \(reason)")
             ])
         }
         return try parse(text, file: path)
@@ -76,4 +78,9 @@ public struct UprightConfiguration: Sendable {
         config.warnings = diagnostics
         return config
     }
+}
+
+/// Why a file could not be read.
+private struct ReadFailure: Error {
+    var reason: String
 }

@@ -1,3 +1,4 @@
+import Files
 import Foundation
 public import MPV
 public import OrientationCore
@@ -229,11 +230,8 @@ public actor Player {
     public static func whyUnplayable(_ item: String) -> String? {
         if item.contains("://") && !item.hasPrefix("file://") { return nil }
         let path = item.hasPrefix("file://") ? (URL(string: item)?.path ?? item) : item
-        var info = stat()
-        guard stat(path, &info) == 0 else { return "\(path): " + String(cString: strerror(errno)).lowercased() }
-        if info.st_mode & S_IFMT == S_IFDIR { return "\(path) is a directory" }
-        guard access(path, R_OK) == 0 else { return "\(path): " + String(cString: strerror(errno)).lowercased() }
-        return nil
+        guard let problem = readProblem(path) else { return nil }
+        return problem == "is a directory" ? "\(path) is a directory" : "\(path): \(problem)"
     }
 
     /// Shows `text` over the video until a later file has played for a while.

@@ -1,3 +1,4 @@
+import Files
 import Foundation
 public import OrientationCore
 
@@ -34,11 +35,14 @@ public struct Trace: Sendable {
     public static func load(path: String) throws(Failure) -> Trace {
         let data: Data
         do {
+            if let problem = readProblem(path) {
+                throw Failure(path: path, line: nil, message: "cannot read the trace: \(problem)")
+            }
             data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let failure as Failure {
+            throw failure
         } catch {
-            let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw Failure(path: path, line: nil, message: exists ? "cannot read the trace: \(reason)" : "no such file")
+            throw Failure(path: path, line: nil, message: "cannot read the trace: \(error.localizedDescription)")
         }
         return try parse(data, path: path)
     }

@@ -41,11 +41,17 @@ struct SensorOptions: ParsableArguments {
     }
 }
 
-/// Runs `body` over a sensor stream until it ends, `duration` passes, or SIGINT/SIGTERM.
+/// The error for a sensor that is absent from the start: these commands exist to read it.
+func noSensor(_ status: SensorStatus) -> CLIFailure {
+    CLIFailure("no sensor: \(status.message)")
+}
+
+/// Runs `body` over a sensor stream until it ends, `duration` passes, or SIGINT/SIGTERM; a
+/// sensor absent from the start is an error (one lost later is waited for, as `play` does).
 func consume(
     _ settings: SensorSettings, duration: Double?, orientations parameters: OrientationClassifier.Parameters? = nil,
     _ body: (SensorEvent, Double) -> Void
-) async {
+) async throws {
     let control = SensorControl()
     let stream =
         parameters.map { SensorSource.orientations(settings, parameters: $0, control: control) }
@@ -55,8 +61,16 @@ func consume(
         await waitForStop(duration: duration)
         control.stop()
     }
+    var first = true
     for await event in stream {
         if control.isStopped { break }
+        if first, case .status(let s) = event, s.state == .absent {
+            log.notice("\(s)")
+            control.stop()
+            stopper.cancel()
+            throw noSensor(s)
+        }
+        first = false
         body(event, start)
     }
     control.stop()
@@ -91,12 +105,15 @@ struct SensorCommand: AsyncParsableCommand {
             writeLine(
                 "{\"orientation\": \"\(m.orientation)\", \"confidence\": \(m.confidence.fixed(3)), "
                     + "\"samples\": \(m.samples), \"source\": \"\(m.source)\", \"elapsed\": \(m.elapsed.fixed(3))}")
+            if m.samples == 0 {
+                throw CLIFailure("no sensor: the motion fallback read no samples from \(settings.uri)")
+            }
             return
         }
         if raw {
-            await runRaw(settings, parameters: parameters)
+            try await runRaw(settings, parameters: parameters)
         } else {
-            await runMonitor(settings, parameters: parameters, lock: lockConfig)
+            try await runMonitor(settings, parameters: parameters, lock: lockConfig)
         }
     }
 
@@ -108,9 +125,9 @@ struct SensorCommand: AsyncParsableCommand {
     }
 
     /// Every reading, classified here.
-    func runRaw(_ settings: SensorSettings, parameters: OrientationClassifier.Parameters) async {
+    func runRaw(_ settings: SensorSettings, parameters: OrientationClassifier.Parameters) async throws {
         var classifier = OrientationClassifier(parameters: parameters)
-        await consume(settings, duration: duration) { event, start in
+        try await consume(settings, duration: duration) { event, start in
             switch event {
             case .status(let s): log.notice("\(s)")
             case .change: break
@@ -128,9 +145,7 @@ struct SensorCommand: AsyncParsableCommand {
     /// The changes only: the classifier runs on the sensor thread, and the lock applies.
     func runMonitor(
         _ settings: SensorSettings, parameters: OrientationClassifier.Parameters, lock lockConfig: LockSettings
-    )
-        async
-    {
+    ) async throws {
         let monitor = OrientationMonitor(
             sensor: settings, parameters: parameters,
             lock: LockSettings(
@@ -140,10 +155,18 @@ struct SensorCommand: AsyncParsableCommand {
             await waitForStop(duration: duration)
             await monitor.stop()
         }
+        var read = false  // a reading came (or the lock hid them): absence after it is waited for
         for await event in monitor.events {
             let t = monotonicSeconds() - start
             switch event {
-            case .status(let s): log.notice("\(s)")
+            case .status(let s):
+                log.notice("\(s)")
+                if !read, s.state == .absent {
+                    stopper.cancel()
+                    await monitor.stop()
+                    throw noSensor(s)
+                }
+                if s.state == .reading || s.state == .paused { read = true }
             case .switchFault(let message): log.warning("\(message)")
             case .lock(let on, let source):
                 writeLine(
@@ -196,7 +219,7 @@ struct RecordCommand: AsyncParsableCommand {
     func run() async throws {
         let (settings, _) = try sensor.resolve()
         var samples: [GravitySample] = []
-        await consume(settings, duration: duration) { event, start in
+        try await consume(settings, duration: duration) { event, start in
             switch event {
             case .status(let s): log.notice("\(s)")
             case .sample(var s):
@@ -205,6 +228,7 @@ struct RecordCommand: AsyncParsableCommand {
             case .change: break
             }
         }
+        if samples.isEmpty { throw CLIFailure("no samples were read from \(settings.uri); \(out) is not written") }
         do {
             try Trace(samples: samples).write(to: out)
         } catch {

@@ -26,10 +26,18 @@ struct ConfigTests {
         #expect(c.policy.appSupported == .allButUpsideDown)
         #expect(c.policy.effectiveMask(of: Scene.fullscreen) == .landscape)
         #expect(c.policy.settings(of: Scene.fullscreen)?.preferred == .landscapeRight)
-        #expect(c.policy.settings(of: "menu")?.supported == .portrait)
-        #expect(c.player.mpv["hwdec"] == "auto-safe")
         #expect(c.player.hotkeys[.fullscreen] == ["f", "F11"])
         #expect(c.policy.problems.isEmpty)
+    }
+
+    @Test func theShippedExampleShowsEverySettingWithItsDefault() throws {
+        // As its first line says: loading it changes nothing.
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/upright.toml").standardized
+        let c = try UprightConfiguration.load(path: example.path)
+        var defaults = UprightConfiguration()
+        defaults.file = c.file
+        #expect(c.toml == defaults.toml)
     }
 
     @Test func anEmptyFileGivesTheDefaults() throws {
@@ -145,7 +153,18 @@ struct ConfigTests {
         do {
             _ = try UprightConfiguration.load(path: "/nonexistent/u.toml")
         } catch {
-            #expect(error.description == "/nonexistent/u.toml: error: no such file")
+            #expect(
+                error.description
+                    == "/nonexistent/u.toml: error: cannot read the configuration file: no such file or directory")
+        }
+    }
+
+    @Test func aDirectoryIsNotAConfigurationFile() {
+        do {
+            _ = try UprightConfiguration.load(path: NSTemporaryDirectory())
+            Issue.record("a directory was read")
+        } catch {
+            #expect(error.description.hasSuffix("error: cannot read the configuration file: is a directory"))
         }
     }
 

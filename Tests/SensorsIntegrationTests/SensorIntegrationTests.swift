@@ -175,7 +175,7 @@ struct SensorIntegrationTests {
         let run = try uprightInNamespace(fake, ["sensor", "--duration", "1"])
         await run.wait()
         #expect(run.stderr.contains("sensor absent: no accelerometer at local:"), "\(run.stderr)")
-        #expect(run.process.terminationStatus == 0)
+        #expect(run.process.terminationStatus == 1, "no sensor from the start is an error")
         let doctor = try uprightInNamespace(fake, ["doctor"])
         await doctor.wait()
         #expect(doctor.process.terminationStatus == 1)

@@ -206,7 +206,7 @@ struct SensorSourceTests {
             if case .status(let s) = event { message = s.message }
             control.stop()
         }
-        #expect(message == "cannot replay: /nonexistent.csv: error: no such file")
+        #expect(message == "cannot replay: /nonexistent.csv: error: cannot read the trace: no such file or directory")
     }
 
     @Test func theMotionFallbackWithoutASensorAnswersUnknownAtOnce() {

@@ -48,8 +48,17 @@ struct TraceTests {
     }
 
     @Test func missingFile() {
-        #expect(throws: Trace.Failure(path: "/nonexistent/trace.csv", line: nil, message: "no such file")) {
+        #expect(
+            throws: Trace.Failure(
+                path: "/nonexistent/trace.csv", line: nil, message: "cannot read the trace: no such file or directory")
+        ) {
             try Trace.load(path: "/nonexistent/trace.csv")
+        }
+    }
+
+    @Test func aDirectoryIsNotATrace() {
+        #expect(throws: Trace.Failure(path: "/tmp", line: nil, message: "cannot read the trace: is a directory")) {
+            try Trace.load(path: "/tmp")
         }
     }
 

@@ -243,3 +243,45 @@ struct PlayCommandTests {
         #expect(run.stderr.contains("sensor reading: replaying"))
     }
 }
+
+/// The commands that exist to read the sensor fail, saying why, when there is none.
+@Suite("No sensor, no file: errors that say why")
+struct ErrorTests {
+    @Test(arguments: [
+        ["record", "--uri", "none", "--out", "/tmp/upright-never.csv", "--duration", "0.5"],
+        ["sensor", "--uri", "none", "--duration", "0.5"],
+        ["sensor", "--raw", "--uri", "none", "--duration", "0.5"],
+        ["sensor", "--motion", "--uri", "none"],
+    ])
+    func sensorCommandsFailWithNoSensor(arguments: [String]) async throws {
+        let run = try await upright(arguments)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("error: no sensor: "), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/upright-never.csv"))
+    }
+
+    @Test func replayingADirectorySaysSo() async throws {
+        let run = try await upright(["replay", NSTemporaryDirectory()])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("error: cannot read the trace: is a directory"), "\(run.stderr)")
+    }
+
+    @Test func checkConfigNamesPlaylistFilesThatCannotBeRead() async throws {
+        let config = try temporaryFile("[player]\nplaylist = [\"/nonexistent/a.mp4\", \"https://example.com/b.mp4\"]\n")
+        let run = try await upright(["check-config", config])
+        #expect(run.status == 0)
+        #expect(
+            run.stderr.contains(
+                "\(config):2:12: warning: 'player.playlist': /nonexistent/a.mp4: no such file or directory"),
+            "\(run.stderr)")
+        #expect(!run.stderr.contains("example.com"))
+    }
+
+    @Test func aBadSensorURIIsRefusedAsTheConfigurationWouldBe() async throws {
+        let run = try await upright([
+            "play", "--uri", "bogus:thing", "--vo", "null", "--no-control", "--duration", "0.1",
+        ])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("bad sensor URI 'bogus:thing'"), "\(run.stderr)")
+    }
+}
