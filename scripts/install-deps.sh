@@ -9,8 +9,8 @@ need=(pkg-config libiio-dev libmpv-dev zlib1g-dev libudev-dev libsystemd-dev)
 case "${1:-test}" in
     build) ;;
     # The scorer and benchmarks are Python; the sensor tests run a real iiod; the display tests a
-    # headless sway (screenshots by grim, wlr-randr for the wlroots backend) and Xvfb.
-    test) need+=(python3 iiod sway grim wlr-randr xvfb x11-xserver-utils xinput) ;;
+    # headless sway (screenshots by grim, wlr-randr for the wlroots backend, kanshi as a rival) and Xvfb.
+    test) need+=(python3 iiod sway grim wlr-randr kanshi xvfb x11-xserver-utils xinput) ;;
     # The sensor benchmark also builds a C baseline against libiio; the display one runs sway.
     bench) need+=(python3 iiod gcc sway grim wlr-randr) ;;
     # The Debian package: objdump reads the libraries the binary needs.

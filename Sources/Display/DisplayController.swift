@@ -61,6 +61,8 @@ public struct DisplayStatus: Sendable, Hashable {
     public var problem: String?
     /// How the backend was chosen.
     public var reason = ""
+    /// Other programs running that turn outputs too (kanshi), in words.
+    public var others: [String] = []
 
     public init(backend: DisplayBackendKind = .none, endpoint: String = "none", reason: String = "") {
         self.backend = backend
@@ -173,6 +175,7 @@ public actor DisplayController {
             status.problem = status.reason
             return abilities
         }
+        status.others = RotationOwners.running()
         do {
             var current = try await findOutput()
             if let stale = readState(), stale.output == current.name, stale.pid != getpid(), !processAlive(stale.pid) {

@@ -13,6 +13,8 @@ public struct DisplayReport: Encodable, Sendable, Hashable {
     public var transform: Int?
     /// Why outputs cannot turn, or the last fault.
     public var problem: String?
+    /// Other programs running that turn outputs too.
+    public var others: [String] = []
 
     public init(
         backend: String, turnsOutputs: Bool, reason: String, output: String? = nil, transform: Int? = nil,
@@ -31,6 +33,7 @@ public struct DisplayReport: Encodable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case backend, turnsOutputs = "turns_outputs", reason, output, transform, problem
+        case others = "others_turning_outputs"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -41,6 +44,7 @@ public struct DisplayReport: Encodable, Sendable, Hashable {
         try c.encode(output, forKey: .output)
         try c.encode(transform, forKey: .transform)
         try c.encode(problem, forKey: .problem)
+        try c.encode(others, forKey: .others)
     }
 }
 

@@ -353,6 +353,7 @@ func doctorLockSwitches() {
 func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) async {
     let (backend, reason) = await DisplayDetection.backend(settings)
     print("display backend: \(backend.kind.rawValue) (\(reason))")
+    for other in RotationOwners.running() { print("  also turning outputs: \(other)") }
     guard backend.kind != .none else {
         print("  only the video surface turns; the interface strategy falls back to it")
         return

@@ -96,15 +96,18 @@ public enum ControlRequest: Sendable, Hashable {
 extension DisplayStatus {
     /// The display as the session's status reports it.
     public var report: DisplayReport {
-        DisplayReport(
+        var report = DisplayReport(
             backend: backend.rawValue, turnsOutputs: canRotate && problem == nil, reason: reason, output: output,
             transform: transform?.clockwise, problem: problem)
+        report.others = others
+        return report
     }
 
     /// One line for the log at start: the backend, why it was chosen, the output and any problem.
     var summary: String {
         "\(backend.rawValue) (\(reason))" + (output.map { ", output \($0)" } ?? "")
             + (problem.map { $0 == reason ? "" : "; \($0)" } ?? "")
+            + others.map { "; also turning outputs: \($0)" }.joined()
     }
 }
 

@@ -118,6 +118,36 @@ struct CompositorTests {
         #expect(try sway.transform() == "normal")
     }
 
+    /// kanshi 1.3 cannot apply a profile to sway 1.7's headless output (wlr-output-management
+    /// reports it without a mode), so here it only runs: Upright must name it as a rival.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/kanshi"), "needs kanshi"))
+    func aRunningKanshiIsNamedInTheStatusAndTheLog() async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let profile = sway.directory + "/kanshi.conf"
+        try "profile {\n  output HEADLESS-1 transform 180\n}\n".write(
+            toFile: profile, atomically: true, encoding: .utf8)
+        let kanshi = Process()
+        kanshi.executableURL = URL(fileURLWithPath: "/usr/bin/kanshi")
+        kanshi.arguments = ["-c", profile]
+        kanshi.environment = ["WAYLAND_DISPLAY": sway.wayland, "XDG_RUNTIME_DIR": sway.runtimeDirectory]
+        kanshi.standardOutput = FileHandle.nullDevice
+        kanshi.standardError = FileHandle.nullDevice
+        try kanshi.run()
+        defer { kill(kanshi.processIdentifier, SIGKILL) }
+        let socket = sway.directory + "/control.sock"
+        var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
+        environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
+        let play = try SignalTests.Play(
+            ["--uri", "none", "--vo", "wlshm", "--control", socket], environment: environment)
+        defer { kill(play.process.processIdentifier, SIGKILL) }
+        #expect(await play.waitFor("display: sway"), "\(play.stderr)")
+        #expect(
+            play.stderr.contains("also turning outputs: kanshi (pid \(kanshi.processIdentifier))"), "\(play.stderr)")
+        let status = try await Self.status(socket)
+        #expect(status.contains(#""others_turning_outputs": ["kanshi (pid "#), "\(status)")
+    }
+
     @Test func aCompositorThatGoesAwayEndsTheProcessWithAnError() async throws {
         let sway = try HeadlessSway()
         var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
