@@ -10,5 +10,7 @@ python3 scripts/bench_sensor.py "$bin"
 echo
 "$bin/upright-bench" --display
 echo
+python3 scripts/bench_appliance.py "$bin"
+echo
 echo "Detector quality on the public traces (scorer, --isolate):"
 scripts/quality.sh "$bin/upright" | sed -n '/^Traces:/,$p'

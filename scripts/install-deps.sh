@@ -12,7 +12,8 @@ case "${1:-test}" in
     # headless sway (screenshots by grim, wlr-randr for the wlroots backend, kanshi as a rival) and Xvfb.
     test) need+=(python3 iiod sway grim wlr-randr kanshi xvfb x11-xserver-utils xinput) ;;
     # The sensor benchmark also builds a C baseline against libiio; the display one runs sway.
-    bench) need+=(python3 iiod gcc sway grim wlr-randr) ;;
+    # The appliance benchmark runs plain mpv beside upright play.
+    bench) need+=(python3 iiod gcc sway grim wlr-randr mpv) ;;
     # The Debian package: objdump reads the libraries the binary needs.
     deb) need+=(binutils) ;;
     *) echo "usage: $0 [build|test|bench|deb]" >&2; exit 2 ;;
