@@ -98,7 +98,7 @@ struct ReplayCommandTests {
     @Test func missingFile() async throws {
         let run = try await upright(["replay", "/nonexistent/trace.csv"])
         #expect(run.status == 1)
-        #expect(run.stderr == "/nonexistent/trace.csv: error: no such file\n")
+        #expect(run.stderr == "/nonexistent/trace.csv: error: cannot read the trace: no such file or directory\n")
         #expect(run.stdout.isEmpty)
     }
 
