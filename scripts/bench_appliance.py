@@ -11,6 +11,7 @@ libiio reading a fake sysfs tree (scripts/with-fake-iio.sh).
 
   scripts/bench_appliance.py BIN_DIR
 """
+import contextlib
 import os
 import shutil
 import socket
@@ -131,15 +132,32 @@ def upright_pid(wrapper):
     return None
 
 
-def end_to_end(bin_dir, strategy):
-    directory = tempfile.mkdtemp(prefix='upright-bench-e2e-')
+@contextlib.contextmanager
+def appliance(prefix):
+    """A directory, a fake accelerometer held portrait and a headless sway; the processes added to
+    the list it gives end with it, and everything is removed."""
+    directory = tempfile.mkdtemp(prefix=prefix)
     tree, dev = make_tree()
     attitude(dev, *PORTRAIT)
     env = start_sway(os.path.join(directory, 'sway'))
-    p = None
+    processes = []
     try:
+        yield directory, tree, dev, env, processes
+    finally:
+        for q in processes:
+            if q.poll() is None:
+                q.terminate()
+                q.wait()
+        stop_sway(env, os.path.join(directory, 'sway'))
+        shutil.rmtree(tree, ignore_errors=True)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def end_to_end(bin_dir, strategy):
+    with appliance('upright-bench-e2e-') as (directory, tree, dev, env, processes):
         control = os.path.join(directory, 'control.sock')
         p = start_upright(bin_dir, tree, env, config(directory, strategy, [PATTERN]), control)
+        processes.append(p)
         ctl(bin_dir, control, 'fullscreen')
         end = time.monotonic() + 10
         while time.monotonic() < end and not upright(screenshot(env['WAYLAND_DISPLAY']), 'portrait', strategy):
@@ -162,13 +180,6 @@ def end_to_end(bin_dir, strategy):
                     print('    %s %s: not upright; %dx%d, samples %s' % (strategy, name, w, h,
                           [rgb(shot, x, y) for x, y in [(200, 640), (600, 640), (400, 500), (400, 780)]]))
         return times
-    finally:
-        if p:
-            p.terminate()
-            p.wait()
-        stop_sway(env, os.path.join(directory, 'sway'))
-        shutil.rmtree(tree, ignore_errors=True)
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 def usage(pid):
@@ -204,14 +215,10 @@ def burst(control, n=150):
 
 
 def soak(bin_dir, seconds):
-    directory = tempfile.mkdtemp(prefix='upright-bench-soak-')
-    tree, dev = make_tree()
-    attitude(dev, *PORTRAIT)
-    env = start_sway(os.path.join(directory, 'sway'))
-    p = mpv = None
-    try:
+    with appliance('upright-bench-soak-') as (directory, tree, dev, env, processes):
         control = os.path.join(directory, 'control.sock')
         p = start_upright(bin_dir, tree, env, config(directory, 'interface', CLIPS), control)
+        processes.append(p)
         pid = upright_pid(p)
         start = time.monotonic()
         warm = None
@@ -228,24 +235,15 @@ def soak(bin_dir, seconds):
         final = (time.monotonic(), usage(pid))
         p.terminate()
         p.wait()
-        p = None
         # Plain mpv, the same files, the same sway, the same time after warm-up.
         mpv = subprocess.Popen(['mpv', '--no-config', '--vo=wlshm', '--ao=null', '--loop-playlist=inf',
                                 '--really-quiet'] + CLIPS,
                                env=dict(os.environ, WAYLAND_DISPLAY=env['WAYLAND_DISPLAY'],
                                         XDG_RUNTIME_DIR=env['XDG_RUNTIME_DIR']),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(mpv)
         time.sleep(min(60, seconds / 3))
-        plain = usage(mpv.pid)
-        return warm, final, plain
-    finally:
-        for q in (p, mpv):
-            if q:
-                q.terminate()
-                q.wait()
-        stop_sway(env, os.path.join(directory, 'sway'))
-        shutil.rmtree(tree, ignore_errors=True)
-        shutil.rmtree(directory, ignore_errors=True)
+        return warm, final, usage(mpv.pid)
 
 
 def ms(xs):

@@ -27,45 +27,42 @@ struct ControlLoadTests {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
     }
 
-    static func start(fileLimit: Int) throws -> (Play, socket: String, directory: String) {
+    /// Runs `body` beside an `upright play` limited to `fileLimit` descriptors, once its control
+    /// socket listens; `body` gets the player, its socket, and the status of `ctl status` under
+    /// `clients` idle connections.
+    static func withPlay(
+        fileLimit: Int, idleClients clients: Int, _ body: (Play, _ socket: String, _ status: Run) async throws -> Void
+    ) async throws {
         let directory = NSTemporaryDirectory() + "upright-load-\(UUID().uuidString.prefix(8))"
         let socket = directory + "/control.sock"
         let play = try Play(["--uri", "none", "--vo", "null", "--control", socket], fileLimit: fileLimit)
-        return (play, socket, directory)
-    }
-
-    @Test func itStillAnswersAfter1100IdleClientsUnderTheServiceLimit() async throws {
-        let (play, socket, directory) = try Self.start(fileLimit: 1024)
         defer {
             kill(play.process.processIdentifier, SIGKILL)
             try? FileManager.default.removeItem(atPath: directory)
         }
         #expect(await play.waitFor("control socket: "), "\(play.stderr)")
-        try await Self.withIdleClients(1100, to: socket) {
+        try await Self.withIdleClients(clients, to: socket) {
             let run = try await upright(["ctl", "--socket", socket, "status"])
             #expect(run.status == 0, "\(run.stdout) \(run.stderr) \(play.stderr)")
-            #expect(run.stdout.contains(#""ok": true"#))
+            try await body(play, socket, run)
+        }
+        #expect(play.process.isRunning)
+    }
+
+    @Test func itStillAnswersAfter1100IdleClientsUnderTheServiceLimit() async throws {
+        try await Self.withPlay(fileLimit: 1024, idleClients: 1100) { play, _, status in
+            #expect(status.stdout.contains(#""ok": true"#))
             // The idle ones beyond the limit were closed to make room: no descriptor per client.
             #expect(Self.descriptors(play.process.processIdentifier) < 200)
         }
-        #expect(play.process.isRunning)
     }
 
     @Test func runningOutOfDescriptorsClosesIdleClientsAndKeepsListening() async throws {
         // Fewer descriptors than the connection limit: accept meets EMFILE.
-        let (play, socket, directory) = try Self.start(fileLimit: 48)
-        defer {
-            kill(play.process.processIdentifier, SIGKILL)
-            try? FileManager.default.removeItem(atPath: directory)
-        }
-        #expect(await play.waitFor("control socket: "), "\(play.stderr)")
-        try await Self.withIdleClients(200, to: socket) {
-            let run = try await upright(["ctl", "--socket", socket, "status"])
-            #expect(run.status == 0, "\(run.stdout) \(run.stderr) \(play.stderr)")
+        try await Self.withPlay(fileLimit: 48, idleClients: 200) { play, socket, _ in
             #expect(play.stderr.contains("cannot accept a connection"), "\(play.stderr)")
+            let again = try await upright(["ctl", "--socket", socket, "status"])
+            #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
         }
-        let again = try await upright(["ctl", "--socket", socket, "status"])
-        #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
-        #expect(play.process.isRunning)
     }
 }
