@@ -188,10 +188,13 @@ public actor PlaySession {
         }
     }
 
-    /// The backend's output changes, as events of the loop.
+    /// The backend's output changes, as events of the loop; in kiosk mode only (Upright owns the
+    /// output): on a shared desktop nothing is turned back, and the helper-program backends would
+    /// start a process a second for nothing.
     private func watchOutputs() -> Task<Void, Never> {
-        let (display, feed) = (shell.display, feed)
+        let (display, feed, kiosk) = (shell.display, feed, configuration.display.kiosk)
         return Task {
+            guard kiosk else { return }
             for await _ in await display.changes() { feed.yield(.outputsChanged) }
         }
     }
