@@ -164,7 +164,7 @@ let package = Package(
         .testTarget(
             name: "UprightCLITests",
             dependencies: [
-                "Blocking", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "TestSupport", "UnixSocket",
+                "Blocking", "Display", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "TestSupport", "UnixSocket",
                 "upright",
             ],
             resources: [.copy("Fixtures")],

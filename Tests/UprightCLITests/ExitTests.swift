@@ -1,3 +1,4 @@
+import Display
 import Foundation
 import Testing
 
@@ -37,5 +38,17 @@ struct ExitTests {
         #expect(
             failed.isEmpty,
             "\(failed.count) of 50 runs failed: \(failed.map { "\($0.status): \($0.stderr.suffix(300))" })")
+    }
+
+    @Test(.enabled(if: DisplayPresence.drmDevices().isEmpty, "a DRM device is a display"))
+    func noDisplayAtAllIsSaidLoudlyAndEndsTheProcessAfterTheWait() async throws {
+        let (environment, directory) = try Self.noDisplay()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try temporaryFile("[display]\nwait = 1\n")
+        let run = try await upright(
+            ["play", "--config", config, "--uri", "none", "--no-control"], environment: environment)
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("error: no display: no WAYLAND_DISPLAY, DISPLAY or DRM device"), "\(run.stderr)")
+        #expect(run.stderr.contains("(waited 1 s; display.wait sets how long)"), "\(run.stderr)")
     }
 }
