@@ -136,6 +136,8 @@ public actor DisplayController {
     public private(set) var backend: any DisplayBackend = NoDisplayBackend()
     /// The environment to find the backend in at ``start()``, when none was given.
     private var environment: [String: String]??
+    /// The same, kept for ``redetect()``.
+    private let detection: [String: String]??
     private let settings: DisplaySettings
     /// Where the restore record lives (the program's runtime directory).
     private let stateDirectory: String
@@ -146,6 +148,7 @@ public actor DisplayController {
     private var applied: OutputTransform?
 
     public init(settings: DisplaySettings, stateDirectory: String, backend: any DisplayBackend, reason: String) {
+        detection = nil
         self.settings = settings
         self.stateDirectory = stateDirectory
         self.backend = backend
@@ -160,6 +163,22 @@ public actor DisplayController {
         self.settings = settings
         self.stateDirectory = stateDirectory
         self.environment = .some(environment)
+        detection = .some(environment)
+    }
+
+    /// The compositor came back (a new process, maybe a new socket): finds the backend again,
+    /// records the output's transform as the one to put back, and turns it to Upright's again.
+    public func redetect() async -> DisplayAbilities {
+        let keep = applied
+        if let detection {
+            environment = .some(detection)
+            output = nil
+            original = nil
+        }
+        var abilities = await start()
+        applied = keep
+        if keep != nil { abilities = await reassert().0 }
+        return abilities
     }
 
     /// Finds the output, restores one an earlier run left turned, and records the original

@@ -2,6 +2,7 @@ import Files
 import Foundation
 public import MPV
 public import OrientationCore
+import Synchronization
 
 /// What the player is asked to play, and how.
 public struct PlayerSettings: Sendable, Hashable {
@@ -55,7 +56,8 @@ public let testPattern = "av://lavfi:testsrc2=size=1280x720:rate=25"
 public actor Player {
     public nonisolated let events: AsyncStream<PlayerEvent>
     private let continuation: AsyncStream<PlayerEvent>.Continuation
-    private let mpv: MPVHandle
+    /// mpv now; a new one after ``restart()`` (the display went away under the old one).
+    private var mpv: MPVHandle
     public private(set) var layout: PlayerLayout = .inline
     public private(set) var interface: InterfaceOrientation = .portrait
     public private(set) var strategy: AppliedStrategy = .none
@@ -79,7 +81,12 @@ public actor Player {
     /// With the software render API (vo=libmpv) mpv 0.35 aborts on `video-rotate`: turn with a filter.
     private let rotateByFilter: Bool
     /// The player's mpv, for a renderer.
-    public nonisolated let mpvHandle: MPVHandle
+    public nonisolated var mpvHandle: MPVHandle { handleBox.withLock { $0 } }
+    private let handleBox: Mutex<MPVHandle>
+    /// The mpv now has ended (until a ``restart()``).
+    private var handleEnded = false
+    /// The options every mpv of this player starts with.
+    private let options: [(String, String)]
 
     /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win.
     public init(settings: PlayerSettings, extra: [(String, String)] = []) throws(MPVError) {
@@ -95,27 +102,61 @@ public actor Player {
         options.append(("loop-playlist", settings.loop ? "inf" : "no"))
         options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         options += extra
-        mpv = try MPVHandle(options: options)
-        mpvHandle = mpv
+        self.options = options
+        mpv = try Self.makeHandle(options: options, hotkeys: settings.hotkeys)
+        handleBox = Mutex(mpv)
         rotateByFilter = options.last { $0.0 == "vo" }?.1 == "libmpv"
         (events, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
+        let (handle, events) = (mpv, mpv.events)
+        Task { [weak self] in
+            for await e in events { await self?.handle(e, from: handle) }
+            await self?.ended(handle)
+        }
+    }
+
+    /// A new mpv with the player's options, its OSD size observed and the hotkeys bound.
+    private static func makeHandle(options: [(String, String)], hotkeys: [Action: [String]]) throws(MPVError)
+        -> MPVHandle
+    {
+        let mpv = try MPVHandle(options: options)
         // The overlays are laid out against the OSD's size: drawn again whenever it changes (a turned
         // output, a resized window, the first frame of a renderer).
         try mpv.observe("osd-width", as: .int64)
         try mpv.observe("osd-height", as: .int64)
-        for (action, keys) in settings.hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
+        for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
             let message = (["script-message", "upright-hotkey"] + action.words).joined(separator: " ")
             for key in keys { try mpv.command(["keybind", key, message]) }
         }
-        let events = mpv.events
-        let continuation = continuation
+        return mpv
+    }
+
+    /// An mpv's events ended: the player's ``PlayerEvent/shutdown``, unless a newer mpv took over.
+    /// The stream finishes only once the player is shut down.
+    private func ended(_ handle: MPVHandle) {
+        guard handle === mpv else { return }
+        handleEnded = true
+        continuation.yield(.shutdown)
+        if isShuttingDown { continuation.finish() }
+    }
+
+    /// Starts a new mpv after the old one ended on its own (its display went away and came back):
+    /// the same options and hotkeys, the playlist from the entry that played, the same layout,
+    /// orientation and overlays.
+    public func restart() throws(MPVError) {
+        guard !isShuttingDown else { return }
+        let handle = try Self.makeHandle(options: options, hotkeys: settings.hotkeys)
+        mpv = handle
+        handleBox.withLock { $0 = handle }
+        handleEnded = false
+        let events = handle.events
         Task { [weak self] in
-            for await e in events {
-                await self?.handle(e)
-            }
-            continuation.yield(.shutdown)
-            continuation.finish()
+            for await e in events { await self?.handle(e, from: handle) }
+            await self?.ended(handle)
         }
+        let resume = current.map { settings.playlist.firstIndex(of: $0) } ?? nil
+        try start()
+        if let resume, resume > 0 { try mpv.command(["playlist-play-index", String(resume)]) }
+        try apply(interface, strategy: strategy, layout: layout)
     }
 
     /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
@@ -327,7 +368,9 @@ public actor Player {
     public func shutdown(timeout: Double = 5) async -> Bool {
         isShuttingDown = true
         watch?.cancel()
-        return await mpv.shutdown(timeout: timeout)
+        let done = await mpv.shutdown(timeout: timeout)
+        if handleEnded { continuation.finish() }  // else when its events end (``ended(_:)``)
+        return done
     }
 
     // MARK: - Internals
@@ -389,7 +432,8 @@ public actor Player {
         }
     }
 
-    private func handle(_ e: MPVEvent) {
+    private func handle(_ e: MPVEvent, from handle: MPVHandle) {
+        guard handle === mpv else { return }  // an mpv that was replaced
         switch e {
         case .clientMessage(let args) where args.first == "upright-hotkey" && args.count >= 2:
             // Bound from the settings' own actions, so the words always parse.

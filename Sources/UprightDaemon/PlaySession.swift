@@ -25,6 +25,8 @@ public actor PlaySession {
         case displayAppeared
         /// The outputs may have changed: plugged, enabled, turned by someone else.
         case outputsChanged
+        /// mpv ended on its own: its window was closed, or the compositor went away under it.
+        case playerLost
     }
 
     private let shell: SessionShell
@@ -39,6 +41,10 @@ public actor PlaySession {
     private var lastRequest = 0
     /// The loop has ended: requests are refused at once instead of waiting for it.
     private var ended = false
+    /// When mpv ended on its own lately: three times in a minute and the session gives up.
+    private var losses: [ContinuousClock.Instant] = []
+    /// mpv ended and waits for the display to come back before it starts again.
+    private var playerLost = false
 
     /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
     /// `environment` is where the display backend is looked for (the process's own by default).
@@ -128,14 +134,19 @@ public actor PlaySession {
             }
             switch event {
             case .displayAppeared:
-                let abilities = await shell.display.start()
+                // Found late, or back after it went away (then mpv starts again, as it was).
+                let abilities = playerLost ? await shell.display.redetect() : await shell.display.start()
                 let d = await shell.display.status
                 shell.logger.notice("display: \(d.summary)")
                 sources.append(watchOutputs())
                 answer(
                     await shell.perform(
                         core.handle(.displayProbed(abilities, d.report), at: now()), core: &core, now: now))
-                try await shell.player.start()
+                if playerLost { try await shell.player.restart() } else { try await shell.player.start() }
+                playerLost = false
+                continue
+            case .playerLost:
+                try await lost(&sources, core: &core, now: now)
                 continue
             case .outputsChanged:
                 // In the loop, so that it never runs between a turn and its result.
@@ -154,6 +165,39 @@ public actor PlaySession {
             timer.schedule(core.nextDeadline)
         }
         timer.schedule(nil)
+    }
+
+    /// mpv ended on its own. With the display still there it starts again at once; with the
+    /// display gone (the compositor died) the session waits for it as at a late start. Three
+    /// times in a minute and the session fails: the process exits non-zero.
+    private func lost(_ sources: inout [Task<Void, Never>], core: inout SessionCore, now: @Sendable () -> Double)
+        async throws
+    {
+        let at = ContinuousClock.now
+        losses = losses.filter { $0.duration(to: at) < .seconds(60) } + [at]
+        guard losses.count < 3 else {
+            throw SessionFailure(
+                description: "mpv ended on its own 3 times within a minute; the last time its display went away")
+        }
+        let presence = DisplayPresence.check(environment: environment, videoOutput: videoOutput)
+        guard case .waiting(let why) = presence else {
+            shell.logger.warning("mpv ended on its own (its window was closed?); starting it again")
+            try await shell.player.restart()
+            return
+        }
+        playerLost = true
+        shell.logger.warning("mpv ended: the display went away; \(why); the video starts again when it answers")
+        ServiceManager.status(why)
+        var report = await shell.display.status.report
+        report.problem = why
+        answer(
+            await shell.perform(
+                core.handle(
+                    .displayProbed(
+                        DisplayAbilities(canRotateOutput: false, ownsOutput: configuration.display.kiosk), report),
+                    at: now()),
+                core: &core, now: now))
+        sources.append(watchForDisplay(presence))
     }
 
     private var waitText: String {

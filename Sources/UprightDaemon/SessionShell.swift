@@ -138,10 +138,7 @@ struct SessionShell: Sendable {
                         feed.yield(.fail(reason))
                     case .shutdown:
                         // Not asked for: its window was closed, or the compositor went away under it.
-                        if !(await player.isShuttingDown) {
-                            feed.yield(.fail("mpv ended on its own: its window was closed or the display went away"))
-                        }
-                        feed.yield(.stop)
+                        if !(await player.isShuttingDown) { feed.yield(.playerLost) }
                     case .idle:
                         if !ready { ServiceManager.ready(status: "idle: nothing to play") }
                         ready = true

@@ -148,23 +148,37 @@ struct CompositorTests {
         #expect(status.contains(#""others_turning_outputs": ["kanshi (pid "#), "\(status)")
     }
 
-    @Test func aCompositorThatGoesAwayEndsTheProcessWithAnError() async throws {
-        let sway = try HeadlessSway()
-        var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
+    @Test func aCompositorThatGoesAwayAndComesBackIsUsedAgain() async throws {
+        let directory = HeadlessSway.newDirectory()
+        var sway = try HeadlessSway(directory: directory)
+        let control = NSTemporaryDirectory() + "upright-back-\(UUID().uuidString.prefix(8))"
+        let socket = control + "/control.sock"
+        defer { try? FileManager.default.removeItem(atPath: control) }
+        // No SWAYSOCK: a new sway has a new socket, found in the runtime directory.
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["SWAYSOCK", "DISPLAY"] { environment[name] = nil }
+        environment["WAYLAND_DISPLAY"] = sway.wayland
         environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
-        let play = try SignalTests.Play(["--uri", "none", "--vo", "wlshm", "--no-control"], environment: environment)
-        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        let play = try SignalTests.Play(
+            ["--uri", "none", "--vo", "wlshm", "--control", socket], environment: environment)
+        defer { kill(play.process.processIdentifier, SIGKILL) }
         #expect(await play.waitFor("display: sway"), "\(play.stderr)")
-        try await Task.sleep(for: .seconds(1))
+        _ = try await upright(["ctl", "--socket", socket, "fullscreen"])
+        #expect(await Self.eventually(3) { try sway.transform() == "90" })
+
         sway.stop()
-        let process = play.process
-        let ended = await Blocking.run { () -> Bool in
-            for _ in 0..<200 where process.isRunning { usleep(50_000) }
-            return !process.isRunning
-        }
-        #expect(ended)
-        // Not a clean end: systemd's Restart=on-failure starts it again, to wait for the compositor.
-        #expect(process.terminationStatus != 0)
-        #expect(play.stderr.contains("mpv ended on its own"), "\(play.stderr)")
+        #expect(await play.waitFor("mpv ended: the display went away"), "\(play.stderr)")
+        let waiting = try await Self.status(socket)
+        #expect(waiting.contains("waiting for the Wayland compositor"), "\(waiting)")
+        #expect(play.process.isRunning)
+
+        sway = try HeadlessSway(directory: directory)
+        defer { sway.stop() }
+        let pid = play.process.processIdentifier
+        #expect(await Self.eventually(5) { try Self.shows(sway, pid: pid) }, "no window again: \(play.stderr)")
+        // The output is turned to the full screen's landscape again.
+        #expect(await Self.eventually(3) { try sway.transform() == "90" }, "\(play.stderr)")
+        let back = try await Self.status(socket)
+        #expect(back.contains(#""backend": "sway""#) && back.contains(#""problem": null"#), "\(back)")
     }
 }
