@@ -96,7 +96,8 @@ let package = Package(
         .target(
             name: "Config",
             dependencies: [
-                "Display", "Files", "OrientationCore", "Player", "Sensors", .product(name: "TOMLKit", package: "TOMLKit"),
+                "Display", "Files", "OrientationCore", "Player", "Sensors",
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
         ),
@@ -164,7 +165,8 @@ let package = Package(
         .testTarget(
             name: "UprightCLITests",
             dependencies: [
-                "Blocking", "Display", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "TestSupport", "UnixSocket",
+                "Blocking", "Display", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "TestSupport",
+                "UnixSocket",
                 "upright",
             ],
             resources: [.copy("Fixtures")],
