@@ -6,7 +6,7 @@ libiio reading a fake sysfs tree (scripts/with-fake-iio.sh).
   (grim) shows the picture upright. Goal: p95 <= 150 ms (interface), <= 200 ms (surface).
 - Soak: SOAK_SECONDS (600) of looping playback (three clips), the device turned every 5 s and a
   burst of 150 control connections every 30 s; RSS, threads and descriptors at warm-up (60 s) and
-  at the end, beside plain mpv playing the same files in the same sway for the same time.
+  at the end, beside plain mpv playing the same files at the same time in a headless sway of its own.
   Goal: growth under 1 MB per hour after warm-up, RSS at most plain mpv's plus 30 MB.
 
   scripts/bench_appliance.py BIN_DIR
@@ -215,35 +215,38 @@ def burst(control, n=150):
 
 
 def soak(bin_dir, seconds):
+    """upright play and, beside it in a sway of its own for the same time, plain mpv playing the
+    same files; each one's usage after warm-up and at the end."""
     with appliance('upright-bench-soak-') as (directory, tree, dev, env, processes):
         control = os.path.join(directory, 'control.sock')
         p = start_upright(bin_dir, tree, env, config(directory, 'interface', CLIPS), control)
         processes.append(p)
-        pid = upright_pid(p)
-        start = time.monotonic()
-        warm = None
-        k = 0
-        attitudes = [DEVICE_LANDSCAPE_LEFT, PORTRAIT, DEVICE_LANDSCAPE_RIGHT, PORTRAIT]
-        while time.monotonic() - start < seconds:
-            time.sleep(5)
-            k += 1
-            attitude(dev, *attitudes[k % 4])
-            if k % 6 == 0:
-                burst(control)
-            if warm is None and time.monotonic() - start >= min(60, seconds / 3):
-                warm = (time.monotonic(), usage(pid))
-        final = (time.monotonic(), usage(pid))
-        p.terminate()
-        p.wait()
-        # Plain mpv, the same files, the same sway, the same time after warm-up.
-        mpv = subprocess.Popen(['mpv', '--no-config', '--vo=wlshm', '--ao=null', '--loop-playlist=inf',
-                                '--really-quiet'] + CLIPS,
-                               env=dict(os.environ, WAYLAND_DISPLAY=env['WAYLAND_DISPLAY'],
-                                        XDG_RUNTIME_DIR=env['XDG_RUNTIME_DIR']),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        processes.append(mpv)
-        time.sleep(min(60, seconds / 3))
-        return warm, final, usage(mpv.pid)
+        other = os.path.join(directory, 'mpv-sway')
+        os.makedirs(other)
+        mpv_env = start_sway(os.path.join(other, 'sway'))
+        try:
+            mpv = subprocess.Popen(['mpv', '--no-config', '--vo=wlshm', '--ao=null', '--loop-playlist=inf',
+                                    '--really-quiet'] + CLIPS,
+                                   env=dict(os.environ, WAYLAND_DISPLAY=mpv_env['WAYLAND_DISPLAY'],
+                                            XDG_RUNTIME_DIR=mpv_env['XDG_RUNTIME_DIR']),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            processes.append(mpv)
+            pid = upright_pid(p)
+            start = time.monotonic()
+            warm = None
+            k = 0
+            attitudes = [DEVICE_LANDSCAPE_LEFT, PORTRAIT, DEVICE_LANDSCAPE_RIGHT, PORTRAIT]
+            while time.monotonic() - start < seconds:
+                time.sleep(5)
+                k += 1
+                attitude(dev, *attitudes[k % 4])
+                if k % 6 == 0:
+                    burst(control)
+                if warm is None and time.monotonic() - start >= min(60, seconds / 3):
+                    warm = (time.monotonic(), usage(pid), usage(mpv.pid))
+            return warm, (time.monotonic(), usage(pid), usage(mpv.pid))
+        finally:
+            stop_sway(mpv_env, os.path.join(other, 'sway'))
 
 
 def ms(xs):
@@ -261,14 +264,17 @@ def main():
         print('  %-9s  %s   goal p95 <= %d ms' % (strategy, ms(end_to_end(bin_dir, strategy)), goal))
     seconds = int(os.environ.get('SOAK_SECONDS', '600'))
     print('Soak, %d s: looping playback of 3 clips, a turn every 5 s, 150 control clients every 30 s:' % seconds)
-    warm, final, plain = soak(bin_dir, seconds)
-    (t0, (r0, th0, fd0)), (t1, (r1, th1, fd1)) = warm, final
-    growth = (r1 - r0) / max(1e-9, t1 - t0) * 3600
+    (t0, u0, m0), (t1, u1, m1) = soak(bin_dir, seconds)
+
+    def per_hour(a, b):
+        return (b[0] - a[0]) / max(1e-9, t1 - t0) * 3600
+
     print('  upright play  RSS %.1f MB after warm-up, %.1f MB at the end (%+.2f MB/h); threads %d → %d; fds %d → %d'
-          % (r0, r1, growth, th0, th1, fd0, fd1))
-    print('  plain mpv     RSS %.1f MB; threads %d; fds %d   (same files, same sway)' % plain)
+          % (u0[0], u1[0], per_hour(u0, u1), u0[1], u1[1], u0[2], u1[2]))
+    print('  plain mpv     RSS %.1f MB after warm-up, %.1f MB at the end (%+.2f MB/h); threads %d → %d; fds %d → %d'
+          % (m0[0], m1[0], per_hour(m0, m1), m0[1], m1[1], m0[2], m1[2]))
     print('  goals: growth < 1 MB/h (%s), RSS <= mpv + 30 MB (%s)'
-          % ('met' if growth < 1 else 'NOT met', 'met' if r1 <= plain[0] + 30 else 'NOT met'))
+          % ('met' if per_hour(u0, u1) < 1 else 'NOT met', 'met' if u1[0] <= m1[0] + 30 else 'NOT met'))
 
 
 if __name__ == '__main__':
