@@ -98,6 +98,10 @@ public actor Player {
             // turned picture (decoding a frame ahead, queuing 50 ms early). These bring it to two
             // (`make bench`); the configuration's [player.mpv] may set them back.
             ("video-latency-hacks", "yes"), ("video-timing-offset", "0.01"),
+            // mpv's stats overlay and console bind keys of their own (i, I, `) even with the default
+            // bindings off, and each is a Lua state and a thread; a kiosk has no use for them, nor for
+            // conditional profiles. [player.mpv] may turn them on again.
+            ("load-stats-overlay", "no"), ("load-osd-console", "no"), ("load-auto-profiles", "no"),
         ]
         options.append(("loop-playlist", settings.loop ? "inf" : "no"))
         options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
