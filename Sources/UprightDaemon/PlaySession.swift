@@ -45,6 +45,8 @@ public actor PlaySession {
     private var losses: [ContinuousClock.Instant] = []
     /// mpv ended and waits for the display to come back before it starts again.
     private var playerLost = false
+    /// The one watch of the outputs; a display found again gets a new one.
+    private var outputWatch: Task<Void, Never>?
 
     /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
     /// `environment` is where the display backend is looked for (the process's own by default).
@@ -237,10 +239,13 @@ public actor PlaySession {
     /// start a process a second for nothing.
     private func watchOutputs() -> Task<Void, Never> {
         let (display, feed, kiosk) = (shell.display, feed, configuration.display.kiosk)
-        return Task {
+        outputWatch?.cancel()  // the old backend's (a compositor that went away)
+        let watch = Task {
             guard kiosk else { return }
             for await _ in await display.changes() { feed.yield(.outputsChanged) }
         }
+        outputWatch = watch
+        return watch
     }
 
     /// Stops the sources, answers what waits, puts the output back and shuts mpv down.
