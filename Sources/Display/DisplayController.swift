@@ -232,23 +232,25 @@ public actor DisplayController {
                 _ = try? await backend.mapTouch(to: output, transform: transform)
             }
             applied = transform
-            status.problem = nil
-            status.transform = transform
-            // A backend that reports no transform (wlr-randr on sway's headless output) cannot be checked.
-            if let shown = try? await findOutput(), shown.name == output.name, let seen = shown.transform,
-                seen != transform
-            {
-                status.transform = seen
-                status.problem =
-                    "asked \(output.name) for \(transform), it shows \(seen)"
-                    + (shown.active ? "" : " (the output is disabled)")
-                return DisplayError(status.problem!)
-            }
-            return nil
+            status.problem = await readBack(transform, of: output)
+            return status.problem.map(DisplayError.init)
         } catch {
             status.problem = "cannot turn \(output.name): \(error)"
             return error
         }
+    }
+
+    /// Reads `output` again after turning it to `wanted`: the status shows the transform the
+    /// compositor reports; the problem, when it shows another. A backend that reports no
+    /// transform (wlr-randr on sway's headless output) cannot be checked.
+    private func readBack(_ wanted: OutputTransform, of output: OutputState) async -> String? {
+        status.transform = wanted
+        guard let shown = try? await findOutput(), shown.name == output.name, let seen = shown.transform,
+            seen != wanted
+        else { return nil }
+        status.transform = seen
+        return "asked \(output.name) for \(wanted), it shows \(seen)"
+            + (shown.active ? "" : " (the output is disabled)")
     }
 
     /// The outputs changed (an event, or the once-a-second look): reads the output again, and in
@@ -276,9 +278,7 @@ public actor DisplayController {
         do {
             try await setTransform(wanted, of: current)
             _ = try? await backend.mapTouch(to: current, transform: wanted)
-            let shown = (try? await findOutput())?.transform ?? wanted
-            status.transform = shown
-            status.problem = shown == wanted ? nil : "asked \(current.name) for \(wanted), it shows \(shown)"
+            status.problem = await readBack(wanted, of: current)
             if seen == wanted { return (abilities, "display: \(current.name) answers again at \(wanted)") }
             return (
                 abilities, "display: \(current.name) was turned to \(was) by someone else; turned back to \(wanted)"

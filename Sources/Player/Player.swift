@@ -111,7 +111,12 @@ public actor Player {
         handleBox = Mutex(mpv)
         rotateByFilter = options.last { $0.0 == "vo" }?.1 == "libmpv"
         (events, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
-        let (handle, events) = (mpv, mpv.events)
+        pump(mpv)
+    }
+
+    /// Hands `handle`'s events to the player until they end.
+    private nonisolated func pump(_ handle: MPVHandle) {
+        let events = handle.events
         Task { [weak self] in
             for await e in events { await self?.handle(e, from: handle) }
             await self?.ended(handle)
@@ -152,11 +157,7 @@ public actor Player {
         mpv = handle
         handleBox.withLock { $0 = handle }
         handleEnded = false
-        let events = handle.events
-        Task { [weak self] in
-            for await e in events { await self?.handle(e, from: handle) }
-            await self?.ended(handle)
-        }
+        pump(handle)
         let resume = current.map { settings.playlist.firstIndex(of: $0) } ?? nil
         try start()
         if let resume, resume > 0 { try mpv.command(["playlist-play-index", String(resume)]) }
