@@ -1,3 +1,4 @@
+import Blocking
 public import Config
 import Display
 import Foundation
@@ -102,7 +103,7 @@ public actor PlaySession {
     ) async throws where C.Duration == Duration {
         let origin = clock.now
         let now: @Sendable () -> Double = { origin.duration(to: clock.now).seconds }
-        let presence = DisplayPresence.check(environment: environment, videoOutput: videoOutput)
+        let presence = await presenceNow()
         var abilities = DisplayAbilities(canRotateOutput: false, ownsOutput: configuration.display.kiosk)
         var report = DisplayReport.none
         switch presence {
@@ -181,13 +182,14 @@ public actor PlaySession {
             throw SessionFailure(
                 description: "mpv ended on its own 3 times within a minute; the last time its display went away")
         }
-        let presence = DisplayPresence.check(environment: environment, videoOutput: videoOutput)
+        let presence = await presenceNow()
         guard case .waiting(let why) = presence else {
             shell.logger.warning("mpv ended on its own (its window was closed?); starting it again")
             try await shell.player.restart()
             return
         }
         playerLost = true
+        outputWatch?.cancel()  // its backend's compositor is gone; a new watch comes with the new one
         shell.logger.warning("mpv ended: the display went away; \(why); the video starts again when it answers")
         ServiceManager.status(why)
         var report = await shell.display.status.report
@@ -200,6 +202,12 @@ public actor PlaySession {
                     at: now()),
                 core: &core, now: now))
         sources.append(watchForDisplay(presence))
+    }
+
+    /// Whether the display is there; its socket's connect may wait, so off the cooperative pool.
+    private func presenceNow() async -> DisplayPresence {
+        let (environment, videoOutput) = (environment, videoOutput)
+        return await Blocking.run { DisplayPresence.check(environment: environment, videoOutput: videoOutput) }
     }
 
     private var waitText: String {
@@ -216,7 +224,9 @@ public actor PlaySession {
             let start = ContinuousClock.now
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
-                let now = DisplayPresence.check(environment: environment, videoOutput: videoOutput)
+                let now = await Blocking.run {
+                    DisplayPresence.check(environment: environment, videoOutput: videoOutput)
+                }
                 if now == .present {
                     if waiting { feed.yield(.displayAppeared) }
                     return
