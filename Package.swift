@@ -42,6 +42,8 @@ let package = Package(
         // The service manager's notifications (readiness, status, watchdog) through libsystemd.
         .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: strict),
         .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
+        // Linux input devices (evdev): buttons, keypads, remotes and the rotation-lock switch.
+        .target(name: "Input", swiftSettings: strict),
         .target(name: "MPV", dependencies: ["Blocking", "CMPV"], swiftSettings: strict),
 
         // Pure core: no I/O, no clock; only the standard library and swift-numerics' elementary functions.
@@ -57,7 +59,7 @@ let package = Package(
         .target(
             name: "Sensors",
             dependencies: [
-                "Blocking", "Files", "OrientationCore", "IIO", "Udev",
+                "Blocking", "Files", "Input", "OrientationCore", "IIO", "Udev",
                 .product(name: "RealModule", package: "swift-numerics"),
             ],
             swiftSettings: strict
@@ -75,7 +77,7 @@ let package = Package(
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Blocking", "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "Session",
+                "Blocking", "Config", "Display", "Input", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "Session",
                 "Systemd", "UnixSocket",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -96,7 +98,7 @@ let package = Package(
         .target(
             name: "Config",
             dependencies: [
-                "Display", "Files", "OrientationCore", "Player", "Sensors",
+                "Display", "Files", "Input", "OrientationCore", "Player", "Sensors",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
@@ -104,7 +106,8 @@ let package = Package(
         .target(
             name: "UprightCLI",
             dependencies: [
-                "OrientationCore", "Sensors", "IIO", "MPV", "Config", "Demo", "Display", "Session", "UprightDaemon",
+                "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display", "Session",
+                "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -141,6 +144,7 @@ let package = Package(
             name: "SensorsIntegrationTests", dependencies: ["Blocking", "upright", "TestSupport", "Picture"],
             swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
+        .testTarget(name: "InputTests", dependencies: ["Input"], swiftSettings: strict),
         .testTarget(name: "UdevTests", dependencies: ["Udev"], swiftSettings: strict),
         .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
         .testTarget(
@@ -165,8 +169,8 @@ let package = Package(
         .testTarget(
             name: "UprightCLITests",
             dependencies: [
-                "Blocking", "Display", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "TestSupport",
-                "UnixSocket",
+                "Blocking", "Display", "Input", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors",
+                "TestSupport", "UnixSocket",
                 "upright",
             ],
             resources: [.copy("Fixtures")],

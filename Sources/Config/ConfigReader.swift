@@ -1,5 +1,6 @@
 import Display
 import Files
+import Input
 import OrientationCore
 import Player
 import Sensors
@@ -21,9 +22,10 @@ struct ConfigReader {
         "scenes": [],
         "player": ["playlist", "loop", "stall_timeout", "mpv"],
         "hotkeys": [],
+        "input": ["devices", "grab", "clip_presses"],
         "classifier": classifierKeys,
     ]
-    static let sceneKeys = ["supported", "autorotate", "preferred", "strategy", "force_when_locked"]
+    static let sceneKeys = ["supported", "autorotate", "preferred", "strategy", "force_when_locked", "clip"]
     static let classifierKeys = OrientationClassifier.Parameters.fields.map(\.name)
 
     // MARK: - Diagnostics
@@ -157,10 +159,12 @@ struct ConfigReader {
         if let s = section(root, "scenes") { readScenes(s, into: &scenes) }
         if let p = section(root, "player") { readPlayer(p, into: &c.player) }
         if let h = section(root, "hotkeys") { c.player.hotkeys = readHotkeys(h) }
+        if let i = section(root, "input") { readInput(i, into: &c.input, presses: &policy.clipPresses) }
         if let k = section(root, "classifier") { readClassifier(k, into: &c.classifier) }
         c.policy = PolicyConfiguration(
             appSupported: policy.appSupported, launch: policy.launch, displaySupported: policy.displaySupported,
             scenes: Array(scenes.values), transitionDuration: policy.transitionDuration)
+        c.policy.clipPresses = policy.clipPresses
         return c
     }
 
@@ -243,6 +247,13 @@ struct ConfigReader {
             if let a = bool(t, path + ["autorotate"]) { scene.autorotate = a }
             if let p = orientation(t, path + ["preferred"]) { scene.preferred = p }
             if let f = bool(t, path + ["force_when_locked"]) { scene.forceWhenLocked = f }
+            if let clip = string(t, path + ["clip"]) {
+                scene.clip = clip
+                if !clip.contains("://") || clip.hasPrefix("file://"), let problem = readProblem(clip) {
+                    // A stick plugged in later may bring it: a warning; at run time the clip is skipped.
+                    report(.warning, "'scenes.\(name).clip': \(clip): \(problem)", at: map.valuePlace(of: path + ["clip"]))
+                }
+            }
             if let st = string(t, path + ["strategy"]) {
                 if let strategy = RotationStrategy(rawValue: st) {
                     scene.strategy = strategy
@@ -330,7 +341,9 @@ struct ConfigReader {
             guard let keys = strings(h, path) else { continue }
             var ok = true
             for k in keys {
-                if let problem = KeyNames.problem(with: k) {
+                // KEY_F11, BTN_0: read from input devices; every other name is mpv's.
+                let problem = LinuxKeys.isLinuxName(k) ? LinuxKeys.problem(with: k) : KeyNames.problem(with: k)
+                if let problem {
                     report(
                         .error, "'hotkeys.\(key)': \(problem)",
                         at: map.elementPlace(of: path, element: k) ?? map.valuePlace(of: path))
@@ -340,6 +353,35 @@ struct ConfigReader {
             if ok { hotkeys[action] = keys }
         }
         return hotkeys
+    }
+
+    /// `[input]`: the devices read for `KEY_`/`BTN_` hotkeys, the grab, and `play` presses during a clip.
+    mutating func readInput(_ t: TOMLTable, into input: inout InputSettings, presses: inout ClipPresses) {
+        if let devices = strings(t, ["input", "devices"]) {
+            for d in devices where d != "auto" && !d.hasPrefix("/") {
+                report(
+                    .error, "'input.devices': '\(d)' is neither \"auto\" nor a device path (/dev/input/…)",
+                    at: map.elementPlace(of: ["input", "devices"], element: d) ?? map.valuePlace(of: ["input", "devices"]))
+            }
+            for d in devices where d.hasPrefix("/") {
+                if let problem = InputSettings.openProblem(d) {
+                    report(
+                        .warning, "'input.devices': \(d): \(problem); it is tried again while Upright runs",
+                        at: map.elementPlace(of: ["input", "devices"], element: d) ?? map.valuePlace(of: ["input", "devices"]))
+                }
+            }
+            input.devices = devices
+        }
+        input.grab = bool(t, ["input", "grab"]) ?? input.grab
+        if let p = string(t, ["input", "clip_presses"]) {
+            if let value = ClipPresses(rawValue: p) {
+                presses = value
+            } else {
+                error(
+                    "unknown value '\(p)' for 'input.clip_presses'; expected one of: "
+                        + ClipPresses.allCases.map(\.rawValue).joined(separator: ", "), at: ["input", "clip_presses"])
+            }
+        }
     }
 
     mutating func readClassifier(_ k: TOMLTable, into parameters: inout OrientationClassifier.Parameters) {

@@ -1,6 +1,7 @@
 public import Display
 import Files
 import Foundation
+public import Input
 public import OrientationCore
 public import Player
 public import Sensors
@@ -15,12 +16,32 @@ public struct UprightConfiguration: Sendable {
     public var display = DisplaySettings()
     /// What plays, mpv's options and the hotkeys.
     public var player = PlayerSettings()
+    /// The input devices read for `KEY_`/`BTN_` hotkeys.
+    public var input = InputSettings()
     /// Warnings found while reading (unknown keys, with the closest known one).
     public var warnings: [Diagnostic] = []
     /// The file it came from; `nil` for the built-in defaults.
     public var file: String?
 
     public init() {}
+
+    /// What the input hub reads: the `KEY_`/`BTN_` names of `[hotkeys]`, on `[input] devices`,
+    /// and the rotation-lock switch of `[lock] evdev`.
+    public var inputPlan: InputPlan {
+        let keys = player.hotkeys.values.joined().compactMap { LinuxKeys.isLinuxName($0) ? LinuxKeys.code(of: $0) : nil }
+        return InputPlan(devices: input.devices, keys: Set(keys), grab: input.grab, lockSwitch: lock.evdev)
+    }
+
+    /// The action each bound input-device key asks for.
+    public var inputActions: [UInt16: Action] {
+        var out: [UInt16: Action] = [:]
+        for (action, keys) in player.hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
+            for k in keys where LinuxKeys.isLinuxName(k) {
+                if let code = LinuxKeys.code(of: k), out[code] == nil { out[code] = action }
+            }
+        }
+        return out
+    }
 
     /// Reads and validates a configuration file.
     ///

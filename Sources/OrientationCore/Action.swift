@@ -25,21 +25,30 @@ public enum Action: Sendable, Hashable {
     case scenePresent(String)
     /// Remove the topmost modal scene.
     case sceneDismiss
+    /// Play a clip scene's clip once, in its scene, then return to the loop.
+    case play(String)
 
     /// What an action's argument is.
     public enum Argument: String, Sendable, Hashable {
         case orientation
         case scene
+        case clip
 
-        /// `an orientation`, `a scene`.
-        public var phrase: String { self == .orientation ? "an orientation" : "a scene" }
+        /// `an orientation`, `a scene`, `a clip scene`.
+        public var phrase: String {
+            switch self {
+            case .orientation: "an orientation"
+            case .scene: "a scene"
+            case .clip: "a clip scene"
+            }
+        }
     }
 
     /// The canonical names, each with the argument it takes.
     public static let vocabulary: [(name: String, argument: Argument?)] = [
         ("fullscreen", nil), ("lock", nil), ("unlock", nil), ("toggle-lock", nil), ("rotate-to", .orientation),
         ("rotate", nil), ("accept-suggestion", nil), ("next", nil), ("previous", nil), ("scene-push", .scene),
-        ("scene-pop", nil), ("scene-present", .scene), ("scene-dismiss", nil),
+        ("scene-pop", nil), ("scene-present", .scene), ("scene-dismiss", nil), ("play", .clip),
     ]
 
     /// Every canonical name, for help and error messages.
@@ -67,6 +76,7 @@ public enum Action: Sendable, Hashable {
         case .scenePop: "scene-pop"
         case .scenePresent: "scene-present"
         case .sceneDismiss: "scene-dismiss"
+        case .play: "play"
         }
     }
 
@@ -74,7 +84,7 @@ public enum Action: Sendable, Hashable {
     public var argument: String? {
         switch self {
         case .rotateTo(let o): o.name
-        case .scenePush(let s), .scenePresent(let s): s
+        case .scenePush(let s), .scenePresent(let s), .play(let s): s
         default: nil
         }
     }
@@ -108,6 +118,8 @@ public enum Action: Sendable, Hashable {
             return .success(.rotateTo(o))
         case .scene:
             return .success(canonical == "scene-push" ? .scenePush(argument) : .scenePresent(argument))
+        case .clip:
+            return .success(.play(argument))
         }
     }
 
@@ -147,6 +159,7 @@ public enum Action: Sendable, Hashable {
         case .scenePop: .pop
         case .scenePresent(let s): .present(s)
         case .sceneDismiss: .dismiss
+        case .play(let s): .play(s)
         case .rotate, .next, .previous: nil
         }
     }
@@ -165,6 +178,7 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .orientation: "one of: " + InterfaceOrientation.allNames.joined(separator: ", ")
         case .scene: "a scene's name"
+        case .clip: "the name of a scene with a clip ([scenes.NAME] clip = \"FILE\")"
         }
     }
 

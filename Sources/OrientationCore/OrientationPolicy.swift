@@ -15,6 +15,10 @@ public enum PolicyCommand: Sendable, Hashable {
     case present(String)
     /// Remove the topmost modal scene.
     case dismiss
+    /// Enter a clip's scene (a button bound to `play <clip>`); pushed, not modal.
+    case play(String)
+    /// The clip of scene `name` ended: its scene goes, with every scene entered above it meanwhile.
+    case clipEnded(String)
 
     /// The command's wire name (`fullscreen`, `rotate-to`, ...).
     public var name: String {
@@ -29,6 +33,8 @@ public enum PolicyCommand: Sendable, Hashable {
         case .pop: "pop"
         case .present: "present"
         case .dismiss: "dismiss"
+        case .play: "play"
+        case .clipEnded: "clip-ended"
         }
     }
 }
@@ -311,7 +317,7 @@ public struct OrientationPolicy: Sendable {
             suggestion = nil
             out.append(.suggestion(nil, at: t))
             return out
-        case .push(let name), .present(let name):
+        case .push(let name), .present(let name), .play(let name):
             guard configuration.scenes[name] != nil else { return [.decision(keep(t, .rejected, cause))] }
             if case .present = command {
                 stack.append(StackEntry(scene: name, modal: true))
@@ -325,6 +331,12 @@ public struct OrientationPolicy: Sendable {
             return evaluate(at: t, cause: cause, entering: true)
         case .dismiss:
             guard let i = stack.lastIndex(where: \.modal) else { return [.decision(keep(t, .rejected, cause))] }
+            stack.removeSubrange(i...)
+            return evaluate(at: t, cause: cause, entering: true)
+        case .clipEnded(let name):
+            guard let i = stack.lastIndex(where: { $0.scene == name }), i > 0 else {
+                return [.decision(keep(t, .rejected, cause))]
+            }
             stack.removeSubrange(i...)
             return evaluate(at: t, cause: cause, entering: true)
         case .fullscreen:

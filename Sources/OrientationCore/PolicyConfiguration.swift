@@ -1,3 +1,10 @@
+/// What a press of a `play` button does while a clip plays: nothing (`ignore`), or its clip
+/// plays after the one playing (`queue`).
+public enum ClipPresses: String, Sendable, Hashable, CaseIterable {
+    case ignore
+    case queue
+}
+
 /// What the policy needs to know from the configuration: the app's and display's masks, the
 /// launch orientation, the scenes and the transition timing.
 public struct PolicyConfiguration: Sendable, Hashable {
@@ -13,6 +20,8 @@ public struct PolicyConfiguration: Sendable, Hashable {
     public var initialScene: String
     /// Duration of a quarter turn (s); a half turn takes twice as long.
     public var transitionDuration: Double
+    /// What a `play` press does while a clip plays.
+    public var clipPresses = ClipPresses.ignore
 
     public init(
         appSupported: OrientationMask = .allButUpsideDown, launch: InterfaceOrientation = .portrait,

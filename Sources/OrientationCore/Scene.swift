@@ -35,10 +35,13 @@ public struct Scene: Sendable, Hashable {
     /// While the rotation lock is on, entering this scene turns to a supported orientation anyway
     /// (the physical one when the motion fallback knows it, else `preferred`).
     public var forceWhenLocked: Bool?
+    /// A clip scene's file or URL: `play NAME` enters the scene, plays it once, and leaves.
+    public var clip: String?
 
     public init(
         _ name: String, supported: OrientationMask? = nil, autorotate: Bool? = nil,
-        preferred: InterfaceOrientation? = nil, strategy: RotationStrategy? = nil, forceWhenLocked: Bool? = nil
+        preferred: InterfaceOrientation? = nil, strategy: RotationStrategy? = nil, forceWhenLocked: Bool? = nil,
+        clip: String? = nil
     ) {
         self.name = name
         self.supported = supported
@@ -46,6 +49,7 @@ public struct Scene: Sendable, Hashable {
         self.preferred = preferred
         self.strategy = strategy
         self.forceWhenLocked = forceWhenLocked
+        self.clip = clip
     }
 
     /// The scene with every unset value taken from `defaults`.

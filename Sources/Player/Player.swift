@@ -13,10 +13,10 @@ public struct PlayerSettings: Sendable, Hashable {
     public var mpv: [String: String] = [:]
     /// Action → the mpv key names bound to it.
     public var hotkeys: [Action: [String]] = PlayerSettings.defaultHotkeys
-    /// The keys a player has out of the box: `f`/`F11` full screen, `l` the lock, `a` accepts the
-    /// rotate suggestion, `>`/`<` the playlist.
+    /// The keys a player has out of the box: `f`/`F11` and a double tap (or click) on the video
+    /// full screen, `l` the lock, `a` accepts the rotate suggestion, `>`/`<` the playlist.
     public static let defaultHotkeys: [Action: [String]] = [
-        .fullscreen: ["f", "F11"], .toggleLock: ["l"], .acceptSuggestion: ["a"], .next: [">"], .previous: ["<"],
+        .fullscreen: ["f", "F11", "MBTN_LEFT_DBL"], .toggleLock: ["l"], .acceptSuggestion: ["a"], .next: [">"], .previous: ["<"],
     ]
     /// The share of a portrait screen below the video in the inline layout, left to the overlays.
     public var inlineBottomMargin = 0.4
@@ -33,8 +33,12 @@ public struct PlayerSettings: Sendable, Hashable {
 
 /// What the player reports.
 public enum PlayerEvent: Sendable, Hashable {
-    /// A hotkey was pressed: the action bound to it.
+    /// A hotkey was pressed in mpv's window: the action bound to it.
     case hotkey(Action)
+    /// A tap or click bound to an action (`MBTN_LEFT_DBL` …).
+    case tap(Action)
+    /// The clip ``Player/playClip(_:)`` started ended (played through, failed or skipped).
+    case clipEnded
     case playing(String)
     /// A file could not be played; the playlist goes on.
     case fileFailed(String, reason: String)
@@ -87,6 +91,19 @@ public actor Player {
     private var handleEnded = false
     /// The options every mpv of this player starts with.
     private let options: [(String, String)]
+    /// The clip playing, and where the loop goes on after it.
+    private var clip: ClipState?
+    /// The mpv entry that plays now.
+    private var currentEntry: Int64?
+
+    struct ClipState {
+        var file: String
+        /// mpv's entry for the clip, once it started.
+        var entry: Int64?
+        /// The loop's entry and position when the clip started.
+        var resume: (entry: Int64, time: Double?)?
+        var ended = false
+    }
 
     /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win.
     public init(settings: PlayerSettings, extra: [(String, String)] = []) throws(MPVError) {
@@ -133,8 +150,13 @@ public actor Player {
         try mpv.observe("osd-width", as: .int64)
         try mpv.observe("osd-height", as: .int64)
         for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
-            let message = (["script-message", "upright-hotkey"] + action.words).joined(separator: " ")
-            for key in keys { try mpv.command(["keybind", key, message]) }
+            // KEY_/BTN_ names are read from input devices, not by mpv.
+            for key in keys where !(key.hasPrefix("KEY_") || key.hasPrefix("BTN_")) {
+                let tap = key.uppercased().hasPrefix("MBTN") || key.uppercased().hasPrefix("MOUSE_BTN")
+                let message =
+                    (["script-message", tap ? "upright-tap" : "upright-hotkey"] + action.words).joined(separator: " ")
+                try mpv.command(["keybind", key, message])
+            }
         }
         return mpv
     }
@@ -158,6 +180,10 @@ public actor Player {
         handleBox.withLock { $0 = handle }
         handleEnded = false
         pump(handle)
+        if clip != nil {
+            clip = nil
+            continuation.yield(.clipEnded)
+        }
         let resume = current.map { settings.playlist.firstIndex(of: $0) } ?? nil
         try start()
         if let resume, resume > 0 { try mpv.command(["playlist-play-index", String(resume)]) }
@@ -218,6 +244,49 @@ public actor Player {
         stillSince = now
         lastPosition = nil
         try? mpv.command(["playlist-play-index", "current"])
+    }
+
+    /// Plays `file` once, then goes back to the loop: the entry that played, at its position. The
+    /// clip goes into mpv's playlist before that entry (so mpv itself goes on to it at the clip's
+    /// end, with no gap to fill), and leaves the playlist once the loop plays again. A clip asked
+    /// for while the loop is still coming back takes the place of the clip that ended.
+    public func playClip(_ file: String) throws(MPVError) {
+        var resume: (entry: Int64, time: Double?)?
+        if let old = clip, old.resume != nil {
+            resume = old.resume
+            if let entry = old.entry { removeEntry(entry) }
+        } else if let entry = currentEntry {
+            resume = (entry, try? mpv.get(.timePosition))
+        }
+        clip = ClipState(file: file, resume: resume)
+        let count = Int(try mpv.get(.playlistCount))
+        try mpv.command(["loadfile", file, "append"])
+        var target = count
+        if let resume, let index = index(of: resume.entry) {
+            try mpv.command(["playlist-move", String(count), String(index)])
+            target = index
+        }
+        try mpv.command(["playlist-play-index", String(target)])
+    }
+
+    /// The playlist index of mpv's entry `id`.
+    private func index(of id: Int64) -> Int? {
+        let count = Int((try? mpv.get(.playlistCount)) ?? 0)
+        return (0..<count).first { mpv.string("playlist/\($0)/id").flatMap { Int64($0) } == id }
+    }
+
+    private func removeEntry(_ id: Int64) {
+        if let i = index(of: id) { try? mpv.command(["playlist-remove", String(i)]) }
+    }
+
+    /// The loop plays again after a clip: at the position it had when it is the entry that was
+    /// interrupted (not one stepped to meanwhile), and the clip leaves the playlist.
+    private func resumeAfterClip(_ c: ClipState) {
+        clip = nil
+        if let resume = c.resume, resume.entry == currentEntry, let time = resume.time, time > 0 {
+            try? mpv.command(["seek", String(time), "absolute"])
+        }
+        if let entry = c.entry { removeEntry(entry) }
     }
 
     /// Presses a key, as a person would (`keypress`): the way hotkeys are tested and scripted.
@@ -437,21 +506,35 @@ public actor Player {
         }
     }
 
+    /// Entry `entry` ended: when it is the clip, the session hears of it once.
+    private func clipEnded(_ entry: Int64) {
+        guard var c = clip, c.entry == entry, !c.ended else { return }
+        c.ended = true
+        clip = c
+        continuation.yield(.clipEnded)
+    }
+
     private func handle(_ e: MPVEvent, from handle: MPVHandle) {
         guard handle === mpv else { return }  // an mpv that was replaced
         switch e {
-        case .clientMessage(let args) where args.first == "upright-hotkey" && args.count >= 2:
+        case .clientMessage(let args) where (args.first == "upright-hotkey" || args.first == "upright-tap") && args.count >= 2:
             // Bound from the settings' own actions, so the words always parse.
             if case .success(let action) = Action.parse(words: Array(args.dropFirst())) {
-                continuation.yield(.hotkey(action))
+                continuation.yield(args[0] == "upright-tap" ? .tap(action) : .hotkey(action))
             }
         case .startFile(let entry):
+            currentEntry = entry
             // mpv's own entry, never a guess from a list of ours (its ids keep counting across a reload),
             // nor the `path` property, which may already name the next file.
             current = entryPath(entry) ?? mpv.string("path")
             if let current { entries[entry] = current }
+            if var c = clip, c.entry == nil, !c.ended, current == c.file {
+                c.entry = entry
+                clip = c
+            }
             releaseStepWaiters()
         case .fileLoaded:
+            if let c = clip, c.ended { resumeAfterClip(c) }
             if let current { continuation.yield(.playing(current)) }
             clearFailureMessage()
         case .endFile(let reason, let error, let entry) where reason == "error":
@@ -459,9 +542,12 @@ public actor Player {
             let why = Self.whyUnplayable(path) ?? error ?? "unknown error"
             continuation.yield(.fileFailed(path, reason: why))
             showFailure("Cannot play \((path as NSString).lastPathComponent): \(why)")
+            clipEnded(entry)
         case .endFile(_, _, let entry):
             entries[entry] = nil
+            clipEnded(entry)
         case .idle:
+            if let c = clip, c.ended { resumeAfterClip(c) }
             releaseStepWaiters()
             continuation.yield(.idle)
         case .propertyChange(let name, _) where name == "osd-width" || name == "osd-height":

@@ -1,3 +1,4 @@
+public import Input
 public import OrientationCore
 
 /// What the device-orientation monitor reports.
@@ -7,8 +8,6 @@ public enum MonitorEvent: Sendable, Hashable {
     /// The rotation lock changed, and what changed it.
     case lock(Bool, source: LockSource)
     case status(SensorStatus)
-    /// The lock switch could not be read (it keeps working from the configuration and commands).
-    case switchFault(String)
 }
 
 /// The device orientation stream: the sensor, classified on its own thread, and the rotation lock
@@ -24,7 +23,8 @@ public actor OrientationMonitor {
     private var current: DeviceOrientation = .unknown
     private var tasks: [Task<Void, Never>] = []
 
-    /// Starts reading the sensor, and the lock switches `lock.evdev` names.
+    /// Starts reading the sensor. The lock switch's events come from the input hub, through
+    /// ``lockSwitch(_:)``.
     public init(
         sensor: SensorSettings, parameters: OrientationClassifier.Parameters = .init(), lock settings: LockSettings
     ) {
@@ -33,30 +33,19 @@ public actor OrientationMonitor {
         control.setPaused(settings.locked)
         continuation.yield(.lock(settings.locked, source: .configuration))
         let stream = SensorSource.orientations(sensor, parameters: parameters, control: control)
-        let paths: [String] =
-            switch settings.evdev {
-            case .none: []
-            case .auto: RotationLockSwitch.find().map(\.path)
-            case .path(let p): [p]
-            }
-        Task { await self.start(stream, switches: paths) }
+        Task { await self.start(stream) }
     }
 
-    private func start(_ stream: AsyncStream<SensorEvent>, switches: [String]) {
+    private func start(_ stream: AsyncStream<SensorEvent>) {
         tasks.append(
             Task {
                 for await e in stream { self.sensor(e) }
             })
-        for path in switches {
-            tasks.append(
-                Task {
-                    do {
-                        for try await e in RotationLockSwitch.events(path: path) { self.switchEvent(e) }
-                    } catch {
-                        self.emit(.switchFault("\(error)"))
-                    }
-                })
-        }
+    }
+
+    /// The rotation-lock switch moved, or its key was pressed.
+    public func lockSwitch(_ e: LockSwitchEvent) {
+        if lock.apply(e) { applyLock() }
     }
 
     /// The lock on or off, from a command.
@@ -72,12 +61,6 @@ public actor OrientationMonitor {
         control.stop()
         for t in tasks { t.cancel() }
         continuation.finish()
-    }
-
-    private func emit(_ e: MonitorEvent) { continuation.yield(e) }
-
-    private func switchEvent(_ e: LockSwitchEvent) {
-        if lock.apply(e) { applyLock() }
     }
 
     private func applyLock() {

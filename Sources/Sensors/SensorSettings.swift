@@ -1,3 +1,5 @@
+public import Input
+
 /// Where the accelerometer is read, as the configuration's `uri` names it.
 public enum SensorURI: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// Through libiio: `local:`, `ip:HOST[:PORT]`, `usb:`, `serial:`, `xml:FILE`.
@@ -67,40 +69,6 @@ public struct SensorSettings: Sendable, Hashable {
         self.device = device
         self.rateHz = rateHz
         self.mountMatrix = mountMatrix
-    }
-}
-
-/// What set the rotation lock last.
-public enum LockSource: String, Sendable, Hashable {
-    case configuration
-    /// A command: a hotkey, `upright ctl`, ...
-    case command
-    /// The rotation-lock switch of an input device.
-    case lockSwitch = "switch"
-}
-
-/// Which input devices carry the rotation-lock switch.
-public enum LockSwitchSetting: Sendable, Hashable, CustomStringConvertible {
-    /// Every input device that has the switch or the key.
-    case auto
-    case none
-    /// One device (or a pipe of `input_event` records).
-    case path(String)
-
-    public init(_ text: String) {
-        switch text {
-        case "auto": self = .auto
-        case "none": self = .none
-        default: self = .path(text)
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .auto: "auto"
-        case .none: "none"
-        case .path(let p): p
-        }
     }
 }
 

@@ -63,10 +63,15 @@ public struct SessionStatus: Encodable, Sendable, Hashable {
     public var playing: String?
     /// Commands waiting for the rotation under way to end.
     public var queued: [String]
+    /// The clip scene playing, and the clips waiting behind it.
+    public var clip: String?
+    public var clipsQueued: [String] = []
+    /// The input devices open, and those that cannot be opened with the reason.
+    public var input: InputReport = InputReport()
 
     enum CodingKeys: String, CodingKey {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
-            suggestion, playing, queued
+            suggestion, playing, queued, clip, clipsQueued = "clips_queued", input
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -82,6 +87,22 @@ public struct SessionStatus: Encodable, Sendable, Hashable {
         try c.encode(suggestion, forKey: .suggestion)
         try c.encode(playing, forKey: .playing)
         try c.encode(queued, forKey: .queued)
+        try c.encode(clip, forKey: .clip)
+        try c.encode(clipsQueued, forKey: .clipsQueued)
+        try c.encode(input, forKey: .input)
+    }
+}
+
+/// The input devices as the status reports them.
+public struct InputReport: Encodable, Sendable, Hashable {
+    /// Each open device: its path, name and the bound keys it has.
+    public var devices: [String] = []
+    /// Each device that cannot be opened now, with the reason (it is tried again).
+    public var problems: [String] = []
+
+    public init(devices: [String] = [], problems: [String] = []) {
+        self.devices = devices
+        self.problems = problems
     }
 }
 

@@ -15,7 +15,14 @@ public import OrientationCore
 /// - an output that cannot be turned makes the policy fall back to the surface, and the display
 ///   is asked again every ``probeInterval`` seconds;
 /// - a control request gets a reply that says what happened: decided, refused, or queued behind
-///   the rotation under way.
+///   the rotation under way;
+/// - `play <clip>` enters the clip's scene and plays its file once; when it ends the scene goes
+///   (and every scene entered above it meanwhile), so the loop shows again in the orientation it
+///   had; a `play` press while a clip plays is ignored or queued (``PolicyConfiguration/clipPresses``);
+/// - a tap (``Origin/touch``) during a rotation is dropped: input is suspended during transitions;
+/// - one key press that reaches the session both ways, from mpv's window and from the input
+///   device (a keyboard bound as `F11` and as `KEY_F11`), counts once: the same action from the
+///   other way within ``pressEcho`` seconds is dropped.
 public struct SessionCore: Sendable {
     public private(set) var policy: OrientationPolicy
     /// What the display can do now.
@@ -30,6 +37,15 @@ public struct SessionCore: Sendable {
     public private(set) var measuring = false
     /// Commands waiting for the motion fallback's answer.
     private var held: [(Action, Origin, RequestID?)] = []
+    /// The clip scene playing, and the clip scenes queued behind it.
+    public private(set) var clip: String?
+    public private(set) var clipQueue: [String] = []
+    /// The input devices, for the status.
+    public private(set) var input = InputReport()
+    /// Seconds within which the same action from mpv's window and from an input device is one press.
+    public var pressEcho = 0.25
+    /// The last press of each action from a key, its way and time.
+    private var lastPress: [Action: (origin: Origin, at: Double)] = [:]
 
     /// A session for a valid policy configuration, with the display as its backend answered.
     ///
@@ -63,7 +79,8 @@ public struct SessionCore: Sendable {
             device: policy.device.name, locked: policy.locked, interface: policy.interface.name,
             strategy: policy.strategy.rawValue, scenes: policy.stack.map(\.scene), sensor: sensorHealth,
             display: displayReport, lastDecision: policy.lastDecision.map { $0.record(time: $0.millisecondsText) },
-            suggestion: policy.suggestion?.name, playing: playing, queued: policy.queued.map(\.name))
+            suggestion: policy.suggestion?.name, playing: playing, queued: policy.queued.map(\.name), clip: clip,
+            clipsQueued: clipQueue, input: input)
     }
 
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
@@ -80,7 +97,13 @@ public struct SessionCore: Sendable {
         case .motion(let o):
             return motion(o, at: now)
         case .command(let action, let origin, let request):
+            if let drop = dropped(action, from: origin, at: now) { return [.status(drop)] }
             return command(action, from: origin, request: request, at: now)
+        case .clipEnded:
+            return clipEnded(at: now)
+        case .inputDevices(let devices, let problems):
+            self.input = InputReport(devices: devices, problems: problems)
+            return []
         case .status(let request):
             return translate(policy.advance(to: now)) + [.reply(request, ControlReply(ok: true, status: status))]
         case .displayTurned(let report, let failure):
@@ -122,6 +145,56 @@ public struct SessionCore: Sendable {
             lastProbe = now
             out.append(.probeDisplay)
         }
+        return out
+    }
+
+    // MARK: - Presses
+
+    /// Why a press is dropped, or `nil` to carry it out.
+    private mutating func dropped(_ action: Action, from origin: Origin, at now: Double) -> String? {
+        if origin == .touch, policy.transition != nil {
+            return "\(action.name) (a tap) is dropped: input is suspended while the interface turns"
+        }
+        guard origin == .hotkey || origin == .button else { return nil }
+        defer { lastPress[action] = (origin, now) }
+        guard let last = lastPress[action], last.origin != origin, now - last.at < pressEcho else { return nil }
+        return "\(action.name) from \(origin.rawValue) \(((now - last.at) * 1000).rounded()) ms after the same "
+            + "from \(last.origin.rawValue) is taken for the same press, and dropped"
+    }
+
+    // MARK: - Clips
+
+    private mutating func play(_ name: String, request: RequestID?, at now: Double) -> [SessionEffect] {
+        guard let file = policy.configuration.scenes[name]?.clip else {
+            let clips = policy.configuration.scenes.values.filter { $0.clip != nil }.map(\.name).sorted()
+            let reason =
+                "no clip scene named '\(name)'; "
+                + (clips.isEmpty
+                    ? "the configuration has none ([scenes.NAME] clip = \"FILE\")"
+                    : "the configuration has: \(clips.joined(separator: ", "))")
+            return [.status("play: \(reason)")] + reply(request, .refused(reason))
+        }
+        if let playing = clip {
+            guard policy.configuration.clipPresses == .queue else {
+                return [.status("play \(name): ignored, the clip '\(playing)' plays (clip_presses = \"ignore\")")]
+                    + reply(request, .refused("the clip '\(playing)' plays; presses meanwhile are ignored"))
+            }
+            clipQueue.append(name)
+            return [.status("play \(name): queued behind the clip '\(playing)'")]
+                + reply(request, ControlReply(ok: true, queued: true, message: "plays after the clip '\(playing)'"))
+        }
+        clip = name
+        let before = policy
+        let outputs = policy.handle(.command(.play(name)), at: now)
+        return translate(outputs) + [.player(.playClip(file))]
+            + reply(request, outcome(of: .play(name), outputs: outputs, before: before))
+    }
+
+    private mutating func clipEnded(at now: Double) -> [SessionEffect] {
+        guard let name = clip else { return [] }
+        clip = nil
+        var out = translate(policy.handle(.command(.clipEnded(name)), at: now))
+        if !clipQueue.isEmpty { out += play(clipQueue.removeFirst(), request: nil, at: now) }
         return out
     }
 
@@ -168,6 +241,8 @@ public struct SessionCore: Sendable {
         switch action {
         case .next, .previous:
             return [.playlist(action == .next ? .next : .previous, request: request)]
+        case .play(let name):
+            return play(name, request: request, at: now)
         case .rotate:
             guard let target = nextClockwise() else {
                 let reason = "the scene '\(policy.topScene)' allows no other orientation to turn to"
@@ -225,10 +300,11 @@ public struct SessionCore: Sendable {
         switch command {
         case .rotateTo(let o):
             return "the scene '\(before.topScene)' does not allow \(o.name); it allows \(before.effectiveMask)"
-        case .push(let name), .present(let name):
+        case .push(let name), .present(let name), .play(let name):
             return "no scene named '\(name)'; the configuration has: "
                 + before.configuration.scenes.keys.sorted().joined(separator: ", ")
         case .pop: return "there is no pushed scene to pop"
+        case .clipEnded(let name): return "the clip scene '\(name)' is not open"
         case .dismiss: return "there is no modal scene to dismiss"
         case .acceptSuggestion: return "there is no rotate suggestion to accept"
         case .fullscreen: return "the scene on top ('\(before.topScene)') is modal: dismiss it first"
@@ -263,7 +339,9 @@ public struct SessionCore: Sendable {
             out.append(.policy(o))
             switch o {
             case .decision(let d):
-                let layout = PlayerLayout(scene: d.scene)
+                // A clip fills the screen, as the full-screen scene does.
+                let clipScene = policy.configuration.scenes[d.scene]?.clip != nil
+                let layout = clipScene ? .fullscreen : PlayerLayout(scene: d.scene)
                 if d.kind == .rotate {
                     out.append(.player(.apply(d.interface, d.strategy, layout)))
                     if display.canRotateOutput {

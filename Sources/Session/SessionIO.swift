@@ -5,7 +5,12 @@ public typealias RequestID = Int
 
 /// Where a command came from.
 public enum Origin: String, Sendable, Hashable, Codable {
+    /// A key bound in mpv's window.
     case hotkey
+    /// A key of an input device (evdev): a button, a keypad, a remote.
+    case button
+    /// A tap or click in mpv's window (`MBTN_LEFT_DBL` …).
+    case touch
     /// `upright ctl`, over the control socket.
     case control
     /// The dry run's events file.
@@ -38,6 +43,10 @@ public enum SessionInput: Sendable, Hashable {
     case playing(item: String, title: String)
     /// A file could not be played (the playlist goes on).
     case fileFailed(path: String, reason: String)
+    /// The clip playing ended (played through, failed, or skipped); the loop plays again.
+    case clipEnded
+    /// The input devices open now, and those that cannot be opened, in words (for the status).
+    case inputDevices([String], problems: [String])
     /// The wall clock's minute changed: the status line's text for it.
     case clock(String)
     /// A new configuration (SIGHUP): the policy's part of it.
@@ -78,6 +87,8 @@ public enum PlayerEffect: Sendable, Hashable {
     case apply(InterfaceOrientation, AppliedStrategy, PlayerLayout)
     case layout(PlayerLayout)
     case overlay(OverlayChange)
+    /// Play this file or URL once, then go back to the loop where it was.
+    case playClip(String)
 }
 
 /// One change of what the overlays show.

@@ -8,6 +8,7 @@ import MPV
 import OrientationCore
 import Sensors
 import UnixSignals
+import Input
 import UprightDaemon
 
 /// The sensor commands' log (standard error, through the program's log handler).
@@ -146,14 +147,28 @@ struct SensorCommand: AsyncParsableCommand {
     func runMonitor(
         _ settings: SensorSettings, parameters: OrientationClassifier.Parameters, lock lockConfig: LockSettings
     ) async throws {
-        let monitor = OrientationMonitor(
-            sensor: settings, parameters: parameters,
-            lock: LockSettings(
-                locked: locked || lockConfig.locked, evdev: lockSwitch.map(LockSwitchSetting.init) ?? lockConfig.evdev))
+        let lockSettings = LockSettings(
+            locked: locked || lockConfig.locked, evdev: lockSwitch.map(LockSwitchSetting.init) ?? lockConfig.evdev)
+        let monitor = OrientationMonitor(sensor: settings, parameters: parameters, lock: lockSettings)
+        let input = InputHub(plan: InputPlan(devices: [], lockSwitch: lockSettings.evdev))
+        let forward = Task {
+            for await e in input.events {
+                switch e {
+                case .lock(let change, _): await monitor.lockSwitch(change)
+                case .problem(let path, let reason): log.warning("rotation-lock switch \(path): \(reason)")
+                case .closed(let path, let reason): log.notice("rotation-lock switch \(path) closed: \(reason)")
+                case .opened, .press: break
+                }
+            }
+        }
         let start = monotonicSeconds()
         let stopper = Task {
             await waitForStop(duration: duration)
             await monitor.stop()
+        }
+        defer {
+            input.stop()
+            forward.cancel()
         }
         var read = false  // a reading came (or the lock hid them): absence after it is waited for
         for await event in monitor.events {
@@ -167,7 +182,6 @@ struct SensorCommand: AsyncParsableCommand {
                     throw noSensor(s)
                 }
                 if s.state == .reading || s.state == .paused { read = true }
-            case .switchFault(let message): log.warning("\(message)")
             case .lock(let on, let source):
                 writeLine(
                     json
@@ -266,7 +280,7 @@ struct DoctorCommand: AsyncParsableCommand {
         case .none:
             print("no sensor configured: Upright stays in the launch orientation")
         }
-        doctorLockSwitches()
+        doctorInput(configuration, problems: &problems)
         await doctorDisplay(configuration.display, problems: &problems)
         if problems.isEmpty {
             print("no problems found")
@@ -333,19 +347,27 @@ func doctorAccelerometer(_ settings: SensorSettings, _ configuration: UprightCon
     }
 }
 
-/// The rotation-lock switches found, each with its state.
-func doctorLockSwitches() {
-    let switches = RotationLockSwitch.find()
-    if switches.isEmpty {
-        print("rotation-lock switches: none found (the lock still works from the configuration and commands)")
+/// The input devices Upright reads (the bound keys', the rotation-lock switch's), each with its
+/// name and what is read from it, and those that cannot be opened, with the reason.
+func doctorInput(_ configuration: UprightConfiguration, problems: inout [String]) {
+    let plan = configuration.inputPlan
+    if plan.isIdle {
+        print("input devices: none to read (no KEY_/BTN_ name in [hotkeys], and [lock] evdev = \"none\")")
+        return
     }
-    for s in switches {
-        let fd = open(s.path, O_RDONLY | O_NONBLOCK)
-        let state = fd >= 0 ? RotationLockSwitch.currentState(fd: fd) : nil
-        if fd >= 0 { close(fd) }
-        print(
-            "rotation-lock switch: \(s.path)" + (s.switch ? " SW_ROTATE_LOCK" : "")
-                + (s.key ? " KEY_ROTATE_LOCK_TOGGLE" : "") + (state.map { $0 ? " (locked)" : " (unlocked)" } ?? ""))
+    let survey = InputHub.survey(plan)
+    let bound = plan.keys.sorted().map(LinuxKeys.name(of:))
+    print(
+        "input devices: " + (plan.devices.joined(separator: ", "))
+            + (bound.isEmpty ? "" : "; bound keys \(bound.joined(separator: ", "))") + "; rotation-lock switch "
+            + plan.lockSwitch.description + (plan.grab ? "; grabbed" : ""))
+    if survey.devices.isEmpty {
+        print("input: no device has a bound key or the rotation-lock switch now (each is opened when it appears)")
+    }
+    for d in survey.devices { print("input: \(d)") }
+    for p in survey.problems {
+        print("input: cannot open \(p.path): \(p.reason)")
+        if plan.paths.contains(p.path) { problems.append("input device \(p.path): \(p.reason)") }
     }
 }
 

@@ -2,6 +2,7 @@ import Blocking
 public import Config
 import Display
 import Foundation
+import Input
 public import Logging
 public import MPV
 public import OrientationCore
@@ -69,6 +70,7 @@ public actor PlaySession {
                 settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment),
             monitor: OrientationMonitor(
                 sensor: configuration.sensor, parameters: configuration.classifier, lock: configuration.lock),
+            input: InputHub(plan: configuration.inputPlan), inputActions: configuration.inputActions,
             sensor: configuration.sensor, classifier: configuration.classifier, log: log, logger: logger, feed: feed)
     }
 
@@ -265,6 +267,7 @@ public actor PlaySession {
         for (_, reply) in replies { reply.resume(returning: .refused("the session has ended")) }
         replies = [:]
         await shell.monitor.stop()
+        shell.input.stop()
         await shell.display.restore()
         await close()
     }

@@ -1,6 +1,7 @@
 import Blocking
 import Display
 import Foundation
+import Input
 import Logging
 import OrientationCore
 import Player
@@ -14,6 +15,10 @@ struct SessionShell: Sendable {
     let player: Player
     let display: DisplayController
     let monitor: OrientationMonitor
+    /// The input devices: bound keys and the rotation-lock switch.
+    let input: InputHub
+    /// The action of each bound input-device key.
+    let inputActions: [UInt16: Action]
     let sensor: SensorSettings
     let classifier: OrientationClassifier.Parameters
     let log: @Sendable (RotationDecision) -> Void
@@ -68,6 +73,8 @@ struct SessionShell: Sendable {
             try? await player.setLayout(layout)
         case .overlay(.hidden(let hidden)):
             try? await player.setOverlaysHidden(hidden)
+        case .playClip(let file):
+            do { try await player.playClip(file) } catch { logger.error("cannot play the clip \(file): \(error)") }
         case .overlay(let change):
             try? await player.updateOverlays { content in
                 switch change {
@@ -111,17 +118,20 @@ struct SessionShell: Sendable {
                     case .lock(let on, .lockSwitch): feed.yield(.input(.lockSwitch(on)))
                     case .lock: break  // the session's own commands and the configuration: already decided
                     case .status(let s): feed.yield(.input(.sensorStatus("\(s)")))
-                    case .switchFault(let message): logger.warning("\(message)")
                     }
                 }
             },
+            Task { await readInput() },
             Task {
                 var ready = false  // READY=1 once the first item plays (or nothing is left to play)
                 for await e in playerEvents {
                     switch e {
                     case .hotkey(let action): feed.yield(.input(.command(action, from: .hotkey)))
+                    case .tap(let action): feed.yield(.input(.command(action, from: .touch)))
+                    case .clipEnded: feed.yield(.input(.clipEnded))
                     case .playing(let item):
                         let title = await player.title(of: item)
+                        logger.info("playing \(item)")
                         feed.yield(.input(.playing(item: item, title: title)))
                         if ready {
                             ServiceManager.status("playing \(title)")
@@ -161,6 +171,29 @@ struct SessionShell: Sendable {
         ]
     }
 
+
+    /// The input hub's events: a bound key's press is its action, the lock switch goes to the
+    /// monitor, and each device opened, closed or failing is logged and shown in the status.
+    private func readInput() async {
+        for await e in input.events {
+            switch e {
+            case .press(let code, let device):
+                guard let action = inputActions[code] else { continue }
+                logger.info("input: \(LinuxKeys.name(of: code)) on \(device): \(action.words.joined(separator: " "))")
+                feed.yield(.input(.command(action, from: .button)))
+                continue
+            case .lock(let change, _):
+                await monitor.lockSwitch(change)
+                continue
+            case .opened(let info): logger.notice("input: opened \(info)")
+            case .closed(let path, let reason): logger.warning("input: closed \(path): \(reason)")
+            case .problem(let path, let reason): logger.warning("input: cannot open \(path): \(reason)")
+            }
+            let devices = input.devices.map(\.description)
+            let problems = input.problems.map { "\($0.path): \($0.reason)" }
+            feed.yield(.input(.inputDevices(devices, problems: problems)))
+        }
+    }
 }
 
 extension PlaySession {

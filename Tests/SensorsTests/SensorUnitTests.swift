@@ -55,64 +55,6 @@ struct MountMatrixTests {
     }
 }
 
-@Suite("Rotation-lock switch")
-struct RotationLockSwitchTests {
-    @Test func decodesSwitchAndKeyRecordsAndIgnoresTheRest() {
-        var bytes = RotationLockSwitch.switchRecord(locked: true)
-        bytes += RotationLockSwitch.record(type: 0, code: 0, value: 0)  // SYN_REPORT
-        bytes += RotationLockSwitch.record(type: 5, code: 0x0d, value: 1)  // another switch
-        bytes += RotationLockSwitch.toggleRecord()
-        bytes += RotationLockSwitch.record(type: 1, code: 0x231, value: 0)  // key release
-        bytes += RotationLockSwitch.switchRecord(locked: false)
-        bytes += [1, 2, 3]  // a partial record
-        #expect(RotationLockSwitch.decode(bytes) == [.set(true), .toggle, .set(false)])
-    }
-
-    @Test func readsRecordsFromAPipe() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString)").path
-        #expect(mkfifo(path, 0o600) == 0)
-        defer { unlink(path) }
-        let stream = RotationLockSwitch.events(path: path)
-        let writer = Thread {
-            let fd = open(path, O_WRONLY)
-            for r in [
-                RotationLockSwitch.switchRecord(locked: true), RotationLockSwitch.toggleRecord(),
-                RotationLockSwitch.switchRecord(locked: true),
-            ] {
-                // Split a record across writes: the reader must reassemble it.
-                _ = r.withUnsafeBytes { write(fd, $0.baseAddress, 10) }
-                _ = r.withUnsafeBytes { write(fd, $0.baseAddress! + 10, r.count - 10) }
-            }
-            close(fd)
-        }
-        writer.start()
-        var events: [LockSwitchEvent] = []
-        for try await e in stream { events.append(e) }
-        #expect(events == [.set(true), .toggle, .set(true)])
-    }
-
-    @Test func aMissingDeviceIsAnErrorNamingIt() async {
-        do {
-            for try await _ in RotationLockSwitch.events(path: "/nonexistent/event9") {}
-            Issue.record("expected an error")
-        } catch {
-            #expect("\(error)" == "cannot read the rotation-lock switch /nonexistent/event9: No such file or directory")
-        }
-    }
-
-    @Test func theLatestWordWinsAndTheKeyToggles() {
-        var lock = RotationLockState(configured: true)
-        #expect(lock.locked && lock.source == .configuration)
-        let toggled = lock.apply(.toggle)
-        #expect(toggled && !lock.locked && lock.source == .lockSwitch)
-        let unchanged = lock.apply(.set(false))
-        #expect(!unchanged)
-        let commanded = lock.command(locked: true)
-        #expect(commanded && lock.locked && lock.source == .command)
-        let switched = lock.apply(.set(false))
-        #expect(switched && !lock.locked)
-    }
-}
 
 @Suite("Sensor sources")
 struct SensorSourceTests {
