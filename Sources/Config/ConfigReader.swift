@@ -399,6 +399,17 @@ struct ConfigReader {
     /// The policy's own checks, placed at the keys they are about.
     mutating func validate(_ c: inout UprightConfiguration) {
         guard diagnostics.allSatisfy({ $0.severity != .error }) else { return }
+        for (action, _) in c.player.hotkeys {
+            guard case .play(let name) = action, c.policy.scenes[name]?.clip == nil else { continue }
+            let clips = c.policy.scenes.values.filter { $0.clip != nil }.map(\.name).sorted()
+            report(
+                .error,
+                "[hotkeys] 'play \(name)': no clip scene named '\(name)'; "
+                    + (clips.isEmpty
+                        ? "give one a file: [scenes.\(name)] clip = \"FILE\""
+                        : "the clip scenes are: \(clips.joined(separator: ", "))"),
+                at: map.place(of: ["hotkeys", action.words.joined(separator: " ")]))
+        }
         for problem in c.policy.problems {
             var message = problem.description
             var path: [String] =

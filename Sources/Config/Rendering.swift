@@ -47,6 +47,7 @@ extension UprightConfiguration {
             out += "\n[scenes.\(name)]\nsupported = \(list(s.supported))\nautorotate = \(s.autorotate)\n"
             if let p = s.preferred { out += "preferred = \(q(p.name))\n" }
             out += "strategy = \(q(s.strategy.rawValue))\nforce_when_locked = \(s.forceWhenLocked)\n"
+            if let clip = policy.scenes[name]?.clip { out += "clip = \(q(clip))\n" }
         }
         out +=
             "\n[player]\nplaylist = [" + player.playlist.map(q).joined(separator: ", ") + "]\nloop = \(player.loop)\n"
@@ -61,6 +62,8 @@ extension UprightConfiguration {
                 ? action.name.replacingOccurrences(of: "-", with: "_") : q(action.words.joined(separator: " "))
             out += "\(key) = [" + keys.map(q).joined(separator: ", ") + "]\n"
         }
+        out += "\n[input]\ndevices = [" + input.devices.map(q).joined(separator: ", ") + "]\ngrab = \(input.grab)\n"
+        out += "clip_presses = \(q(policy.clipPresses.rawValue))\n"
         let c = classifier
         out += "\n[classifier]\n"
         for field in OrientationClassifier.Parameters.fields {

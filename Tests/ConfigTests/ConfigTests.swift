@@ -26,7 +26,7 @@ struct ConfigTests {
         #expect(c.policy.appSupported == .allButUpsideDown)
         #expect(c.policy.effectiveMask(of: Scene.fullscreen) == .landscape)
         #expect(c.policy.settings(of: Scene.fullscreen)?.preferred == .landscapeRight)
-        #expect(c.player.hotkeys[.fullscreen] == ["f", "F11"])
+        #expect(c.player.hotkeys[.fullscreen] == ["f", "F11", "MBTN_LEFT_DBL"])
         #expect(c.policy.problems.isEmpty)
     }
 
@@ -237,7 +237,7 @@ struct HotkeyConfigurationTests {
         #expect(c.player.hotkeys[.rotateTo(.landscapeLeft)] == ["1", "KP1"])
         #expect(c.player.hotkeys[.scenePush("menu")] == ["m"])
         #expect(c.player.hotkeys[.rotate] == ["r"])
-        #expect(c.player.hotkeys[.fullscreen] == ["f", "F11"], "the defaults of actions the table leaves out stay")
+        #expect(c.player.hotkeys[.fullscreen] == ["f", "F11", "MBTN_LEFT_DBL"], "the defaults of actions the table leaves out stay")
     }
 
     @Test(arguments: [
@@ -254,8 +254,22 @@ struct HotkeyConfigurationTests {
             "u.toml:2:1: error: [hotkeys] 'rotate-to sideways': rotate-to needs an orientation"
         ),
         ("[hotkeys]\nlock = \"Hyper+l\"\n", "u.toml:2:8: error: 'hotkeys.lock': 'Hyper' is not a modifier"),
+        (
+            "[hotkeys]\nfullscreen = [\"f\", \"KEY_F1l\"]\n",
+            "u.toml:2:20: error: 'hotkeys.fullscreen': Linux has no key named 'KEY_F1l'; did you mean KEY_F1"
+        ),
+        ("[hotkeys]\n\"play promo\" = \"BTN_0\"\n", "u.toml:2:1: error: [hotkeys] 'play promo'"),
+        (
+            "[input]\ndevices = [\"auto\", \"event3\"]\n",
+            "u.toml:2:20: error: 'input.devices': 'event3' is neither \"auto\" nor a device path"
+        ),
+        (
+            "[input]\nclip_presses = \"later\"\n",
+            "u.toml:2:16: error: unknown value 'later' for 'input.clip_presses'; expected one of: ignore, queue"
+        ),
     ])
     func aBadWordIsAnErrorWithItsPlace(text: String, expected: String) {
+        // (`play promo` with no clip scene: the policy's check names it at the key.)
         let found = diagnostics(text)
         #expect(found.count == 1 && found[0].hasPrefix(expected), "\(found)")
     }
@@ -264,5 +278,46 @@ struct HotkeyConfigurationTests {
         let c = try parse("[hotkeys]\nrotate_to = [\"r\"]\n")
         #expect(c.player.hotkeys[.rotate] == ["r"])
         #expect(c.warnings.first?.description.contains("is now 'rotate'") == true)
+    }
+}
+
+@Suite("Configuration: input devices and clips")
+struct InputConfigurationTests {
+    @Test func linuxKeyNamesBindInputDevicesAndMpvNamesTheWindow() throws {
+        let c = try parse(
+            """
+            [hotkeys]
+            fullscreen = ["f", "KEY_F11", "MBTN_LEFT_DBL"]
+            "play promo" = ["BTN_0", "KEY_OK"]
+            [scenes.promo]
+            supported = ["landscape-left"]
+            clip = "av://lavfi:testsrc2=duration=2"
+            [input]
+            devices = ["/dev/input/by-path/platform-gpio-keys-event"]
+            grab = true
+            clip_presses = "queue"
+            [lock]
+            evdev = "none"
+            """)
+        let plan = c.inputPlan
+        #expect(plan.keys == [87, 0x100, 0x160] && plan.grab && plan.lockSwitch == .none)
+        #expect(plan.devices == ["/dev/input/by-path/platform-gpio-keys-event"])
+        #expect(c.inputActions == [87: .fullscreen, 0x100: .play("promo"), 0x160: .play("promo")])
+        #expect(c.policy.clipPresses == .queue && c.policy.scenes["promo"]?.clip == "av://lavfi:testsrc2=duration=2")
+        // A device that is not there (yet) is a warning: it is tried while Upright runs.
+        #expect(c.warnings.map(\.description).contains {
+            $0.hasPrefix("u.toml:8:12: warning: 'input.devices': /dev/input/by-path/platform-gpio-keys-event: No such file")
+        }, "\(c.warnings)")
+        // The rendered configuration reads back the same.
+        let again = try parse(c.toml)
+        #expect(again.inputPlan == plan && again.policy.clipPresses == .queue)
+        #expect(again.policy.scenes["promo"]?.clip == c.policy.scenes["promo"]?.clip)
+    }
+
+    @Test func theDefaultsOpenNothingAndADoubleTapTogglesFullScreen() throws {
+        let c = try parse("")
+        #expect(c.inputPlan.keys.isEmpty && c.input.devices == ["auto"] && !c.input.grab)
+        #expect(c.player.hotkeys[.fullscreen] == ["f", "F11", "MBTN_LEFT_DBL"])
+        #expect(c.policy.clipPresses == .ignore)
     }
 }

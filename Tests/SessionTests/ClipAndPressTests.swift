@@ -1,0 +1,117 @@
+import OrientationCore
+import PropertyBased
+import Session
+import Testing
+
+/// Clips started by a button, taps during a rotation, and one press that arrives two ways.
+@Suite("Session core: clips and presses")
+struct ClipAndPressTests {
+    /// A landscape kiosk (the inline scene allows landscape-right only) with a portrait clip.
+    static func kiosk(presses: ClipPresses = .ignore) -> PolicyConfiguration {
+        var p = PolicyConfiguration(
+            appSupported: .all, launch: .landscapeRight,
+            scenes: PolicyConfiguration.standardScenes + [
+                Scene(Scene.inline, supported: [.landscapeRight]),
+                Scene("promo", supported: .portrait, clip: "/srv/promo.mp4"),
+                Scene("hello", supported: [.landscapeRight], clip: "/srv/hello.mp4"),
+            ])
+        p.clipPresses = presses
+        return p
+    }
+
+    static func clips(_ effects: [SessionEffect]) -> [String] {
+        effects.compactMap { if case .player(.playClip(let f)) = $0 { f } else { nil } }
+    }
+
+    @Test func aClipPlaysInItsOwnOrientationAndTheLoopComesBackInItsOwn() throws {
+        var run = try Run(Self.kiosk())
+        run.settle()
+        #expect(run.core.policy.interface == .landscapeRight)
+        let out = run.at(1, .command(.play("promo"), from: .button))
+        #expect(Self.clips(out) == ["/srv/promo.mp4"])
+        let turn = try #require(out.decisions.first)
+        #expect(turn.kind == .rotate && turn.interface == .portrait && turn.cause == "play" && turn.scene == "promo")
+        // The clip fills the screen; the output turns (interface strategy) before the clip is asked for.
+        #expect(out.contains(.player(.apply(.portrait, .interface, .fullscreen))))
+        #expect(out.firstIndex(of: .turnOutput(.portrait))! < out.firstIndex(of: .player(.playClip("/srv/promo.mp4")))!)
+        #expect(run.core.status.clip == "promo")
+        run.settle()
+        let back = run.at(5, .clipEnded)
+        let d = try #require(back.decisions.first)
+        #expect(d.interface == .landscapeRight && d.cause == "clip-ended" && d.scene == Scene.inline)
+        #expect(run.core.status.scenes == [Scene.inline] && run.core.status.clip == nil)
+    }
+
+    @Test func pressesDuringAClipAreIgnoredOrQueuedAsConfigured() throws {
+        var ignoring = try Run(Self.kiosk())
+        ignoring.at(1, .command(.play("promo"), from: .button))
+        let ignored = ignoring.at(0.5, .command(.play("hello"), from: .button, request: 7))
+        #expect(Self.clips(ignored).isEmpty && ignored.replies.first?.ok == false)
+        #expect(ignored.contains(.status("play hello: ignored, the clip 'promo' plays (clip_presses = \"ignore\")")))
+        ignoring.settle()
+        #expect(Self.clips(ignoring.at(3, .clipEnded)).isEmpty)
+
+        var queueing = try Run(Self.kiosk(presses: .queue))
+        queueing.at(1, .command(.play("promo"), from: .button))
+        let queued = queueing.at(0.5, .command(.play("hello"), from: .button, request: 7))
+        #expect(Self.clips(queued).isEmpty && queued.replies.first?.queued == true)
+        #expect(queueing.core.status.clipsQueued == ["hello"])
+        queueing.settle()
+        let next = queueing.at(3, .clipEnded)
+        #expect(Self.clips(next) == ["/srv/hello.mp4"])
+        #expect(queueing.core.status.clip == "hello" && queueing.core.status.clipsQueued.isEmpty)
+        queueing.settle()
+        queueing.at(3, .clipEnded)
+        #expect(queueing.core.status.scenes == [Scene.inline] && queueing.core.policy.interface == .landscapeRight)
+    }
+
+    @Test func aSceneWithoutAClipIsRefusedWithTheClipsThereAre() throws {
+        var run = try Run(Self.kiosk())
+        let out = run.at(1, .command(.play("fullscreen"), from: .control, request: 1))
+        #expect(Self.clips(out).isEmpty)
+        #expect(out.replies.first?.error == "no clip scene named 'fullscreen'; the configuration has: hello, promo")
+        #expect(run.core.status.scenes == [Scene.inline])
+    }
+
+    @Test func theLockAndScenesEnteredDuringTheClipFollowTheRules() throws {
+        // Full screen entered during the clip goes with the clip's scene when it ends.
+        var run = try Run(Self.kiosk())
+        run.at(1, .command(.play("promo"), from: .button))
+        run.settle()
+        run.at(1, .command(.fullscreen, from: .hotkey))
+        run.settle()
+        #expect(run.core.status.scenes == [Scene.inline, "promo", Scene.fullscreen])
+        run.at(1, .clipEnded)
+        run.settle()
+        #expect(run.core.status.scenes == [Scene.inline] && run.core.policy.interface == .landscapeRight)
+        // A clip ending that was never started changes nothing.
+        #expect(run.at(1, .clipEnded).isEmpty)
+    }
+
+    @Test func aTapDuringARotationIsDroppedAndAKeyIsQueued() throws {
+        var run = try Run()
+        run.settle()
+        _ = run.command(.fullscreen)  // a rotation starts
+        #expect(run.core.policy.transition != nil)
+        let tap = run.at(0.05, .command(.fullscreen, from: .touch))
+        #expect(tap == [.status("fullscreen (a tap) is dropped: input is suspended while the interface turns")])
+        let key = run.at(0.01, .command(.fullscreen, from: .button))
+        #expect(run.core.status.queued == ["fullscreen"], "\(key)")
+        run.settle()
+        // Once settled a tap counts.
+        #expect(!run.at(1, .command(.fullscreen, from: .touch)).decisions.isEmpty)
+    }
+
+    @Test func onePressArrivingBothWaysCountsOnce() async {
+        // Any gap: within the echo window the second way is dropped, after it both count; the
+        // same way twice always counts (a person pressing twice).
+        await propertyCheck(input: Gen.double(in: 0...1), Gen.bool) { gap, sameWay in
+            var run = try! Run()
+            run.settle()
+            run.at(1, .command(.toggleLock, from: .button))
+            let second = run.at(gap, .command(.toggleLock, from: sameWay ? .button : .hotkey))
+            let dropped = second.count == 1 && { if case .status(let s) = second[0] { s.contains("same press") } else { false } }()
+            #expect(dropped == (!sameWay && gap < run.core.pressEcho), "gap \(gap), same way \(sameWay): \(second)")
+        }
+    }
+}
