@@ -57,6 +57,45 @@ struct PlayerTests {
         _ = await player.shutdown()
     }
 
+    @Test func aDoubleTapIsATapAndLinuxKeyNamesAreNotBoundInMpv() async throws {
+        var settings = PlayerSettings()
+        settings.hotkeys[.fullscreen] = ["F11", "KEY_F11", "MBTN_LEFT_DBL"]
+        let player = try Player(settings: settings, extra: headless)
+        try await player.start()
+        try await player.keypress("MBTN_LEFT_DBL")
+        #expect(await waitFor(player.events) { $0 == .tap(.fullscreen) } != nil)
+        try await player.keypress("F11")
+        #expect(await waitFor(player.events) { $0 == .hotkey(.fullscreen) } != nil)
+        _ = await player.shutdown()
+    }
+
+    @Test func aClipPlaysOnceAndTheLoopGoesOnWhereItWas() async throws {
+        var settings = PlayerSettings()
+        settings.playlist = ["av://lavfi:testsrc2=size=320x240:rate=25", "av://lavfi:color=blue:size=320x240:rate=25"]
+        let player = try Player(settings: settings, extra: headless)
+        try await player.start()
+        // The loop's first entry plays for a while.
+        var position = 0.0
+        for _ in 0..<100 where position < 1.5 {
+            try await Task.sleep(for: .milliseconds(50))
+            position = (try? await player.property(.timePosition)) ?? 0
+        }
+        #expect(position >= 1.5)
+        let clip = "av://lavfi:color=red:size=240x320:rate=25:duration=0.8"
+        try await player.playClip(clip)
+        let loop = settings.playlist[0]
+        let toEnd = await waitFor(player.events) { $0 == .clipEnded }
+        #expect(toEnd?.contains(.playing(clip)) == true, "\(toEnd ?? [])")
+        #expect(await waitFor(player.events) { $0 == .playing(loop) } != nil)
+        // Back at its position, not at its start, and the clip has left the playlist.
+        try await Task.sleep(for: .milliseconds(200))
+        let back = try await player.property(.timePosition)
+        #expect(back >= position, "resumed at \(back) s; the clip started at \(position) s")
+        #expect(try await player.property(.playlistCount) == 2)
+        #expect(try await player.property(.playlistPosition) == 0)
+        _ = await player.shutdown()
+    }
+
     @Test func aMissingFileIsShownAndSkippedAndItsMessageGoesOnceTheNextPlays() async throws {
         var settings = PlayerSettings()
         settings.playlist = ["/nonexistent/clip.mp4", testPattern]

@@ -11,6 +11,7 @@ struct SignalTests {
         let process = Process()
         private let lock = NSLock()
         private var err = Data()
+        private var out = Data()
 
         /// `fileLimit` sets the process's descriptor limit (`ulimit -n`) before it starts.
         init(_ arguments: [String], fileLimit: Int? = nil, environment: [String: String]? = nil) throws {
@@ -27,7 +28,13 @@ struct SignalTests {
             var inherited = ProcessInfo.processInfo.environment
             for name in ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK"] { inherited[name] = nil }
             process.environment = environment ?? inherited
-            process.standardOutput = FileHandle.nullDevice
+            let o = Pipe()
+            process.standardOutput = o
+            o.fileHandleForReading.readabilityHandler = { [weak self] h in
+                let d = h.availableData
+                if d.isEmpty { h.readabilityHandler = nil }
+                self?.lock.withLock { self?.out.append(d) }
+            }
             let e = Pipe()
             process.standardError = e
             e.fileHandleForReading.readabilityHandler = { [weak self] h in
@@ -40,6 +47,8 @@ struct SignalTests {
         }
 
         var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+        /// The decision log (JSON lines).
+        var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
 
         /// Waits, holding no thread of the cooperative pool, until standard error says `text`.
         func waitFor(_ text: String, seconds: Double = 10) async -> Bool {
