@@ -11,7 +11,8 @@ struct Ctl: ParsableCommand {
         discussion: """
             Commands: status, and the actions hotkeys and the events file take: fullscreen | lock | unlock | \
             toggle-lock | rotate-to ORIENTATION | rotate | accept-suggestion | next | previous (prev) | \
-            scene push NAME | scene pop | scene present NAME | scene dismiss (or scene-push NAME ...). The reply \
+            scene push NAME | scene pop | scene present NAME | scene dismiss (or scene-push NAME ...) | \
+            play CLIP (a clip scene's clip once, then back to the loop). The reply \
             is one JSON line saying what happened: the decision, or why the command was refused, or that it \
             waits for the rotation under way; next and previous say what plays. The exit status is 1 when \
             the command was refused or the daemon answers with an error.
