@@ -77,7 +77,8 @@ let package = Package(
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Blocking", "Config", "Display", "Input", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "Session",
+                "Blocking", "Config", "Display", "Input", "MPV", "OrientationCore", "Picture", "Player", "Sensors",
+                "Session",
                 "Systemd", "UnixSocket",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -251,7 +251,8 @@ struct ConfigReader {
                 scene.clip = clip
                 if !clip.contains("://") || clip.hasPrefix("file://"), let problem = readProblem(clip) {
                     // A stick plugged in later may bring it: a warning; at run time the clip is skipped.
-                    report(.warning, "'scenes.\(name).clip': \(clip): \(problem)", at: map.valuePlace(of: path + ["clip"]))
+                    report(
+                        .warning, "'scenes.\(name).clip': \(clip): \(problem)", at: map.valuePlace(of: path + ["clip"]))
                 }
             }
             if let st = string(t, path + ["strategy"]) {
@@ -361,13 +362,15 @@ struct ConfigReader {
             for d in devices where d != "auto" && !d.hasPrefix("/") {
                 report(
                     .error, "'input.devices': '\(d)' is neither \"auto\" nor a device path (/dev/input/…)",
-                    at: map.elementPlace(of: ["input", "devices"], element: d) ?? map.valuePlace(of: ["input", "devices"]))
+                    at: map.elementPlace(of: ["input", "devices"], element: d)
+                        ?? map.valuePlace(of: ["input", "devices"]))
             }
             for d in devices where d.hasPrefix("/") {
                 if let problem = InputSettings.openProblem(d) {
                     report(
                         .warning, "'input.devices': \(d): \(problem); it is tried again while Upright runs",
-                        at: map.elementPlace(of: ["input", "devices"], element: d) ?? map.valuePlace(of: ["input", "devices"]))
+                        at: map.elementPlace(of: ["input", "devices"], element: d)
+                            ?? map.valuePlace(of: ["input", "devices"]))
                 }
             }
             input.devices = devices

@@ -28,7 +28,9 @@ public struct UprightConfiguration: Sendable {
     /// What the input hub reads: the `KEY_`/`BTN_` names of `[hotkeys]`, on `[input] devices`,
     /// and the rotation-lock switch of `[lock] evdev`.
     public var inputPlan: InputPlan {
-        let keys = player.hotkeys.values.joined().compactMap { LinuxKeys.isLinuxName($0) ? LinuxKeys.code(of: $0) : nil }
+        let keys = player.hotkeys.values.joined().compactMap {
+            LinuxKeys.isLinuxName($0) ? LinuxKeys.code(of: $0) : nil
+        }
         return InputPlan(devices: input.devices, keys: Set(keys), grab: input.grab, lockSwitch: lock.evdev)
     }
 

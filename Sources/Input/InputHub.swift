@@ -141,7 +141,9 @@ public final class InputHub: Sendable {
 
     /// What the hub would open now, and why it cannot open the rest, without reading anything:
     /// for `upright doctor` and `check-config`.
-    public static func survey(_ plan: InputPlan) -> (devices: [InputDeviceInfo], problems: [(path: String, reason: String)]) {
+    public static func survey(_ plan: InputPlan) -> (
+        devices: [InputDeviceInfo], problems: [(path: String, reason: String)]
+    ) {
         var devices: [InputDeviceInfo] = [], problems: [(String, String)] = []
         let loop = HubLoop(plan: plan) { event in
             switch event {

@@ -70,7 +70,9 @@ public struct InputRecord: Sendable, Hashable {
     }
 
     /// `SW_ROTATE_LOCK` set or cleared.
-    public static func lockSwitch(_ on: Bool) -> InputRecord { InputRecord(type: evSw, code: swRotateLock, value: on ? 1 : 0) }
+    public static func lockSwitch(_ on: Bool) -> InputRecord {
+        InputRecord(type: evSw, code: swRotateLock, value: on ? 1 : 0)
+    }
 
     /// What a rotation-lock record means, if it is one.
     public var lockEvent: LockSwitchEvent? {

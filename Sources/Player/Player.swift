@@ -16,7 +16,8 @@ public struct PlayerSettings: Sendable, Hashable {
     /// The keys a player has out of the box: `f`/`F11` and a double tap (or click) on the video
     /// full screen, `l` the lock, `a` accepts the rotate suggestion, `>`/`<` the playlist.
     public static let defaultHotkeys: [Action: [String]] = [
-        .fullscreen: ["f", "F11", "MBTN_LEFT_DBL"], .toggleLock: ["l"], .acceptSuggestion: ["a"], .next: [">"], .previous: ["<"],
+        .fullscreen: ["f", "F11", "MBTN_LEFT_DBL"], .toggleLock: ["l"], .acceptSuggestion: ["a"], .next: [">"],
+        .previous: ["<"],
     ]
     /// The share of a portrait screen below the video in the inline layout, left to the overlays.
     public var inlineBottomMargin = 0.4
@@ -517,7 +518,8 @@ public actor Player {
     private func handle(_ e: MPVEvent, from handle: MPVHandle) {
         guard handle === mpv else { return }  // an mpv that was replaced
         switch e {
-        case .clientMessage(let args) where (args.first == "upright-hotkey" || args.first == "upright-tap") && args.count >= 2:
+        case .clientMessage(let args)
+        where (args.first == "upright-hotkey" || args.first == "upright-tap") && args.count >= 2:
             // Bound from the settings' own actions, so the words always parse.
             if case .success(let action) = Action.parse(words: Array(args.dropFirst())) {
                 continuation.yield(args[0] == "upright-tap" ? .tap(action) : .hotkey(action))

@@ -3,12 +3,12 @@ import Config
 import Display
 import Foundation
 import IIO
+import Input
 import Logging
 import MPV
 import OrientationCore
 import Sensors
 import UnixSignals
-import Input
 import UprightDaemon
 
 /// The sensor commands' log (standard error, through the program's log handler).

@@ -171,7 +171,6 @@ struct SessionShell: Sendable {
         ]
     }
 
-
     /// The input hub's events: a bound key's press is its action, the lock switch goes to the
     /// monitor, and each device opened, closed or failing is logged and shown in the status.
     private func readInput() async {

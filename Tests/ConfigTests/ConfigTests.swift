@@ -237,7 +237,9 @@ struct HotkeyConfigurationTests {
         #expect(c.player.hotkeys[.rotateTo(.landscapeLeft)] == ["1", "KP1"])
         #expect(c.player.hotkeys[.scenePush("menu")] == ["m"])
         #expect(c.player.hotkeys[.rotate] == ["r"])
-        #expect(c.player.hotkeys[.fullscreen] == ["f", "F11", "MBTN_LEFT_DBL"], "the defaults of actions the table leaves out stay")
+        #expect(
+            c.player.hotkeys[.fullscreen] == ["f", "F11", "MBTN_LEFT_DBL"],
+            "the defaults of actions the table leaves out stay")
     }
 
     @Test(arguments: [
@@ -305,9 +307,11 @@ struct InputConfigurationTests {
         #expect(c.inputActions == [87: .fullscreen, 0x100: .play("promo"), 0x160: .play("promo")])
         #expect(c.policy.clipPresses == .queue && c.policy.scenes["promo"]?.clip == "av://lavfi:testsrc2=duration=2")
         // A device that is not there (yet) is a warning: it is tried while Upright runs.
-        #expect(c.warnings.map(\.description).contains {
-            $0.hasPrefix("u.toml:8:12: warning: 'input.devices': /dev/input/by-path/platform-gpio-keys-event: No such file")
-        }, "\(c.warnings)")
+        #expect(
+            c.warnings.map(\.description).contains {
+                $0.hasPrefix(
+                    "u.toml:8:12: warning: 'input.devices': /dev/input/by-path/platform-gpio-keys-event: No such file")
+            }, "\(c.warnings)")
         // The rendered configuration reads back the same.
         let again = try parse(c.toml)
         #expect(again.inputPlan == plan && again.policy.clipPresses == .queue)

@@ -6,7 +6,9 @@ import Testing
 @Suite("Input records and Linux key names")
 struct InputRecordTests {
     @Test func recordsRoundTripAndPartialRecordsAreLeft() {
-        let records = [InputRecord.key(87, 1), .syn, InputRecord.lockSwitch(true), InputRecord(type: 1, code: 0x231, value: 1)]
+        let records = [
+            InputRecord.key(87, 1), .syn, InputRecord.lockSwitch(true), InputRecord(type: 1, code: 0x231, value: 1),
+        ]
         let bytes = records.flatMap(\.bytes) + [1, 2, 3]
         #expect(InputRecord.decode(bytes) == records)
         #expect(records.map(\.lockEvent) == [nil, nil, .set(true), .toggle])
@@ -34,7 +36,7 @@ struct InputRecordTests {
     @Test func anUnknownNameSaysWhatIsNear() {
         #expect(LinuxKeys.problem(with: "KEY_F11") == nil)
         let p = LinuxKeys.problem(with: "KEY_F1l") ?? ""
-        #expect(p.hasPrefix("Linux has no key named 'KEY_F1l'; did you mean KEY_F1") , "\(p)")
+        #expect(p.hasPrefix("Linux has no key named 'KEY_F1l'; did you mean KEY_F1"), "\(p)")
         #expect(LinuxKeys.isLinuxName("KEY_OK") && LinuxKeys.isLinuxName("BTN_0") && !LinuxKeys.isLinuxName("key_ok"))
     }
 }
@@ -108,9 +110,12 @@ struct InputHubTests {
         Task { await fifo.write(bytes) }
         let events = await Self.collect(hub) { Self.presses($0).count >= 2 }
         #expect(Self.presses(events) == [87, 0x100])
-        #expect(events.first == .opened(
-            InputDeviceInfo(path: fifo.path, name: "a pipe of input_event records", keys: ["KEY_F11", "BTN_0"],
-                lockSwitch: false, grabbed: false)))
+        #expect(
+            events.first
+                == .opened(
+                    InputDeviceInfo(
+                        path: fifo.path, name: "a pipe of input_event records", keys: ["KEY_F11", "BTN_0"],
+                        lockSwitch: false, grabbed: false)))
     }
 
     @Test func aRecordSplitAcrossWritesIsPutTogether() async throws {
@@ -144,7 +149,8 @@ struct InputHubTests {
         let events = await Self.collect(hub) { Self.presses($0).count >= 2 }
         #expect(Self.presses(events) == [87, 87])
         // Closed when its node went (inotify) or when the new node was found in its place.
-        let closed = events.contains(.closed(fifo.path, reason: "it went away"))
+        let closed =
+            events.contains(.closed(fifo.path, reason: "it went away"))
             || events.contains(.closed(fifo.path, reason: "it was replaced"))
         #expect(closed, "\(events)")
         #expect(events.filter { if case .opened = $0 { true } else { false } }.count == 2)
@@ -180,7 +186,8 @@ struct InputHubTests {
         }
         let events = await Self.collect(hub) { Self.presses($0).count >= 1 }
         #expect(
-            events.contains(.closed(fifo.path, reason: "not input_event records (an event of type 30583)")), "\(events)")
+            events.contains(.closed(fifo.path, reason: "not input_event records (an event of type 30583)")), "\(events)"
+        )
         #expect(Self.presses(events) == [87], "the press after the garbage went with it; the next one counts")
     }
 
@@ -188,14 +195,19 @@ struct InputHubTests {
         let fifo = try Fifo()
         let hub = InputHub(plan: InputPlan(devices: [], lockSwitch: .path(fifo.path)))
         defer { hub.stop() }
-        Task { await fifo.write([InputRecord.lockSwitch(true), .syn, InputRecord(type: 1, code: 0x231, value: 1)].flatMap(\.bytes)) }
+        Task {
+            await fifo.write(
+                [InputRecord.lockSwitch(true), .syn, InputRecord(type: 1, code: 0x231, value: 1)].flatMap(\.bytes))
+        }
         let events = await Self.collect(hub) { $0.filter { if case .lock = $0 { true } else { false } }.count >= 2 }
         let locks = events.compactMap { if case .lock(let e, _) = $0 { e } else { nil } }
         #expect(locks == [.set(true), .toggle])
     }
 
     @Test func anUnreadableDeviceSaysToJoinTheInputGroup() throws {
-        #expect(HubLoop.openProblem(EACCES).hasSuffix("add the user Upright runs as to the 'input' group (usermod -aG input USER)"))
+        #expect(
+            HubLoop.openProblem(EACCES).hasSuffix(
+                "add the user Upright runs as to the 'input' group (usermod -aG input USER)"))
         let survey = InputHub.survey(InputPlan(devices: ["/nonexistent/event3"], keys: [87]))
         #expect(survey.devices.isEmpty)
         #expect(survey.problems.first?.reason == "No such file or directory; it is opened when it appears")

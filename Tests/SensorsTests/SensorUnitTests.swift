@@ -55,7 +55,6 @@ struct MountMatrixTests {
     }
 }
 
-
 @Suite("Sensor sources")
 struct SensorSourceTests {
     @Test func replaySpecs() {

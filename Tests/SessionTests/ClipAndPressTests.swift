@@ -110,7 +110,9 @@ struct ClipAndPressTests {
             run.settle()
             run.at(1, .command(.toggleLock, from: .button))
             let second = run.at(gap, .command(.toggleLock, from: sameWay ? .button : .hotkey))
-            let dropped = second.count == 1 && { if case .status(let s) = second[0] { s.contains("same press") } else { false } }()
+            let dropped =
+                second.count == 1
+                && { if case .status(let s) = second[0] { s.contains("same press") } else { false } }()
             #expect(dropped == (!sameWay && gap < run.core.pressEcho), "gap \(gap), same way \(sameWay): \(second)")
         }
     }

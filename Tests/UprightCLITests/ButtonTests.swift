@@ -16,14 +16,16 @@ struct ButtonTests {
         let socket: String
 
         init(_ toml: String) throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("buttons-\(UUID().uuidString)").path
+            directory =
+                FileManager.default.temporaryDirectory.appendingPathComponent("buttons-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             fifo = directory + "/event0"
             guard mkfifo(fifo, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown) }
             config = directory + "/upright.toml"
             socket = directory + "/control.sock"
-            try ("[lock]\nevdev = \"none\"\n[player.mpv]\nao = \"null\"\n[input]\ndevices = [\"\(fifo)\"]\n" + toml).write(
-                toFile: config, atomically: true, encoding: .utf8)
+            try ("[lock]\nevdev = \"none\"\n[player.mpv]\nao = \"null\"\n[input]\ndevices = [\"\(fifo)\"]\n" + toml)
+                .write(
+                    toFile: config, atomically: true, encoding: .utf8)
         }
 
         func play() throws -> SignalTests.Play {
@@ -69,7 +71,9 @@ struct ButtonTests {
         defer { try? FileManager.default.removeItem(atPath: setup.directory) }
         let play = try setup.play()
         defer { kill(play.process.processIdentifier, SIGKILL) }
-        #expect(await play.waitFor("input: opened \(setup.fifo) (a pipe of input_event records): KEY_F11"), "\(play.stderr)")
+        #expect(
+            await play.waitFor("input: opened \(setup.fifo) (a pipe of input_event records): KEY_F11"), "\(play.stderr)"
+        )
 
         // An unbound key, a repeat with no press, then one press of KEY_F11 held (repeats) and released.
         var bytes = InputRecord.click(30)
@@ -78,7 +82,8 @@ struct ButtonTests {
         for _ in 0..<4 { bytes += [InputRecord.key(87, InputRecord.repeated), .syn].flatMap(\.bytes) }
         bytes += [InputRecord.key(87, InputRecord.released), .syn].flatMap(\.bytes)
         await setup.press(bytes)
-        #expect(await Self.eventually(5) { !Self.decisions(play.stdout, cause: "fullscreen").isEmpty }, "\(play.stderr)")
+        #expect(
+            await Self.eventually(5) { !Self.decisions(play.stdout, cause: "fullscreen").isEmpty }, "\(play.stderr)")
         try await Task.sleep(for: .milliseconds(500))
         let first = Self.decisions(play.stdout, cause: "fullscreen")
         #expect(first.count == 1, "one press, one action: \(play.stdout)")
@@ -92,7 +97,8 @@ struct ButtonTests {
         #expect(await play.waitFor("input: closed \(setup.fifo): it went away"), "\(play.stderr)")
         #expect(mkfifo(setup.fifo, 0o600) == 0)
         await setup.press(InputRecord.click(87))
-        #expect(await Self.eventually(5) { Self.decisions(play.stdout, cause: "fullscreen").count == 2 }, "\(play.stderr)")
+        #expect(
+            await Self.eventually(5) { Self.decisions(play.stdout, cause: "fullscreen").count == 2 }, "\(play.stderr)")
         #expect(Self.decisions(play.stdout, cause: "fullscreen").last?["scene"] as? String == "inline")
         #expect(play.process.isRunning)
     }
@@ -121,15 +127,19 @@ struct ButtonTests {
         #expect(await play.waitFor("ignored, the clip 'promo' plays"), "\(play.stderr)")
 
         // It ends by itself: the scene goes, the orientation and the loop come back.
-        #expect(await Self.eventually(6) { !Self.decisions(play.stdout, cause: "clip-ended").isEmpty }, "\(play.stderr)")
+        #expect(
+            await Self.eventually(6) { !Self.decisions(play.stdout, cause: "clip-ended").isEmpty }, "\(play.stderr)")
         let entered = Self.decisions(play.stdout, cause: "play")
-        #expect(entered.first?["interface"] as? String == "landscape-left" && entered.first?["scene"] as? String == "promo")
+        #expect(
+            entered.first?["interface"] as? String == "landscape-left" && entered.first?["scene"] as? String == "promo")
         let back = Self.decisions(play.stdout, cause: "clip-ended")
         #expect(back.first?["interface"] as? String == "portrait" && back.first?["scene"] as? String == "inline")
         #expect(await play.waitFor("playing av://lavfi:testsrc2=size=1280x720", seconds: 5))
         try await Task.sleep(for: .seconds(1))
         let after = try await setup.status()
-        #expect(after.contains(#""clip": null"#) && after.contains(#""playing": "av://lavfi:testsrc2=size=1280x720"#), "\(after)")
+        #expect(
+            after.contains(#""clip": null"#) && after.contains(#""playing": "av://lavfi:testsrc2=size=1280x720"#),
+            "\(after)")
         let clipStarts = play.stderr.components(separatedBy: "playing \(clip)").count - 1
         #expect(clipStarts == 1, "the clip plays once: \(play.stderr)")
     }
