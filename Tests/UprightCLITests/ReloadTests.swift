@@ -28,22 +28,21 @@ struct SignalTests {
             var inherited = ProcessInfo.processInfo.environment
             for name in ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK"] { inherited[name] = nil }
             process.environment = environment ?? inherited
-            let o = Pipe()
-            process.standardOutput = o
-            o.fileHandleForReading.readabilityHandler = { [weak self] h in
-                let d = h.availableData
-                if d.isEmpty { h.readabilityHandler = nil }
-                self?.lock.withLock { self?.out.append(d) }
-            }
-            let e = Pipe()
-            process.standardError = e
-            e.fileHandleForReading.readabilityHandler = { [weak self] h in
+            process.standardOutput = collect(\.out)
+            process.standardError = collect(\.err)
+            try process.run()
+        }
+
+        /// A pipe whose data is appended to `buffer` as it comes.
+        private func collect(_ buffer: any ReferenceWritableKeyPath<Play, Data> & Sendable) -> Pipe {
+            let pipe = Pipe()
+            pipe.fileHandleForReading.readabilityHandler = { [weak self] h in
                 let d = h.availableData
                 // At the end of the pipe: no dispatch source may outlive the descriptor.
                 if d.isEmpty { h.readabilityHandler = nil }
-                self?.lock.withLock { self?.err.append(d) }
+                self?.lock.withLock { self?[keyPath: buffer].append(d) }
             }
-            try process.run()
+            return pipe
         }
 
         var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
