@@ -368,7 +368,9 @@ struct ConfigReader {
             for d in devices where d.hasPrefix("/") {
                 if let problem = InputSettings.openProblem(d) {
                     report(
-                        .warning, "'input.devices': \(d): \(problem)" + (problem.hasSuffix("appears") ? "" : "; it is tried again while Upright runs"),
+                        .warning,
+                        "'input.devices': \(d): \(problem)"
+                            + (problem.hasSuffix("appears") ? "" : "; it is tried again while Upright runs"),
                         at: map.elementPlace(of: ["input", "devices"], element: d)
                             ?? map.valuePlace(of: ["input", "devices"]))
                 }
