@@ -437,21 +437,8 @@ struct ConfigReader {
 
 /// The known name closest to `word` (edit distance at most 3, or a shared prefix), if any.
 func closest(_ word: String, in candidates: [String]) -> String? {
-    func distance(_ a: [Character], _ b: [Character]) -> Int {
-        var row = Array(0...b.count)
-        for i in 1...max(1, a.count) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in 1...max(1, b.count) where !b.isEmpty {
-                let old = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = old
-            }
-        }
-        return a.isEmpty ? b.count : row[b.count]
-    }
-    let w = Array(word.lowercased())
-    let best = candidates.map { ($0, distance(w, Array($0))) }.min { $0.1 < $1.1 }
+    let w = word.lowercased()
+    let best = candidates.map { ($0, editDistance(w, $0)) }.min { $0.1 < $1.1 }
     guard let best, best.1 <= max(2, min(3, word.count / 3)) else { return nil }
     return best.0
 }

@@ -32,10 +32,10 @@ enum Evdev {
     /// The keys the device has (`KEY_MAX` is 0x2ff: 96 bytes of bits).
     static func keys(fd: Int32) -> Set<UInt16>? { codes(fd: fd, type: InputRecord.evKey, bytes: 96) }
 
-    /// Whether the device has `SW_ROTATE_LOCK` or `KEY_ROTATE_LOCK_TOGGLE`.
-    static func hasLock(fd: Int32) -> Bool {
+    /// Whether the device has `SW_ROTATE_LOCK`, or `KEY_ROTATE_LOCK_TOGGLE` among its `keys`.
+    static func hasLock(fd: Int32, keys: Set<UInt16>?) -> Bool {
         codes(fd: fd, type: InputRecord.evSw, bytes: 8)?.contains(InputRecord.swRotateLock) == true
-            || keys(fd: fd)?.contains(InputRecord.keyRotateLockToggle) == true
+            || keys?.contains(InputRecord.keyRotateLockToggle) == true
     }
 
     /// The rotation-lock switch's state now (`EVIOCGSW`); `nil` without the switch.

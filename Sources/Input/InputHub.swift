@@ -285,7 +285,7 @@ final class HubLoop {
         let has = pipe ? nil : Evdev.keys(fd: fd)
         let bound = has.map { plan.keys.intersection($0) } ?? plan.keys
         let lockPath: Bool = if case .path(let p) = plan.lockSwitch { p == path } else { false }
-        let lock = lockPath || (plan.lockSwitch == .auto && (pipe || Evdev.hasLock(fd: fd)))
+        let lock = lockPath || (plan.lockSwitch == .auto && (pipe || Evdev.hasLock(fd: fd, keys: has)))
         let keyed = explicit ? plan.paths.contains(path) : !bound.isEmpty
         guard keyed || lock else {
             Glibc.close(fd)

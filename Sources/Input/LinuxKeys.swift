@@ -24,25 +24,29 @@ public enum LinuxKeys {
     public static func problem(with key: String) -> String? {
         guard codes[key] == nil else { return nil }
         let near = codes.keys.filter { $0.hasPrefix(String(key.prefix(4))) }.min {
-            distance($0, key) < distance($1, key)
+            editDistance($0, key) < editDistance($1, key)
         }
-        let hint = near.flatMap { distance($0, key) <= 3 ? "; did you mean \($0)?" : nil } ?? ""
+        let hint = near.flatMap { editDistance($0, key) <= 3 ? "; did you mean \($0)?" : nil } ?? ""
         return "Linux has no key named '\(key)'\(hint) (the names of <linux/input-event-codes.h>: KEY_F11, KEY_OK, "
             + "KEY_ENTER, KEY_PLAYPAUSE, BTN_0 …; `evtest` shows what a device sends)"
     }
+}
 
-    private static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                let old = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = old
-            }
+/// The number of single-character insertions, deletions and substitutions that turn `a` into
+/// `b` (Levenshtein): how near a misspelt name is to a known one, for "did you mean".
+public func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var row = Array(0...b.count)
+    for i in 1...a.count {
+        var previous = row[0]
+        row[0] = i
+        for j in 1...b.count {
+            let old = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+            previous = old
         }
-        return a.isEmpty ? b.count : row[b.count]
     }
+    return row[b.count]
 }
