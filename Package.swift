@@ -69,7 +69,8 @@ let package = Package(
         .target(
             name: "Display",
             dependencies: [
-                "Blocking", "OrientationCore", "UnixSocket", .product(name: "Subprocess", package: "swift-subprocess"),
+                "Blocking", "OrientationCore", "Systemd", "UnixSocket",
+                .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict

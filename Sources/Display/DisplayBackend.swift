@@ -43,7 +43,7 @@ public struct OutputState: Sendable, Hashable {
 
 /// The backends Upright knows, by their configuration name.
 public enum DisplayBackendKind: String, Sendable, CaseIterable {
-    case sway, wlroots, x11, none
+    case sway, wlroots, gnome, kde, x11, none
 }
 
 /// A failure of a display backend, worded for the log and the status line.
@@ -67,9 +67,18 @@ public protocol DisplayBackend: Sendable {
     /// Yields whenever the outputs may have changed (plugged, enabled, turned by someone else);
     /// finishes when the compositor goes away, where the backend can tell.
     func changes() -> AsyncStream<Void>
+    /// Whether the desktop's own auto-rotation is locked now; `nil` for a desktop that has none
+    /// Upright can hold (GNOME's `orientation-lock` key).
+    func desktopRotationLocked() async -> Bool?
+    /// Locks the desktop's own auto-rotation (while Upright owns the output) or unlocks it.
+    func setDesktopRotationLocked(_ locked: Bool) async throws(DisplayError)
 }
 
 extension DisplayBackend {
+    /// No desktop auto-rotation to hold.
+    public func desktopRotationLocked() async -> Bool? { nil }
+    public func setDesktopRotationLocked(_ locked: Bool) async throws(DisplayError) {}
+
     /// Where the backend has no events: a look every second.
     public func changes() -> AsyncStream<Void> {
         AsyncStream { continuation in

@@ -1,10 +1,12 @@
+import Blocking
 import Foundation
 import Glibc
 public import OrientationCore
+import Systemd
 
 /// Which display backend to use: `auto` finds one from the environment.
 public enum DisplayBackendChoice: String, Sendable, Hashable, CaseIterable {
-    case auto, sway, wlroots, x11, none
+    case auto, sway, wlroots, gnome, kde, x11, none
 
     /// Every name, for error messages.
     public static let allNames = allCases.map(\.rawValue)
@@ -101,6 +103,20 @@ public enum DisplayDetection {
         case .x11:
             let d = environment["DISPLAY"] ?? ":0"
             return (X11Backend(display: d, touchDevices: settings.touch), "the configuration says x11; display \(d)")
+        case .gnome:
+            guard let address = DBusConnection.sessionAddress(environment) else {
+                return (NoDisplayBackend(), "backend \"gnome\" is configured but there is no session bus")
+            }
+            do {
+                let gnome = try await Blocking.run { () throws(DisplayError) in
+                    try GnomeBackend(busAddress: address, environment: environment)
+                }
+                return (gnome, "the configuration says gnome; session bus \(address)")
+            } catch {
+                return (NoDisplayBackend(), "backend \"gnome\" is configured but \(error)")
+            }
+        case .kde:
+            return (KdeBackend(environment: environment), "the configuration says kde (kscreen-doctor)")
         case .auto:
             if let s = environment["SWAYSOCK"], FileManager.default.fileExists(atPath: s) {
                 return (SwayBackend(socketPath: s), "SWAYSOCK is set: sway at \(s)")
@@ -109,6 +125,7 @@ public enum DisplayDetection {
             if wayland != nil, let s = swaySocket() {
                 return (SwayBackend(socketPath: s), "sway's socket \(s) is in XDG_RUNTIME_DIR")
             }
+            if let desktop = await desktopBackend(settings, environment: environment) { return desktop }
             if let d = wayland {
                 let w = WlrootsBackend(display: d, modeHint: settings.mode)
                 if await w.isSupported() { return (w, "WAYLAND_DISPLAY=\(d) offers wlr-output-management") }
@@ -122,6 +139,36 @@ public enum DisplayDetection {
                 return (X11Backend(display: d, touchDevices: settings.touch), "DISPLAY=\(d): X11 RandR")
             }
             return (NoDisplayBackend(), "no SWAYSOCK, WAYLAND_DISPLAY or DISPLAY: no display to turn")
+        }
+    }
+}
+
+extension DisplayDetection {
+    static let mutterName = "org.gnome.Mutter.DisplayConfig"
+    static let kwinName = "org.kde.KWin"
+
+    /// GNOME or KDE, by `XDG_CURRENT_DESKTOP` or by their display service on the session bus.
+    static func desktopBackend(_ settings: DisplaySettings, environment: [String: String]) async
+        -> (backend: any DisplayBackend, reason: String)?
+    {
+        let desktops = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.uppercased() }
+        guard let address = DBusConnection.sessionAddress(environment) else {
+            if desktops.contains("KDE") { return (KdeBackend(environment: environment), "XDG_CURRENT_DESKTOP is KDE") }
+            return nil
+        }
+        return await Blocking.run { () -> (backend: any DisplayBackend, reason: String)? in
+            guard let bus = try? DBusConnection(address: address) else { return nil }
+            if desktops.contains("GNOME") || bus.hasOwner(mutterName) {
+                let why =
+                    desktops.contains("GNOME") ? "XDG_CURRENT_DESKTOP is GNOME" : "\(mutterName) is on the session bus"
+                guard let gnome = try? GnomeBackend(busAddress: address, environment: environment) else { return nil }
+                return (gnome, why + ": mutter's DisplayConfig")
+            }
+            if desktops.contains("KDE") || bus.hasOwner(kwinName) {
+                let why = desktops.contains("KDE") ? "XDG_CURRENT_DESKTOP is KDE" : "\(kwinName) is on the session bus"
+                return (KdeBackend(environment: environment), why + ": kscreen-doctor")
+            }
+            return nil
         }
     }
 }
@@ -146,6 +193,8 @@ public actor DisplayController {
     private var output: OutputState?
     private var original: OutputTransform?
     private var applied: OutputTransform?
+    /// The desktop's own auto-rotation lock as Upright found it, when Upright locked it.
+    private var desktopLockFound: Bool?
 
     public init(settings: DisplaySettings, stateDirectory: String, backend: any DisplayBackend, reason: String) {
         detection = nil
@@ -197,11 +246,15 @@ public actor DisplayController {
         status.others = RotationOwners.running()
         do {
             var current = try await findOutput()
-            if let stale = readState(), stale.output == current.name, stale.pid != getpid(), !processAlive(stale.pid) {
+            let stale = readState().flatMap { $0.pid != getpid() && !processAlive($0.pid) ? $0 : nil }
+            if let stale, stale.output == current.name {
                 // An earlier run died with the output turned: put it back first, then read it again.
                 try await setTransform(stale.transform, of: current)
                 status.reason += "; restored \(current.name) to \(stale.transform) left by process \(stale.pid)"
                 current = try await findOutput()
+            }
+            if let stale, let locked = stale.desktopLocked {
+                try? await backend.setDesktopRotationLocked(locked)
             }
             output = current
             original = current.transform ?? .normal
@@ -211,7 +264,10 @@ public actor DisplayController {
             status.problem =
                 current.canRotate
                 ? nil : "\(backend.kind.rawValue) cannot turn \(current.name) at run time: only the video surface turns"
-            if current.canRotate { writeState(output: current.name, transform: original!) }
+            if current.canRotate {
+                await holdDesktopRotation()
+                writeState(output: current.name, transform: original!)
+            }
         } catch {
             status.problem = error.description
         }
@@ -307,6 +363,10 @@ public actor DisplayController {
     /// Puts the original transform back (whoever changed it since: Upright, or someone else in
     /// kiosk mode) and removes the state file.
     public func restore() async {
+        if let found = desktopLockFound {
+            try? await backend.setDesktopRotationLocked(found)
+            desktopLockFound = nil
+        }
         guard let output, let original, backend.kind != .none else { return }
         let shown = (try? await findOutput())?.transform ?? applied
         if shown != original, applied != nil || settings.kiosk {
@@ -327,6 +387,25 @@ public actor DisplayController {
 
     // MARK: - Internals
 
+    /// The desktop's own auto-rotation (GNOME's `orientation-lock`): locked while Upright owns the
+    /// output (kiosk mode), and named among the rotation owners where it may turn the screen.
+    private func holdDesktopRotation() async {
+        guard let locked = await backend.desktopRotationLocked() else { return }
+        let key = "GNOME's auto-rotation (org.gnome.settings-daemon.peripherals.touchscreen orientation-lock)"
+        guard settings.kiosk else {
+            if !locked { status.others.append("\(key) is off: GNOME turns this screen by its own sensor reading too") }
+            return
+        }
+        guard !locked else { return }
+        do {
+            try await backend.setDesktopRotationLocked(true)
+            desktopLockFound = false
+            status.others.append("\(key): locked while Upright plays, unlocked again when it ends")
+        } catch {
+            status.others.append("\(key) is off and cannot be locked (\(error)): GNOME may turn this screen too")
+        }
+    }
+
     private func findOutput() async throws(DisplayError) -> OutputState {
         try settings.chooseOutput(among: await backend.outputs(), backend: backend.kind)
     }
@@ -340,6 +419,8 @@ public actor DisplayController {
         var output: String
         var clockwise: Int
         var pid: Int32
+        /// The desktop's auto-rotation lock to put back (Upright locked it).
+        var desktopLocked: Bool?
         var transform: OutputTransform { OutputTransform(clockwise: clockwise) }
     }
 
@@ -352,7 +433,9 @@ public actor DisplayController {
     }
 
     private func writeState(output: String, transform: OutputTransform) {
-        let state = State(backend: backend.kind.rawValue, output: output, clockwise: transform.clockwise, pid: getpid())
+        let state = State(
+            backend: backend.kind.rawValue, output: output, clockwise: transform.clockwise, pid: getpid(),
+            desktopLocked: desktopLockFound)
         let url = URL(fileURLWithPath: statePath)
         try? FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true,

@@ -7,7 +7,12 @@ public enum RotationOwners {
     static let known: [String: String] = [
         "kanshi":
             "sets each output's transform from its profile at every hotplug; in kiosk mode Upright "
-            + "turns the output back within a second (leave `transform` out of kanshi's profile to spare the flicker)"
+            + "turns the output back within a second (leave `transform` out of kanshi's profile to spare the flicker)",
+        // /proc's comm holds 15 characters.
+        "iio-sensor-prox":
+            "iio-sensor-proxy, the desktop's sensor service, feeds GNOME's and KDE's auto-rotation; a driver it has "
+            + "put in buffer mode may refuse plain sysfs reads (then point Upright at the same device through iiod, "
+            + "or stop it: systemctl mask iio-sensor-proxy)",
     ]
 
     /// The running ones, each as "NAME (pid N): what it does".

@@ -60,6 +60,19 @@ public struct OutputTransform: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// mutter's `MetaMonitorTransform` (DisplayConfig's `transform`): 0–3 are counter-clockwise
+    /// quarter turns, as the Wayland protocol's; 4–7 are flipped.
+    public var mutterValue: UInt32 { UInt32((360 - clockwise) % 360 / 90) }
+
+    /// Reads mutter's transform; `nil` for a flipped one, which Upright never sets.
+    public init?(mutterValue: UInt32) {
+        guard mutterValue < 4 else { return nil }
+        self.init(clockwise: 360 - Int(mutterValue) * 90)
+    }
+
+    /// kscreen-doctor's rotation (`output.NAME.rotation.WORD`): xrandr's words, `none` for normal.
+    public var kscreenName: String { clockwise == 0 ? "none" : xrandrName }
+
     /// xrandr's `--rotate` value: `left` is a counter-clockwise quarter turn.
     public var xrandrName: String {
         switch clockwise {

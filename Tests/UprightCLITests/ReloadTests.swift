@@ -33,15 +33,20 @@ struct SignalTests {
             try process.run()
         }
 
-        /// A pipe whose data is appended to `buffer` as it comes.
+        /// A pipe whose data is appended to `buffer` as it comes, read by a thread of its own until
+        /// the process's end closes it (no dispatch source: libdispatch has crashed here when a
+        /// readability handler's descriptor went away under it).
         private func collect(_ buffer: any ReferenceWritableKeyPath<Play, Data> & Sendable) -> Pipe {
             let pipe = Pipe()
-            pipe.fileHandleForReading.readabilityHandler = { [weak self] h in
-                let d = h.availableData
-                // At the end of the pipe: no dispatch source may outlive the descriptor.
-                if d.isEmpty { h.readabilityHandler = nil }
-                self?.lock.withLock { self?[keyPath: buffer].append(d) }
+            let handle = pipe.fileHandleForReading
+            let reader = Thread { [weak self] in
+                while true {
+                    let d = handle.availableData
+                    if d.isEmpty { return }
+                    self?.lock.withLock { self?[keyPath: buffer].append(d) }
+                }
             }
+            reader.start()
             return pipe
         }
 

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A headless GNOME compositor (mutter) on a private session bus, started for a test by
+/// `scripts/headless-mutter.sh`; its settings go through a real dconf. Stopped by ``stop()``.
+public final class HeadlessMutter: Sendable {
+    public let directory: String
+    /// What a client of this GNOME session needs: the bus, the runtime directory, the Wayland
+    /// display, and the home its settings live in.
+    public let environment: [String: String]
+    private let pids: [Int32]
+
+    public init(mode: String = "800x1280") throws {
+        directory = NSTemporaryDirectory() + "upright-gnome-\(UUID().uuidString.prefix(8))"
+        let out = try HeadlessSway.run(["\(HeadlessSway.packageRoot)/scripts/headless-mutter.sh", directory, mode])
+        var values: [String: String] = [:]
+        for line in out.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { values[parts[0]] = parts[1] }
+        }
+        guard let bus = values["BUS_PID"].flatMap(Int32.init), let mutter = values["MUTTER_PID"].flatMap(Int32.init)
+        else { throw HarnessError("headless-mutter.sh printed no processes: \(out)") }
+        pids = [mutter, bus]
+        environment = values.filter { !$0.key.hasSuffix("_PID") }.merging(
+            ["XDG_CONFIG_HOME": directory + "/.config", "GSETTINGS_BACKEND": "dconf"]) { $1 }
+    }
+
+    /// Stops mutter and the bus, and removes the directory.
+    public func stop() {
+        for pid in pids { kill(pid, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The transform mutter reports for the logical monitor of `connector` (`GetCurrentState`,
+    /// read with gdbus): 0 normal, 1–3 counter-clockwise quarter turns.
+    public func transform(of connector: String = "Meta-0") throws -> Int {
+        let state = try HeadlessSway.run(
+            [
+                "gdbus", "call", "--session", "--dest", "org.gnome.Mutter.DisplayConfig", "--object-path",
+                "/org/gnome/Mutter/DisplayConfig", "--method", "org.gnome.Mutter.DisplayConfig.GetCurrentState",
+            ], environment: environment)
+        // The logical monitors: [(x, y, scale, uint32 TRANSFORM, primary, [('Meta-0', …)], …)]
+        guard let range = state.range(of: #"uint32 (\d), (true|false), \[\('"# + connector, options: .regularExpression)
+        else { throw HarnessError("mutter lists no logical monitor for \(connector): \(state)") }
+        let digit = state[range].dropFirst("uint32 ".count).prefix(1)
+        return Int(digit) ?? -1
+    }
+
+    /// `gsettings ARGS` in this session; its standard output, trimmed.
+    public func gsettings(_ arguments: [String]) throws -> String {
+        try HeadlessSway.run(["gsettings"] + arguments, environment: environment)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
