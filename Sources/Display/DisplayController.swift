@@ -65,6 +65,8 @@ public struct DisplayStatus: Sendable, Hashable {
     public var reason = ""
     /// Other programs running that turn outputs too (kanshi), in words.
     public var others: [String] = []
+    /// The desktop the session runs in (`XDG_CURRENT_DESKTOP`), when it names one.
+    public var desktop: String?
 
     public init(backend: DisplayBackendKind = .none, endpoint: String = "none", reason: String = "") {
         self.backend = backend
@@ -238,12 +240,14 @@ public actor DisplayController {
             let (found, reason) = await DisplayDetection.backend(settings, environment: environment)
             backend = found
             status = DisplayStatus(backend: found.kind, endpoint: found.endpoint, reason: reason)
+            status.desktop = (environment ?? ProcessInfo.processInfo.environment)["XDG_CURRENT_DESKTOP"]
         }
         guard backend.kind != .none else {
             status.problem = status.reason
             return abilities
         }
         status.others = RotationOwners.running()
+        if backend.kind == .kde { status.others.append(RotationOwners.kde) }
         do {
             var current = try await findOutput()
             let stale = readState().flatMap { $0.pid != getpid() && !processAlive($0.pid) ? $0 : nil }
@@ -391,19 +395,17 @@ public actor DisplayController {
     /// output (kiosk mode), and named among the rotation owners where it may turn the screen.
     private func holdDesktopRotation() async {
         guard let locked = await backend.desktopRotationLocked() else { return }
-        let key = "GNOME's auto-rotation (org.gnome.settings-daemon.peripherals.touchscreen orientation-lock)"
-        guard settings.kiosk else {
-            if !locked { status.others.append("\(key) is off: GNOME turns this screen by its own sensor reading too") }
-            return
+        if settings.kiosk, !locked {
+            do {
+                try await backend.setDesktopRotationLocked(true)
+                desktopLockFound = false
+            } catch {
+                status.others.append(
+                    RotationOwners.gnome(locked: false, kiosk: false) + "; it cannot be locked: \(error)")
+                return
+            }
         }
-        guard !locked else { return }
-        do {
-            try await backend.setDesktopRotationLocked(true)
-            desktopLockFound = false
-            status.others.append("\(key): locked while Upright plays, unlocked again when it ends")
-        } catch {
-            status.others.append("\(key) is off and cannot be locked (\(error)): GNOME may turn this screen too")
-        }
+        status.others.append(RotationOwners.gnome(locked: locked, kiosk: settings.kiosk))
     }
 
     private func findOutput() async throws(DisplayError) -> OutputState {

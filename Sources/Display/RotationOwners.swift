@@ -15,6 +15,31 @@ public enum RotationOwners {
             + "or stop it: systemctl mask iio-sensor-proxy)",
     ]
 
+    /// KDE's own auto-rotation, which Upright cannot hold off.
+    public static let kde =
+        "KDE's auto-rotation (KWin, per output): Upright cannot hold it off; set Automatic rotation to Never "
+        + "for this output in System Settings › Display Configuration"
+
+    /// What a desktop's own auto-rotation will do beside Upright, in words; `nil` when the
+    /// desktop has none Upright knows of.
+    public static func desktop(_ backend: any DisplayBackend, kiosk: Bool) async -> String? {
+        switch backend.kind {
+        case .kde: return kde
+        case .gnome: return await backend.desktopRotationLocked().map { gnome(locked: $0, kiosk: kiosk) }
+        default: return nil
+        }
+    }
+
+    /// GNOME's auto-rotation, its `orientation-lock` key as found: Upright holds it locked in kiosk
+    /// mode; on a shared desktop, unlocked, GNOME turns the screen too.
+    public static func gnome(locked: Bool, kiosk: Bool) -> String {
+        let key =
+            "GNOME's auto-rotation (org.gnome.settings-daemon.peripherals.touchscreen orientation-lock was "
+            + (locked ? "on" : "off") + ")"
+        if kiosk { return key + ": Upright keeps it locked while it plays (kiosk = true) and puts it back after" }
+        return key + (locked ? "" : ": GNOME turns this screen by its own sensor reading too (kiosk = false)")
+    }
+
     /// The running ones, each as "NAME (pid N): what it does".
     public static func running(procfs: String = "/proc") -> [String] {
         let pids = ((try? FileManager.default.contentsOfDirectory(atPath: procfs)) ?? []).filter { Int($0) != nil }

@@ -15,6 +15,8 @@ public struct DisplayReport: Encodable, Sendable, Hashable {
     public var problem: String?
     /// Other programs running that turn outputs too.
     public var others: [String] = []
+    /// The desktop the session runs in (`XDG_CURRENT_DESKTOP`), when it names one.
+    public var desktop: String?
 
     public init(
         backend: String, turnsOutputs: Bool, reason: String, output: String? = nil, transform: Int? = nil,
@@ -32,7 +34,7 @@ public struct DisplayReport: Encodable, Sendable, Hashable {
     public static let none = DisplayReport(backend: "none", turnsOutputs: false, reason: "no display backend")
 
     enum CodingKeys: String, CodingKey {
-        case backend, turnsOutputs = "turns_outputs", reason, output, transform, problem
+        case backend, turnsOutputs = "turns_outputs", reason, output, transform, problem, desktop
         case others = "others_turning_outputs"
     }
 
@@ -45,6 +47,7 @@ public struct DisplayReport: Encodable, Sendable, Hashable {
         try c.encode(transform, forKey: .transform)
         try c.encode(problem, forKey: .problem)
         try c.encode(others, forKey: .others)
+        try c.encode(desktop, forKey: .desktop)
     }
 }
 

@@ -374,8 +374,12 @@ func doctorInput(_ configuration: UprightConfiguration, problems: inout [String]
 /// The display part of `upright doctor`: the backend chosen and why, its outputs, what it can do.
 func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) async {
     let (backend, reason) = await DisplayDetection.backend(settings)
+    let desktop = ProcessInfo.processInfo.environment["XDG_CURRENT_DESKTOP"]
+    print("desktop: " + (desktop.map { $0.isEmpty ? "none named" : $0 } ?? "none named (XDG_CURRENT_DESKTOP is unset)"))
     print("display backend: \(backend.kind.rawValue) (\(reason))")
-    for other in RotationOwners.running() { print("  also turning outputs: \(other)") }
+    var owners = RotationOwners.running()
+    if let own = await RotationOwners.desktop(backend, kiosk: settings.kiosk) { owners.append(own) }
+    for other in owners { print("  also turning outputs: \(other)") }
     guard backend.kind != .none else {
         print("  only the video surface turns; the interface strategy falls back to it")
         return

@@ -100,6 +100,7 @@ extension DisplayStatus {
             backend: backend.rawValue, turnsOutputs: canRotate && problem == nil, reason: reason, output: output,
             transform: transform?.clockwise, problem: problem)
         report.others = others
+        report.desktop = desktop
         return report
     }
 

@@ -82,4 +82,25 @@ struct GnomeTests {
         await Blocking.run { again.waitUntilExit() }
         #expect(try gnome.gsettings(["get"] + Self.lockKey) == "false", "\(second.stderr)")
     }
+
+    @Test func doctorNamesTheDesktopTheBackendAndGnomesOwnRotation() async throws {
+        let gnome = try HeadlessMutter()
+        defer { gnome.stop() }
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["SWAYSOCK", "DISPLAY"] { environment[name] = nil }
+        environment.merge(gnome.environment) { $1 }
+        environment["XDG_CURRENT_DESKTOP"] = "GNOME"
+        let run = try await upright(["doctor", "--uri", "none"], environment: environment)
+        #expect(run.stdout.contains("desktop: GNOME"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains("display backend: gnome (XDG_CURRENT_DESKTOP is GNOME: mutter's DisplayConfig)"),
+            "\(run.stdout)")
+        #expect(
+            run.stdout.contains("output Meta-0: active, 800x1280, turned 0° clockwise, turns at run time"),
+            "\(run.stdout)")
+        #expect(
+            run.stdout.contains(
+                "also turning outputs: GNOME's auto-rotation (org.gnome.settings-daemon.peripherals.touchscreen "
+                    + "orientation-lock was off): Upright keeps it locked while it plays"), "\(run.stdout)")
+    }
 }
