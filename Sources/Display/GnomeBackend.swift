@@ -194,7 +194,9 @@ public struct KdeBackend: DisplayBackend {
                 var name: String
                 var enabled: Bool?
                 var connected: Bool?
+                /// Plasma 5.21 and before; later ones say `priority` 1 for the primary output.
                 var primary: Bool?
+                var priority: Int?
                 var rotation: Int?
                 var currentModeId: String?
                 var modes: [Mode]?
@@ -213,7 +215,7 @@ public struct KdeBackend: DisplayBackend {
             }
             return OutputState(
                 name: o.name, active: o.enabled ?? false, transform: o.rotation.flatMap(transform(kscreen:)),
-                mode: mode, showsUpright: o.primary ?? false, canRotate: o.enabled ?? false)
+                mode: mode, showsUpright: o.primary ?? (o.priority == 1), canRotate: o.enabled ?? false)
         }
     }
 

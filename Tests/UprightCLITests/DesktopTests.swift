@@ -9,15 +9,16 @@ import Testing
 /// naming the backend and the rotation owners under each stack.
 @Suite("Desktops: KDE's words, and doctor under each stack", .serialized)
 struct DesktopTests {
-    /// `kscreen-doctor -j` as libkscreen's ConfigSerializer writes it: a portrait tablet panel
-    /// turned right, and an HDMI output switched off.
+    /// `kscreen-doctor -j` as libkscreen 5.27's ConfigSerializer writes it (its keys as the real one
+    /// prints them for KWin's virtual output): a portrait tablet panel turned right, an HDMI output
+    /// switched off, a DisplayPort one unplugged.
     static let listing = """
         {"outputs": [
-          {"id": 1, "name": "eDP-1", "type": 7, "connected": true, "enabled": true, "primary": true,
+          {"id": 1, "name": "eDP-1", "type": 7, "connected": true, "enabled": true, "priority": 1,
            "pos": {"x": 0, "y": 0}, "scale": 1, "size": {"width": 1280, "height": 800}, "rotation": 8,
            "currentModeId": "0", "modes": [{"id": "0", "name": "800x1280@60", "size": {"width": 800, "height": 1280},
            "refreshRate": 60}]},
-          {"id": 2, "name": "HDMI-A-1", "type": 11, "connected": true, "enabled": false, "primary": false,
+          {"id": 2, "name": "HDMI-A-1", "type": 11, "connected": true, "enabled": false, "priority": 0,
            "rotation": 1, "currentModeId": "", "modes": []},
           {"id": 3, "name": "DP-1", "type": 10, "connected": false, "enabled": false, "rotation": 1, "modes": []}
         ]}
@@ -46,6 +47,22 @@ struct DesktopTests {
         #expect([0, 90, 180, 270].map { OutputTransform(clockwise: $0).mutterValue } == [0, 3, 2, 1])
         #expect((0..<4).map { OutputTransform(mutterValue: $0)!.clockwise } == [0, 270, 180, 90])
         #expect(OutputTransform(mutterValue: 5) == nil, "a flipped transform is not Upright's")
+    }
+
+    @Test func aLiveKWinIsFoundOnTheBusAndListed() async throws {
+        let kde = try HeadlessDesktop(.kde)
+        defer { kde.stop() }
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["SWAYSOCK", "DISPLAY", "XDG_CURRENT_DESKTOP"] { environment[name] = nil }
+        environment.merge(kde.environment) { $1 }
+        let run = try await upright(["doctor", "--uri", "none"], environment: environment)
+        #expect(
+            run.stdout.contains("display backend: kde (org.kde.KWin is on the session bus: kscreen-doctor)"),
+            "\(run.stdout)\(run.stderr)")
+        #expect(
+            run.stdout.contains("output Virtual-0: active, 800x1280, turned 0° clockwise, turns at run time"),
+            "\(run.stdout)")
+        #expect(run.stdout.contains("KDE's auto-rotation (KWin, per output)"), "\(run.stdout)")
     }
 
     @Test func doctorUnderKDENamesKWinsOwnRotation() async throws {

@@ -1,25 +1,29 @@
 import Foundation
 
-/// A headless GNOME compositor (mutter) on a private session bus, started for a test by
-/// `scripts/headless-mutter.sh`; its settings go through a real dconf. Stopped by ``stop()``.
-public final class HeadlessMutter: Sendable {
+/// A headless desktop compositor on a private session bus, started for a test by
+/// `scripts/headless-desktop.sh`: GNOME's mutter (its settings through a real dconf) or KDE's
+/// KWin. Stopped by ``stop()``.
+public final class HeadlessDesktop: Sendable {
+    public enum Kind: String, Sendable { case gnome, kde }
     public let directory: String
     /// What a client of this GNOME session needs: the bus, the runtime directory, the Wayland
     /// display, and the home its settings live in.
     public let environment: [String: String]
     private let pids: [Int32]
 
-    public init(mode: String = "800x1280") throws {
-        directory = NSTemporaryDirectory() + "upright-gnome-\(UUID().uuidString.prefix(8))"
-        let out = try HeadlessSway.run(["\(HeadlessSway.packageRoot)/scripts/headless-mutter.sh", directory, mode])
+    public init(_ kind: Kind = .gnome, mode: String = "800x1280") throws {
+        directory = NSTemporaryDirectory() + "upright-\(kind.rawValue)-\(UUID().uuidString.prefix(8))"
+        let out = try HeadlessSway.run(
+            ["\(HeadlessSway.packageRoot)/scripts/headless-desktop.sh", kind.rawValue, directory, mode])
         var values: [String: String] = [:]
         for line in out.split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
             if parts.count == 2 { values[parts[0]] = parts[1] }
         }
-        guard let bus = values["BUS_PID"].flatMap(Int32.init), let mutter = values["MUTTER_PID"].flatMap(Int32.init)
-        else { throw HarnessError("headless-mutter.sh printed no processes: \(out)") }
-        pids = [mutter, bus]
+        guard let bus = values["BUS_PID"].flatMap(Int32.init),
+            let compositor = values["COMPOSITOR_PID"].flatMap(Int32.init)
+        else { throw HarnessError("headless-desktop.sh printed no processes: \(out)") }
+        pids = [compositor, bus]
         environment = values.filter { !$0.key.hasSuffix("_PID") }.merging(
             ["XDG_CONFIG_HOME": directory + "/.config", "GSETTINGS_BACKEND": "dconf"]) { $1 }
     }
