@@ -1,0 +1,47 @@
+import Display
+import Foundation
+import MPV
+import OrientationCore
+import Player
+import TestSupport
+import Testing
+
+/// mpv (vo=wlshm) in a real headless mutter, the output turned through DisplayConfig. mutter has
+/// no screencopy: the turn is read back with GetCurrentState, and mpv's relayout from its OSD size.
+@Suite("The screen on a real headless GNOME", .serialized)
+struct GnomeScreenTests {
+    @Test func eachOrientationTurnsTheMonitorAndMpvLaysItselfOutAgain() async throws {
+        let gnome = try HeadlessDesktop(.gnome)
+        defer { gnome.stop() }
+        setenv("WAYLAND_DISPLAY", gnome.environment["XDG_RUNTIME_DIR"]! + "/wayland-0", 1)
+        var playerSettings = PlayerSettings()
+        playerSettings.playlist = [upPattern]
+        let player = try Player(settings: playerSettings, extra: [("vo", "wlshm"), ("ao", "null"), ("fs", "yes")])
+        try await player.start()
+        try await player.setLayout(.fullscreen)
+        var settings = DisplaySettings()
+        settings.backend = .gnome
+        let display = DisplayController(
+            settings: settings, stateDirectory: gnome.directory + "/state", environment: gnome.environment)
+        #expect(await display.start() == .kiosk)
+        for (o, mutter) in [
+            (InterfaceOrientation.landscapeRight, 3), (.portraitUpsideDown, 2), (.landscapeLeft, 1), (.portrait, 0),
+        ] {
+            #expect(await display.apply(o) == nil)
+            try await player.apply(o, strategy: .interface)
+            #expect(try gnome.transform() == mutter, "\(o)")
+            // mpv saw the turned size: its OSD is the viewer's screen.
+            let w: Int64 = o.isLandscape ? 1280 : 800
+            var osd: Int64 = 0
+            for _ in 0..<50 where osd != w {
+                try await Task.sleep(for: .milliseconds(100))
+                osd = (try? await player.property(MPVProperty<Int64>("osd-width"))) ?? 0
+            }
+            #expect(osd == w, "\(o): osd-width \(osd)")
+        }
+        #expect(await display.apply(.landscapeLeft) == nil)
+        await display.restore()
+        #expect(try gnome.transform() == 0)
+        _ = await player.shutdown()
+    }
+}
