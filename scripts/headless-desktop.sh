@@ -16,6 +16,9 @@ set -euo pipefail
 desktop=${1:?usage: headless-desktop.sh gnome|kde DIR [WIDTHxHEIGHT]}
 dir=${2:?usage: headless-desktop.sh gnome|kde DIR [WIDTHxHEIGHT]}
 mode=${3:-800x1280}
+# The caller's umask may be a narrow one for a moment (a test process creating a private socket):
+# this script's files must be readable and its copy of kwin_wayland executable whatever it was.
+umask 022
 mkdir -p "$dir/runtime" "$dir/.config"
 chmod 700 "$dir/runtime"
 

@@ -117,7 +117,7 @@ struct ConfigTests {
         ("[sensor]\nrate_hz = 0\n", "u.toml:2:11: error: 'sensor.rate_hz' must be above 0 and at most 1000, not 0.0"),
         (
             "[display]\nbackend = \"wayland\"\n",
-            "u.toml:2:11: error: unknown display backend 'wayland'; expected one of: auto, sway, wlroots, x11, none"
+            "u.toml:2:11: error: unknown display backend 'wayland'; expected one of: auto, sway, wlroots, gnome, kde, x11, none"
         ),
         (
             "[scenes.fullscreen]\nstrategy = \"both\"\n",

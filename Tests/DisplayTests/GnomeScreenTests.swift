@@ -11,7 +11,7 @@ import Testing
 @Suite("The screen on a real headless GNOME", .serialized)
 struct GnomeScreenTests {
     @Test func eachOrientationTurnsTheMonitorAndMpvLaysItselfOutAgain() async throws {
-        let gnome = try HeadlessDesktop(.gnome)
+        let gnome = try await HeadlessDesktop.start(.gnome)
         defer { gnome.stop() }
         setenv("WAYLAND_DISPLAY", gnome.environment["XDG_RUNTIME_DIR"]! + "/wayland-0", 1)
         var playerSettings = PlayerSettings()

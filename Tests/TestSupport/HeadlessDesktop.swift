@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 
 /// A headless desktop compositor on a private session bus, started for a test by
@@ -11,6 +12,13 @@ public final class HeadlessDesktop: Sendable {
     public let environment: [String: String]
     private let pids: [Int32]
 
+    /// Starts one off the cooperative pool (the compositor may take seconds to answer, and a test
+    /// that blocks a pool thread meanwhile starves every other test of the process).
+    public static func start(_ kind: Kind = .gnome, mode: String = "800x1280") async throws -> HeadlessDesktop {
+        try await Blocking.run { () throws -> HeadlessDesktop in try HeadlessDesktop(kind, mode: mode) }
+    }
+
+    /// Starts one on the calling thread (see ``start(_:mode:)``).
     public init(_ kind: Kind = .gnome, mode: String = "800x1280") throws {
         directory = NSTemporaryDirectory() + "upright-\(kind.rawValue)-\(UUID().uuidString.prefix(8))"
         let out = try HeadlessSway.run(

@@ -50,7 +50,7 @@ struct DesktopTests {
     }
 
     @Test func aLiveKWinIsFoundOnTheBusAndListed() async throws {
-        let kde = try HeadlessDesktop(.kde)
+        let kde = try await HeadlessDesktop.start(.kde)
         defer { kde.stop() }
         var environment = ProcessInfo.processInfo.environment
         for name in ["SWAYSOCK", "DISPLAY", "XDG_CURRENT_DESKTOP"] { environment[name] = nil }

@@ -11,7 +11,7 @@ struct GnomeTests {
     static let lockKey = ["org.gnome.settings-daemon.peripherals.touchscreen", "orientation-lock"]
 
     @Test func theInterfaceStrategyTurnsTheVirtualMonitorAndSigtermPutsItBack() async throws {
-        let gnome = try HeadlessDesktop()
+        let gnome = try await HeadlessDesktop.start()
         defer { gnome.stop() }
         #expect(try gnome.transform() == 0)
         #expect(try gnome.gsettings(["get"] + Self.lockKey) == "false")
@@ -56,7 +56,7 @@ struct GnomeTests {
     }
 
     @Test func aRunThatDiedLeavesBothToTheNextStart() async throws {
-        let gnome = try HeadlessDesktop()
+        let gnome = try await HeadlessDesktop.start()
         defer { gnome.stop() }
         let runtime = gnome.directory + "/upright-runtime"
         var environment = ProcessInfo.processInfo.environment
@@ -84,7 +84,7 @@ struct GnomeTests {
     }
 
     @Test func doctorNamesTheDesktopTheBackendAndGnomesOwnRotation() async throws {
-        let gnome = try HeadlessDesktop()
+        let gnome = try await HeadlessDesktop.start()
         defer { gnome.stop() }
         var environment = ProcessInfo.processInfo.environment
         for name in ["SWAYSOCK", "DISPLAY"] { environment[name] = nil }
