@@ -154,7 +154,9 @@ let package = Package(
             dependencies: ["Display", "Player", "MPV", "OrientationCore", "TestSupport"],
             swiftSettings: strict
         ),
-        .target(name: "TestSupport", dependencies: ["Blocking", "Picture"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport", dependencies: ["Blocking", "Picture"], path: "Tests/TestSupport",
+            swiftSettings: strict),
         .testTarget(name: "MPVTests", dependencies: ["MPV", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PlayerTests",
