@@ -3,12 +3,12 @@
 # reach it, as shell assignments:
 #   BUS_PID=… COMPOSITOR_PID=… DBUS_SESSION_BUS_ADDRESS=… XDG_RUNTIME_DIR=… WAYLAND_DISPLAY=… HOME=…
 #
-#   scripts/headless-desktop.sh gnome|kde DIR [WIDTHxHEIGHT]
+#   scripts/headless-desktop.sh gnome|kde DIR [WIDTHxHEIGHT[,WIDTHxHEIGHT…]]
 #
 # DIR is the session's home and runtime directory (GNOME's settings live in DIR/.config/dconf,
 # written by the bus's own dconf-service). Stop it with `kill $COMPOSITOR_PID $BUS_PID`.
-# - gnome: mutter serves org.gnome.Mutter.DisplayConfig on that bus, with one virtual monitor
-#   Meta-0. Needs mutter, dbus, dconf-service.
+# - gnome: mutter serves org.gnome.Mutter.DisplayConfig on that bus, with a virtual monitor for
+#   each mode (Meta-0, Meta-1 …, left to right). Needs mutter, dbus, dconf-service.
 # - kde: KWin with one virtual output Virtual-0, for kscreen-doctor (KSCREEN_BACKEND=KWayland,
 #   QT_QPA_PLATFORM=wayland). kwin_wayland carries file capabilities this container refuses, so a
 #   copy of it runs, still named kwin_wayland. Needs kwin-wayland, libkf5screen-bin, qtwayland5.
@@ -39,8 +39,10 @@ address=$(head -n1 "$dir/bus-address")
 [ -n "$address" ] || { echo "dbus-daemon did not start: $(cat "$dir/bus.log")" >&2; kill $bus; exit 1; }
 case "$desktop" in
 gnome)
+    monitors=()
+    for m in ${mode//,/ }; do monitors+=(--virtual-monitor "$m"); done
     DBUS_SESSION_BUS_ADDRESS="$address" mutter --headless --wayland --no-x11 --wayland-display wayland-0 \
-        --virtual-monitor "$mode" >"$dir/compositor.log" 2>&1 &
+        "${monitors[@]}" >"$dir/compositor.log" 2>&1 &
     service=org.gnome.Mutter.DisplayConfig ;;
 kde)
     mkdir -p "$dir/bin"

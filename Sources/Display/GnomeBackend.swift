@@ -5,7 +5,8 @@ import Systemd
 /// GNOME (mutter), through `org.gnome.Mutter.DisplayConfig` on the session bus (sd-bus):
 /// `GetCurrentState` reads the monitors, `ApplyMonitorsConfig` with method 1 (temporary: no
 /// confirmation, no revert after 20 s, forgotten when the session ends) turns one, every other
-/// monitor's configuration sent back exactly as it was. mutter maps the built-in touchscreen to
+/// monitor's configuration sent back as it was (mode, scale, transform, primary), moved only as
+/// far as the turned one grew or shrank, to stay adjacent to it as mutter requires. mutter maps the built-in touchscreen to
 /// its monitor itself. GNOME's own auto-rotation is held off through the `orientation-lock` key
 /// of `org.gnome.settings-daemon.peripherals.touchscreen` (``setDesktopRotationLocked(_:)``).
 public struct GnomeBackend: DisplayBackend {
@@ -49,6 +50,18 @@ public struct GnomeBackend: DisplayBackend {
         var serial: UInt32
         var monitors: [Monitor]
         var logical: [Logical]
+        /// mutter's layout mode: 1 logical (sizes divided by the scale), 2 physical.
+        var layoutMode: Int
+
+        /// The size logical monitor `l` covers in the layout at `transform`.
+        func size(of l: Logical, transform: UInt32) -> (width: Int32, height: Int32) {
+            guard let mode = monitors.first(where: { l.connectors.contains($0.connector) })?.mode else { return (0, 0) }
+            let divisor = layoutMode == 1 ? l.scale : 1
+            let (w, h) = (
+                Int32((Double(mode.width) / divisor).rounded()), Int32((Double(mode.height) / divisor).rounded())
+            )
+            return transform % 2 == 1 ? (h, w) : (w, h)
+        }
 
         /// Parses `(ua((ssss)a(siiddada{sv})a{sv})a(iiduba(ssss)a{sv})a{sv})`.
         init(_ reply: [DBusValue]) throws(DisplayError) {
@@ -76,6 +89,7 @@ public struct GnomeBackend: DisplayBackend {
                     x: Int32(x), y: Int32(y), scale: scale, transform: UInt32(transform), primary: primary,
                     connectors: f[5].items.compactMap { $0.items.first?.string })
             }
+            layoutMode = reply.count > 3 ? reply[3]["layout-mode"]?.int ?? 1 : 1
         }
     }
 
@@ -105,9 +119,13 @@ public struct GnomeBackend: DisplayBackend {
 
     public func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
         let s = try await state()
-        guard s.logical.contains(where: { $0.connectors.contains(output.name) }) else {
+        guard let turnedMonitor = s.logical.first(where: { $0.connectors.contains(output.name) }) else {
             throw DisplayError("mutter shows no logical monitor for \(output.name) (is it disabled?)")
         }
+        // mutter wants logical monitors adjacent: those right of (below) the turned one move by
+        // the change of its width (height), so the arrangement stays as it was.
+        let before = s.size(of: turnedMonitor, transform: turnedMonitor.transform)
+        let after = s.size(of: turnedMonitor, transform: transform.mutterValue)
         // Every logical monitor as it is, with its monitors in their current modes; only this one turns.
         var logical: [DBusValue] = []
         for l in s.logical {
@@ -118,11 +136,13 @@ public struct GnomeBackend: DisplayBackend {
                 }
                 monitors.append(.structure([.string(c), .string(mode.id), .dictionary([])]))
             }
-            let turned = l.connectors.contains(output.name) ? transform.mutterValue : l.transform
+            let isTurned = l.connectors.contains(output.name)
+            let x = !isTurned && l.x >= turnedMonitor.x + before.width ? l.x + after.width - before.width : l.x
+            let y = !isTurned && l.y >= turnedMonitor.y + before.height ? l.y + after.height - before.height : l.y
             logical.append(
                 .structure([
-                    .int32(l.x), .int32(l.y), .double(l.scale), .uint32(turned), .bool(l.primary),
-                    .array("(ssa{sv})", monitors),
+                    .int32(x), .int32(y), .double(l.scale), .uint32(isTurned ? transform.mutterValue : l.transform),
+                    .bool(l.primary), .array("(ssa{sv})", monitors),
                 ]))
         }
         let arguments: [DBusValue] = [

@@ -44,4 +44,23 @@ struct GnomeScreenTests {
         #expect(try gnome.transform() == 0)
         _ = await player.shutdown()
     }
+
+    @Test func aMonitorBesideItKeepsItsConfigurationAndStaysAdjacent() async throws {
+        let gnome = try await HeadlessDesktop.start(.gnome, mode: "800x1280,1024x768")
+        defer { gnome.stop() }
+        #expect(try gnome.logicalMonitor(of: "Meta-1") == (800, 0, 0))
+        var settings = DisplaySettings()
+        settings.backend = .gnome
+        settings.output = "Meta-0"
+        let display = DisplayController(
+            settings: settings, stateDirectory: gnome.directory + "/state", environment: gnome.environment)
+        #expect(await display.start() == .kiosk)
+        #expect(await display.apply(.landscapeRight) == nil)
+        #expect(try gnome.logicalMonitor(of: "Meta-0") == (0, 0, 3))
+        // Meta-0 is 1280 wide now: Meta-1 moves along its right edge, unturned, in its mode.
+        #expect(try gnome.logicalMonitor(of: "Meta-1") == (1280, 0, 0))
+        await display.restore()
+        #expect(try gnome.logicalMonitor(of: "Meta-0") == (0, 0, 0))
+        #expect(try gnome.logicalMonitor(of: "Meta-1") == (800, 0, 0))
+    }
 }

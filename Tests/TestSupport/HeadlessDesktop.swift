@@ -14,6 +14,7 @@ public final class HeadlessDesktop: Sendable {
 
     /// Starts one off the cooperative pool (the compositor may take seconds to answer, and a test
     /// that blocks a pool thread meanwhile starves every other test of the process).
+    /// `mode` is one size, or several separated by commas for side-by-side monitors (GNOME).
     public static func start(_ kind: Kind = .gnome, mode: String = "800x1280") async throws -> HeadlessDesktop {
         try await Blocking.run { () throws -> HeadlessDesktop in try HeadlessDesktop(kind, mode: mode) }
     }
@@ -42,20 +43,26 @@ public final class HeadlessDesktop: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// The transform mutter reports for the logical monitor of `connector` (`GetCurrentState`,
-    /// read with gdbus): 0 normal, 1–3 counter-clockwise quarter turns.
-    public func transform(of connector: String = "Meta-0") throws -> Int {
+    /// The logical monitor of `connector` as mutter reports it (`GetCurrentState`, read with
+    /// gdbus): its position and transform (0 normal, 1–3 counter-clockwise quarter turns).
+    public func logicalMonitor(of connector: String = "Meta-0") throws -> (x: Int, y: Int, transform: Int) {
         let state = try HeadlessSway.run(
             [
                 "gdbus", "call", "--session", "--dest", "org.gnome.Mutter.DisplayConfig", "--object-path",
                 "/org/gnome/Mutter/DisplayConfig", "--method", "org.gnome.Mutter.DisplayConfig.GetCurrentState",
             ], environment: environment)
-        // The logical monitors: [(x, y, scale, uint32 TRANSFORM, primary, [('Meta-0', …)], …)]
-        guard let range = state.range(of: #"uint32 (\d), (true|false), \[\('"# + connector, options: .regularExpression)
-        else { throw HarnessError("mutter lists no logical monitor for \(connector): \(state)") }
-        let digit = state[range].dropFirst("uint32 ".count).prefix(1)
-        return Int(digit) ?? -1
+        // [(x, y, scale, uint32 TRANSFORM, primary, [('Meta-0', …)], …), (x, y, scale, TRANSFORM, …)]
+        let pattern = #"\((-?\d+), (-?\d+), [\d.]+, (?:uint32 )?(\d), (?:true|false), \[\('"# + connector + "'"
+        let regex = try NSRegularExpression(pattern: pattern)
+        guard let m = regex.firstMatch(in: state, range: NSRange(state.startIndex..., in: state)) else {
+            throw HarnessError("mutter lists no logical monitor for \(connector): \(state)")
+        }
+        func group(_ i: Int) -> Int { Int(state[Range(m.range(at: i), in: state)!]) ?? -1 }
+        return (group(1), group(2), group(3))
     }
+
+    /// The transform of `connector`'s logical monitor.
+    public func transform(of connector: String = "Meta-0") throws -> Int { try logicalMonitor(of: connector).transform }
 
     /// `gsettings ARGS` in this session; its standard output, trimmed.
     public func gsettings(_ arguments: [String]) throws -> String {
