@@ -37,6 +37,16 @@ public final class HeadlessDesktop: Sendable {
             ["XDG_CONFIG_HOME": directory + "/.config", "GSETTINGS_BACKEND": "dconf"]) { $1 }
     }
 
+    /// The test process's environment for a client of this desktop alone: no other display
+    /// (`SWAYSOCK`, `DISPLAY`) and no desktop named, unless `desktop` names one.
+    public func clientEnvironment(desktop: String? = nil) -> [String: String] {
+        var e = ProcessInfo.processInfo.environment
+        for name in ["SWAYSOCK", "DISPLAY", "XDG_CURRENT_DESKTOP"] { e[name] = nil }
+        e.merge(environment) { $1 }
+        e["XDG_CURRENT_DESKTOP"] = desktop
+        return e
+    }
+
     /// Stops mutter and the bus, and removes the directory.
     public func stop() {
         for pid in pids { kill(pid, SIGKILL) }

@@ -52,9 +52,7 @@ struct DesktopTests {
     @Test func aLiveKWinIsFoundOnTheBusAndListed() async throws {
         let kde = try await HeadlessDesktop.start(.kde)
         defer { kde.stop() }
-        var environment = ProcessInfo.processInfo.environment
-        for name in ["SWAYSOCK", "DISPLAY", "XDG_CURRENT_DESKTOP"] { environment[name] = nil }
-        environment.merge(kde.environment) { $1 }
+        let environment = kde.clientEnvironment()
         let run = try await upright(["doctor", "--uri", "none"], environment: environment)
         #expect(
             run.stdout.contains("display backend: kde (org.kde.KWin is on the session bus: kscreen-doctor)"),

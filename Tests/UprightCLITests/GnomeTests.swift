@@ -29,9 +29,7 @@ struct GnomeTests {
             """)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let socket = gnome.directory + "/control.sock"
-        var environment = ProcessInfo.processInfo.environment
-        for name in ["SWAYSOCK", "DISPLAY", "XDG_CURRENT_DESKTOP"] { environment[name] = nil }
-        environment.merge(gnome.environment) { $1 }
+        let environment = gnome.clientEnvironment()
         // The replayed device turns right edge up (landscape-left) 1.5 s in.
         let play = try SignalTests.Play(
             ["--config", config, "--uri", "replay:\(fixture("rotate.csv"))", "--control", socket],
@@ -59,9 +57,7 @@ struct GnomeTests {
         let gnome = try await HeadlessDesktop.start()
         defer { gnome.stop() }
         let runtime = gnome.directory + "/upright-runtime"
-        var environment = ProcessInfo.processInfo.environment
-        for name in ["SWAYSOCK", "DISPLAY", "XDG_CURRENT_DESKTOP"] { environment[name] = nil }
-        environment.merge(gnome.environment) { $1 }
+        var environment = gnome.clientEnvironment()
         environment["RUNTIME_DIRECTORY"] = runtime
         let arguments = [
             "--uri", "none", "--vo", "null", "--no-control",
@@ -86,10 +82,7 @@ struct GnomeTests {
     @Test func doctorNamesTheDesktopTheBackendAndGnomesOwnRotation() async throws {
         let gnome = try await HeadlessDesktop.start()
         defer { gnome.stop() }
-        var environment = ProcessInfo.processInfo.environment
-        for name in ["SWAYSOCK", "DISPLAY"] { environment[name] = nil }
-        environment.merge(gnome.environment) { $1 }
-        environment["XDG_CURRENT_DESKTOP"] = "GNOME"
+        let environment = gnome.clientEnvironment(desktop: "GNOME")
         let run = try await upright(["doctor", "--uri", "none"], environment: environment)
         #expect(run.stdout.contains("desktop: GNOME"), "\(run.stdout)")
         #expect(
