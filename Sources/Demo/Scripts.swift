@@ -30,6 +30,23 @@ public enum DemoTrace {
         s.add(.hold(Pose(angle: -180, tilt: 10), seconds: 3), "held upside down")
         s.add(.turn(to: Pose(angle: -90, tilt: 10), seconds: 0.7), "turned to the right (left edge up)")
         s.add(.hold(Pose(angle: -90, tilt: 10), seconds: 3), "held in landscape")
+        // Two rare cases: a rest inside the face boundary's band (one report through it), and a
+        // tablet handed across a table (one change, no glitch after it).
+        s.add(.turn(to: Pose(angle: 0, tilt: 20), seconds: 0.8), "turned back to portrait")
+        s.add(.hold(Pose(angle: 0, tilt: 20), seconds: 2), "held in portrait")
+        s.add(.turn(to: Pose(angle: 0, tilt: 74), seconds: 1.5), "leaned back onto a steep stand")
+        s.add(.turn(to: Pose(angle: 0, tilt: 77.5), seconds: 3), "settling on the stand, 74° to 77.5° of tilt")
+        s.add(.turn(to: Pose(angle: 0, tilt: 72.5), seconds: 3), "sliding back to 72.5°")
+        s.add(.hold(Pose(angle: 0, tilt: 72.5), seconds: 2), "resting at 72.5°")
+        s.add(.turn(to: Pose(angle: 0, tilt: 15), seconds: 1), "picked up in portrait")
+        s.add(.hold(Pose(angle: 0, tilt: 15), seconds: 2), "held in portrait")
+        s.add(.turn(to: Pose(angle: 0, tilt: 65), seconds: 1), "lowered toward the table")
+        s.add(.turn(to: Pose(angle: 90, tilt: 72), seconds: 1), "turned about the vertical, half way")
+        s.add(.turn(to: Pose(angle: 180, tilt: 68), seconds: 1), "turned about the vertical to face across")
+        s.add(.turn(to: Pose(angle: 150, tilt: 76), seconds: 0.6), "passed over, swinging back a little")
+        s.add(.turn(to: Pose(angle: 185, tilt: 60), seconds: 0.6), "taken by the other person")
+        s.add(.turn(to: Pose(angle: 180, tilt: 15), seconds: 1), "raised upside down (their portrait)")
+        s.add(.hold(Pose(angle: 180, tilt: 15), seconds: 3), "held by the other person")
         return s
     }()
 

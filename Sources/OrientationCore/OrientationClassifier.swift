@@ -50,9 +50,9 @@ public struct OrientationClassifier: Sendable {
         /// Before the first report, the angle (°) short of the 45° boundary needed to decide.
         public var initialMargin: Double = 5
         /// Tilt of the screen out of the vertical (°) beyond which the device is face up or down.
-        public var faceEnterTilt: Double = 75
+        public var faceEnterTilt: Double = 79
         /// Tilt (°) under which a flat device counts as upright again.
-        public var faceExitTilt: Double = 70
+        public var faceExitTilt: Double = 71
         /// A change is committed only while the filtered direction turns slower than this (°/s; in the
         /// screen plane for an upright orientation), so a quick half turn is reported once, at its end,
         /// not also as the quarter turn it passes through.
