@@ -44,10 +44,16 @@ deb:
 clean:
 	rm -rf .build .build-deb
 
-# The detector on resampled variants of the public traces, beside the Android reference.
+# The detector on resampled variants of the public traces, then on synthetic traces of two rare
+# cases (a rest on a steep stand at 72-78 degrees of tilt, a tablet handed across a table), each
+# beside the Android reference.
 robustness: release
 	rm -rf .build/robustness && python3 bench/perturb.py --traces $(TRACES) --out .build/robustness --variants 4 --seed 11 >/dev/null
 	python3 bench/score.py --traces .build/robustness --isolate \
+		--detector upright="$$($(SWIFT) build -c release --show-bin-path)/upright replay" \
+		--detector android="python3 bench/peers/android_wol.py"
+	rm -rf .build/rare-cases && python3 bench/rare_cases.py --out .build/rare-cases --count 20 --seed 7 >/dev/null
+	python3 bench/score.py --traces .build/rare-cases --isolate \
 		--detector upright="$$($(SWIFT) build -c release --show-bin-path)/upright replay" \
 		--detector android="python3 bench/peers/android_wol.py"
 

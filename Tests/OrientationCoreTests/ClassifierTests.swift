@@ -228,8 +228,22 @@ struct ClassifierTests {
         s.add(.hold(Pose(angle: 90, tilt: 88), seconds: 1))
         let changes = classify(s.samples())
         #expect(changes[0].why.hasPrefix("first confident reading: plane angle 90° points to landscape-left"))
-        #expect(changes[1].why.contains("beyond the 75° face limit"))
+        #expect(changes[1].why.contains("beyond the 79° face limit"))
         #expect(changes[1].evidence.tilt > 80)
+    }
+
+    /// A device resting anywhere in the face boundary's band (72°–78°, around the 75° boundary)
+    /// keeps the report it came with, upright or flat, whatever way it drifts there.
+    @Test func aRestInsideTheFaceBandKeepsOneReport() async {
+        await propertyCheck(count: 200, input: Gen.double(in: 72...78).array(of: 2...6), Gen.bool) { tilts, fromFlat in
+            let start = Pose(angle: 0, tilt: fromFlat ? 88 : 15)
+            var s = TraceScript(start: start)
+            s.add(.hold(start, seconds: 1))
+            for t in tilts { s.add(.turn(to: Pose(angle: 0, tilt: t), seconds: 1.5)) }
+            s.add(.hold(Pose(angle: 0, tilt: tilts.last!), seconds: 1))
+            let reports = classify(s.samples()).map(\.orientation)
+            #expect(reports == [fromFlat ? .faceUp : .portrait], "\(tilts): \(reports)")
+        }
     }
 
     @Test func parameterProblems() {

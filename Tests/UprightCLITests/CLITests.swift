@@ -123,7 +123,7 @@ struct DemoCommandTests {
         let run = try await upright(["demo", "--detector"])
         #expect(run.status == 0)
         let changes = run.stdout.split(separator: "\n").filter { $0.contains("->") }
-        #expect(changes.count == 7)
+        #expect(changes.count == 10)
         #expect(changes.allSatisfy { $0.contains("(") && $0.contains("no motion") })
         #expect(run.stdout.contains("script: shaken hard"))
     }
@@ -136,8 +136,20 @@ struct DemoCommandTests {
         #expect(
             names == [
                 "portrait", "landscape-left", "face-up", "landscape-left", "portrait", "portrait-upside-down",
-                "landscape-right",
+                "landscape-right", "portrait", "landscape-left", "portrait-upside-down",
             ])
+    }
+
+    /// The two rare cases of the script: one report through the rest at 72.5°–77.5° on a steep
+    /// stand, and after the handover's turn no change until the other person holds it.
+    @Test func theSteepStandAndTheHandoverAreOneReportEach() async throws {
+        let lines = try await upright(["demo", "--detector"]).stdout.split(separator: "\n").map(String.init)
+        func index(_ step: String) throws -> Int { try #require(lines.firstIndex { $0.hasSuffix("script: " + step) }) }
+        let stand = try index("leaned back onto a steep stand"), picked = try index("picked up in portrait")
+        #expect(!lines[stand..<picked].contains { $0.contains("->") }, "\(lines[stand..<picked])")
+        let across = try index("turned about the vertical to face across")
+        let after = lines[across...].filter { $0.contains("->") }
+        #expect(after.count == 1 && after[0].contains("-> portrait-upside-down"), "\(after)")
     }
 }
 
