@@ -72,41 +72,35 @@ class Trace:
             json.dump({'grace_s': 1.0, 'segments': self.segments}, f, indent=1)
 
 
+def step(tr, kind, seconds, expect=(), **pose):
+    """One move of the script and its truth segment."""
+    start = tr.t
+    tr.move(seconds, **pose)
+    tr.segment(kind, start, expect)
+
+
+def dwell(tr, rng, repeats):
+    """Settling on the stand: slow drifts between 72 and 78 degrees, never past them (ambiguous)."""
+    start = tr.t
+    for _ in range(repeats):
+        tr.move(rng.uniform(1.5, 3), tilt=rng.uniform(72.3, 77.7))
+    tr.segment('ambiguous', start)
+
+
 def rest_steep(rng, t0):
     tr = Trace(rng, t0)
     tr.angle, tr.tilt = 0.0, rng.uniform(10, 25)
-    start = tr.t
-    tr.move(rng.uniform(3, 4))
-    tr.segment('hold', start, ['portrait'])
-    start = tr.t
-    centre = rng.uniform(73.5, 76.5)
-    tr.move(rng.uniform(1.2, 2.5), tilt=centre)
-    tr.segment('transition', start)
-    start = tr.t
-    # Settling on the stand: slow drifts between 72 and 78 degrees, never past them.
-    for _ in range(rng.randint(2, 4)):
-        tr.move(rng.uniform(1.5, 3), tilt=rng.uniform(72.3, 77.7))
-    tr.segment('ambiguous', start)
+    step(tr, 'hold', rng.uniform(3, 4), ['portrait'])
+    step(tr, 'transition', rng.uniform(1.2, 2.5), tilt=rng.uniform(73.5, 76.5))
+    dwell(tr, rng, rng.randint(2, 4))
     if rng.random() < 0.5:
-        start = tr.t
-        tr.move(rng.uniform(1, 2), tilt=rng.uniform(84, 89))
-        tr.segment('transition', start)
-        start = tr.t
-        tr.move(rng.uniform(3, 4))
-        tr.segment('hold', start, ['face-up'])
-        start = tr.t
-        tr.move(rng.uniform(0.8, 1.5), tilt=rng.uniform(73.5, 76.5))
-        tr.segment('transition', start)
-        start = tr.t
-        for _ in range(rng.randint(2, 3)):
-            tr.move(rng.uniform(1.5, 3), tilt=rng.uniform(72.3, 77.7))
-        tr.segment('ambiguous', start)
-    start = tr.t
-    tr.move(rng.uniform(0.8, 1.5), tilt=rng.uniform(10, 25))
-    tr.segment('transition', start)
-    start = tr.t
-    tr.move(rng.uniform(3, 4))
-    tr.segment('hold', start, ['portrait'])
+        # On to lie flat, then lifted back through the band.
+        step(tr, 'transition', rng.uniform(1, 2), tilt=rng.uniform(84, 89))
+        step(tr, 'hold', rng.uniform(3, 4), ['face-up'])
+        step(tr, 'transition', rng.uniform(0.8, 1.5), tilt=rng.uniform(73.5, 76.5))
+        dwell(tr, rng, rng.randint(2, 3))
+    step(tr, 'transition', rng.uniform(0.8, 1.5), tilt=rng.uniform(10, 25))
+    step(tr, 'hold', rng.uniform(3, 4), ['portrait'])
     return tr
 
 
