@@ -7,7 +7,7 @@ NAME.truth.json), at random rates, noise and sensor errors:
   (face-up) and lifted back through the same band;
 - handover_N: a tablet held upright, lowered to 55-75 degrees of tilt, turned about the vertical
   to face a person across a table (the in-screen angle sweeps through other orientations),
-  swung back and forth a little while it is passed over (a hold of its new orientation, at high
+  swung back and forth a little while it is passed over at up to 79.5 degrees (a hold of its new orientation, at high
   tilt: any change is a glitch), then raised upright by that person.
 
   python3 rare_cases.py --out DIR [--seed N] [--count K]
@@ -122,9 +122,9 @@ def handover(rng, t0):
         tr.move(rng.uniform(0.5, 1.0), angle=first + turn * k / steps, tilt=rng.uniform(55, 75))
     tr.segment('transition', start)
     start = tr.t
-    # Passed over: swung back and forth by up to 35 degrees about the new orientation, at 55-76 degrees.
+    # Passed over: swung back and forth by up to 35 degrees about the new orientation, at 55-79.5 degrees.
     for _ in range(rng.randint(2, 4)):
-        tr.move(rng.uniform(0.4, 0.9), angle=first + turn + rng.uniform(-35, 35), tilt=rng.uniform(55, 76))
+        tr.move(rng.uniform(0.4, 0.9), angle=first + turn + rng.uniform(-35, 35), tilt=rng.uniform(55, 79.5))
     tr.move(rng.uniform(0.8, 1.5), angle=first + turn, tilt=rng.uniform(10, 25))
     tr.move(rng.uniform(3, 4))
     tr.segment('hold', start, [NAMES[last]])
