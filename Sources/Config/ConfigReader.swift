@@ -131,10 +131,14 @@ struct ConfigReader {
 
     // MARK: - Sections
 
-    mutating func read(_ root: TOMLTable) -> UprightConfiguration {
-        var c = UprightConfiguration()
+    /// Reads `root` over `base` (the defaults, or the files read before this one): what the file
+    /// sets replaces what was there, and everything else stays.
+    mutating func read(_ root: TOMLTable, onto base: UprightConfiguration = UprightConfiguration())
+        -> UprightConfiguration
+    {
+        var c = base
         unknownKeys(in: root, path: [], known: Array(Self.sections.keys))
-        var scenes = Dictionary(uniqueKeysWithValues: PolicyConfiguration.standardScenes.map { ($0.name, $0) })
+        var scenes = base.policy.scenes
         var policy = c.policy
         if let app = section(root, "app") {
             policy.appSupported = mask(app, ["app", "supported"]) ?? policy.appSupported
@@ -158,12 +162,13 @@ struct ConfigReader {
         }
         if let s = section(root, "scenes") { readScenes(s, into: &scenes) }
         if let p = section(root, "player") { readPlayer(p, into: &c.player) }
-        if let h = section(root, "hotkeys") { c.player.hotkeys = readHotkeys(h) }
+        if let h = section(root, "hotkeys") { c.player.hotkeys = readHotkeys(h, onto: c.player.hotkeys) }
         if let i = section(root, "input") { readInput(i, into: &c.input, presses: &policy.clipPresses) }
         if let k = section(root, "classifier") { readClassifier(k, into: &c.classifier) }
         c.policy = PolicyConfiguration(
             appSupported: policy.appSupported, launch: policy.launch, displaySupported: policy.displaySupported,
-            scenes: Array(scenes.values), transitionDuration: policy.transitionDuration)
+            scenes: Array(scenes.values), initialScene: policy.initialScene,
+            transitionDuration: policy.transitionDuration)
         c.policy.clipPresses = policy.clipPresses
         return c
     }
@@ -309,8 +314,8 @@ struct ConfigReader {
     /// `[hotkeys]`: each key is an action as written anywhere (`accept_suggestion`, `"rotate-to
     /// landscape-left"`), each value one mpv key name or a list of them. The table replaces the
     /// default bindings of the actions it names and keeps the others'.
-    mutating func readHotkeys(_ h: TOMLTable) -> [Action: [String]] {
-        var hotkeys = PlayerSettings.defaultHotkeys
+    mutating func readHotkeys(_ h: TOMLTable, onto base: [Action: [String]]) -> [Action: [String]] {
+        var hotkeys = base
         for key in h.keys.sorted() {
             let path = ["hotkeys", key]
             let words = key.split(separator: " ").map(String.init)
@@ -401,23 +406,24 @@ struct ConfigReader {
         parameters = p
     }
 
-    /// The policy's own checks, placed at the keys they are about.
-    mutating func validate(_ c: inout UprightConfiguration) {
-        guard diagnostics.allSatisfy({ $0.severity != .error }) else { return }
-        for (action, _) in c.player.hotkeys {
+    /// The merged configuration's own checks (the policy's, and hotkeys that name no clip scene),
+    /// each with the key it is about and, for a scene, its name.
+    static func checks(_ c: UprightConfiguration) -> [(message: String, path: [String], scene: String?)] {
+        var out: [(String, [String], String?)] = []
+        for (action, _) in c.player.hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
             guard case .play(let name) = action, c.policy.scenes[name]?.clip == nil else { continue }
             let clips = c.policy.scenes.values.filter { $0.clip != nil }.map(\.name).sorted()
-            report(
-                .error,
-                "[hotkeys] 'play \(name)': no clip scene named '\(name)'; "
-                    + (clips.isEmpty
-                        ? "give one a file: [scenes.\(name)] clip = \"FILE\""
-                        : "the clip scenes are: \(clips.joined(separator: ", "))"),
-                at: map.place(of: ["hotkeys", action.words.joined(separator: " ")]))
+            out.append(
+                (
+                    "[hotkeys] 'play \(name)': no clip scene named '\(name)'; "
+                        + (clips.isEmpty
+                            ? "give one a file: [scenes.\(name)] clip = \"FILE\""
+                            : "the clip scenes are: \(clips.joined(separator: ", "))"),
+                    ["hotkeys", action.words.joined(separator: " ")], nil
+                ))
         }
         for problem in c.policy.problems {
-            var message = problem.description
-            var path: [String] =
+            let path: [String] =
                 switch problem {
                 case .emptyAppDisplayMask: ["app", "supported"]
                 case .launchOutsideMask: ["app", "launch"]
@@ -425,13 +431,9 @@ struct ConfigReader {
                 case .preferredOutsideMask(let scene, _, _): ["scenes", scene, "preferred"]
                 case .unknownScene, .badTransitionDuration: ["app"]
                 }
-            if let scene = problem.scene, map.place(of: ["scenes", scene]) == nil {
-                // A built-in scene the file does not mention: point at what made it invalid.
-                path = ["app", "supported"]
-                message += " (a built-in scene: give [scenes.\(scene)] a supported list the app and display allow)"
-            }
-            report(.error, message, at: map.place(of: path))
+            out.append((problem.description, path, problem.scene))
         }
+        return out
     }
 }
 

@@ -22,6 +22,10 @@ public struct UprightConfiguration: Sendable {
     public var warnings: [Diagnostic] = []
     /// The file it came from; `nil` for the built-in defaults.
     public var file: String?
+    /// The drop-ins merged after ``file``, in order.
+    public var dropIns: [String] = []
+    /// Which file set each key (`sensor.uri` → its path); keys no file sets are the defaults.
+    public var origins: [String: String] = [:]
 
     public init() {}
 
@@ -45,61 +49,116 @@ public struct UprightConfiguration: Sendable {
         return out
     }
 
-    /// Reads and validates a configuration file.
+    /// Reads and validates a configuration file and its drop-ins (``dropIns(of:)``), merged in
+    /// that order.
     ///
     /// - Throws: ``ConfigurationError`` with every error (and the warnings) found, each with its
-    ///   file:line:column, or a single one for a file that cannot be read.
+    ///   file:line:column in the file it is in, or a single one for a file that cannot be read.
     public static func load(path: String) throws(ConfigurationError) -> UprightConfiguration {
-        let text: String
-        do {
-            if let problem = readProblem(path) { throw ReadFailure(reason: problem) }
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            let reason = (error as? ReadFailure)?.reason ?? "not UTF-8 text"
-            throw ConfigurationError(diagnostics: [
-                Diagnostic(
-                    file: path, line: nil, column: nil, severity: .error,
-                    message: "cannot read the configuration file: \(reason)")
-            ])
+        try load(files: [path] + dropIns(of: path))
+    }
+
+    /// The drop-ins of the configuration file `path`: `PATH.d/*.toml`, in name order
+    /// (`/etc/upright/upright.toml.d/10-fleet.toml`), each owned by one tool (Ansible, balena).
+    public static func dropIns(of path: String) -> [String] {
+        let directory = path + ".d"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted().map { directory + "/" + $0 }
+    }
+
+    /// Reads the files in order, each over the ones before it; the first is the main file.
+    public static func load(files: [String]) throws(ConfigurationError) -> UprightConfiguration {
+        var layers: [(text: String, file: String)] = []
+        for path in files {
+            do {
+                if let problem = readProblem(path) { throw ReadFailure(reason: problem) }
+                layers.append((try String(contentsOfFile: path, encoding: .utf8), path))
+            } catch {
+                let reason = (error as? ReadFailure)?.reason ?? "not UTF-8 text"
+                throw ConfigurationError(diagnostics: [
+                    Diagnostic(
+                        file: path, line: nil, column: nil, severity: .error,
+                        message: "cannot read the configuration file: \(reason)")
+                ])
+            }
         }
-        return try parse(text, file: path)
+        return try parse(layers: layers)
     }
 
     /// Parses and validates configuration text; `file` names it in diagnostics.
     public static func parse(_ text: String, file: String = "<config>") throws(ConfigurationError)
         -> UprightConfiguration
     {
-        let table: TOMLTable
-        do {
-            table = try TOMLTable(string: text)
-        } catch let e as TOMLParseError {
-            throw ConfigurationError(diagnostics: [
-                Diagnostic(
-                    file: file, line: e.source.begin.line, column: e.source.begin.column, severity: .error,
-                    message: "invalid TOML: "
-                        + e.description.replacingOccurrences(
-                            of: " (at line \(e.source.begin.line), column \(e.source.begin.column))", with: ""))
-            ])
-        } catch {
-            throw ConfigurationError(diagnostics: [
-                Diagnostic(file: file, line: nil, column: nil, severity: .error, message: "invalid TOML: \(error)")
-            ])
+        try parse(layers: [(text, file)])
+    }
+
+    /// Parses texts in order, each over the ones before; validates what they make together.
+    public static func parse(layers: [(text: String, file: String)]) throws(ConfigurationError)
+        -> UprightConfiguration
+    {
+        var config = UprightConfiguration()
+        var readers: [ConfigReader] = []
+        var diagnostics: [Diagnostic] = []
+        for (text, file) in layers {
+            let table: TOMLTable
+            do {
+                table = try TOMLTable(string: text)
+            } catch let e as TOMLParseError {
+                diagnostics.append(
+                    Diagnostic(
+                        file: file, line: e.source.begin.line, column: e.source.begin.column, severity: .error,
+                        message: "invalid TOML: "
+                            + e.description.replacingOccurrences(
+                                of: " (at line \(e.source.begin.line), column \(e.source.begin.column))", with: "")))
+                continue
+            } catch {
+                diagnostics.append(
+                    Diagnostic(file: file, line: nil, column: nil, severity: .error, message: "invalid TOML: \(error)"))
+                continue
+            }
+            var reader = ConfigReader(file: file, map: SourceMap(text))
+            config = reader.read(table, onto: config)
+            for key in Self.keys(of: table) { config.origins[key] = file }
+            readers.append(reader)
         }
-        var reader = ConfigReader(file: file, map: SourceMap(text))
-        var config = reader.read(table)
-        config.file = file
-        reader.validate(&config)
-        // In the order of the file, as a compiler lists them.
-        let diagnostics = reader.diagnostics.enumerated().sorted {
-            ($0.element.line ?? 0, $0.element.column ?? 0, $0.offset) < (
-                $1.element.line ?? 0, $1.element.column ?? 0, $1.offset
-            )
-        }.map(\.element)
+        config.file = layers.first?.file
+        config.dropIns = layers.dropFirst().map(\.file)
+        if diagnostics.isEmpty, readers.allSatisfy({ $0.diagnostics.allSatisfy { $0.severity != .error } }) {
+            // Each at the key it is about, in the last file that sets it (else the main file).
+            for check in ConfigReader.checks(config) where !readers.isEmpty {
+                var (message, path) = (check.message, check.path)
+                if let scene = check.scene, readers.allSatisfy({ $0.map.place(of: ["scenes", scene]) == nil }) {
+                    // A built-in scene no file mentions: point at what made it invalid.
+                    path = ["app", "supported"]
+                    message += " (a built-in scene: give [scenes.\(scene)] a supported list the app and display allow)"
+                }
+                let i = readers.lastIndex { $0.map.place(of: path) != nil } ?? 0
+                readers[i].report(.error, message, at: readers[i].map.place(of: path))
+            }
+        }
+        // File by file, each in the order of its lines, as a compiler lists them.
+        for reader in readers {
+            diagnostics += reader.diagnostics.enumerated().sorted {
+                ($0.element.line ?? 0, $0.element.column ?? 0, $0.offset) < (
+                    $1.element.line ?? 0, $1.element.column ?? 0, $1.offset
+                )
+            }.map(\.element)
+        }
         guard diagnostics.allSatisfy({ $0.severity != .error }) else {
             throw ConfigurationError(diagnostics: diagnostics)
         }
         config.warnings = diagnostics
         return config
+    }
+
+    /// Every key a table sets, as dotted paths (`sensor.uri`, `scenes.menu.supported`,
+    /// `player.mpv.vo`); a list is one value.
+    static func keys(of table: TOMLTable, prefix: String = "") -> [String] {
+        table.keys.flatMap { key -> [String] in
+            let path = prefix.isEmpty ? key : prefix + "." + key
+            if let inner = table[key]?.table { return keys(of: inner, prefix: path) }
+            return [path]
+        }
     }
 }
 

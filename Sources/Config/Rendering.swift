@@ -17,10 +17,34 @@ extension UprightConfiguration {
         throws(ConfigurationError) -> UprightConfiguration
     {
         if let explicit { return try load(path: explicit) }
-        for path in searchPath(environment: environment) where FileManager.default.fileExists(atPath: path) {
+        let paths = searchPath(environment: environment)
+        for path in paths where FileManager.default.fileExists(atPath: path) {
             return try load(path: path)
         }
-        return UprightConfiguration()
+        // No main file: the system's drop-ins still apply, over the defaults.
+        let dropIns = dropIns(of: paths.last!)
+        guard !dropIns.isEmpty else { return UprightConfiguration() }
+        var c = try load(files: dropIns)
+        c.file = nil
+        c.dropIns = dropIns
+        return c
+    }
+
+    /// The effective configuration as TOML, each setting followed by the file it came from
+    /// (`# default` for the built-in ones): `upright check-config --origin`.
+    public var tomlWithOrigins: String {
+        var section = ""
+        return toml.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            if line.hasPrefix("["), line.hasSuffix("]") {
+                section = String(line.dropFirst().dropLast())
+                return String(line)
+            }
+            guard !line.hasPrefix("#"), let eq = line.range(of: " = ") else { return String(line) }
+            var key = String(line[..<eq.lowerBound])
+            if key.hasPrefix("\"") { key = String(key.dropFirst().dropLast()) }
+            let path = section.isEmpty ? key : section + "." + key
+            return line + "  # " + (origins[path] ?? "default")
+        }.joined(separator: "\n")
     }
 
     /// The effective configuration as TOML: every setting, defaults included.
@@ -31,6 +55,7 @@ extension UprightConfiguration {
         func list(_ m: OrientationMask) -> String { "[" + m.names.map(q).joined(separator: ", ") + "]" }
         func num(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d) }
         var out = "# " + (file.map { "from \($0)" } ?? "built-in defaults") + "\n"
+        for d in dropIns { out += "# then \(d)\n" }
         out += "[app]\nsupported = \(list(policy.appSupported))\nlaunch = \(q(policy.launch.name))\n\n"
         out += "[transition]\nduration = \(num(policy.transitionDuration))\n\n"
         out +=

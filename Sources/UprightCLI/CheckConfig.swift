@@ -8,15 +8,19 @@ struct CheckConfig: ParsableCommand {
         abstract: "Check a configuration file and print the effective configuration, or its errors.",
         discussion: """
             Without FILE, the configuration Upright would use: $XDG_CONFIG_HOME/upright/upright.toml \
-            (~/.config when unset), then /etc/upright/upright.toml, then the built-in defaults. Exit \
-            status 0 when it can be used, 1 when it has errors.
+            (~/.config when unset), then /etc/upright/upright.toml, then the built-in defaults. The \
+            drop-ins FILE.d/*.toml (/etc/upright/upright.toml.d/*.toml) are merged after it in name \
+            order. Exit status 0 when it can be used, 1 when it has errors.
             """)
 
     @Argument(help: "The configuration file to check.")
     var file: String?
 
+    @Flag(help: "Follow each setting with the file it came from (# default for the built-in ones).")
+    var origin = false
+
     func run() throws {
         let configuration = try locateConfiguration(file)
-        print(configuration.toml, terminator: "")
+        print(origin ? configuration.tomlWithOrigins : configuration.toml, terminator: "")
     }
 }

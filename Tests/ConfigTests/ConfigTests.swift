@@ -325,3 +325,66 @@ struct InputConfigurationTests {
         #expect(c.policy.clipPresses == .ignore)
     }
 }
+
+/// Drop-ins: `FILE.d/*.toml` merged after the main file in name order, each error in its own file.
+@Suite("Configuration drop-ins")
+struct DropInTests {
+    /// A main file and its drop-ins in a new directory; returns the main file's path.
+    static func files(_ main: String, _ dropIns: [(String, String)]) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dropins-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/upright.toml.d", withIntermediateDirectories: true)
+        try main.write(toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
+        for (name, text) in dropIns {
+            try text.write(toFile: dir + "/upright.toml.d/" + name, atomically: true, encoding: .utf8)
+        }
+        return dir + "/upright.toml"
+    }
+
+    @Test func dropInsOverrideInNameOrderAndEachKeyKnowsItsFile() throws {
+        let main = try Self.files(
+            "[sensor]\nrate_hz = 25\n[player]\nloop = true\n[scenes.menu]\nsupported = [\"portrait\"]\n",
+            [
+                ("20-fleet.toml", "[sensor]\nrate_hz = 50\n[scenes.menu]\nautorotate = true\n"),
+                ("10-site.toml", "[sensor]\nrate_hz = 10\n[player]\nloop = false\n"),
+                ("README", "not toml"), (".hidden.toml", "[sensor]\nrate_hz = 1\n"),
+            ])
+        let c = try UprightConfiguration.load(path: main)
+        #expect(c.dropIns.map { ($0 as NSString).lastPathComponent } == ["10-site.toml", "20-fleet.toml"])
+        #expect(c.sensor.rateHz == 50 && !c.player.loop, "the later file wins, key by key")
+        // A scene named in two files: each sets its own keys of it.
+        #expect(c.policy.scenes["menu"]?.supported == .portrait && c.policy.scenes["menu"]?.autorotate == true)
+        #expect(c.origins["sensor.rate_hz"]?.hasSuffix("20-fleet.toml") == true)
+        #expect(c.origins["player.loop"]?.hasSuffix("10-site.toml") == true)
+        #expect(c.origins["scenes.menu.supported"] == main)
+        let annotated = c.tomlWithOrigins
+        #expect(annotated.contains("rate_hz = 50  # \(c.dropIns[1])"), "\(annotated)")
+        #expect(annotated.contains("device = \"auto\"  # default"))
+    }
+
+    @Test func anErrorInADropInIsPlacedInIt() throws {
+        let main = try Self.files(
+            "[scenes.menu]\nsupported = [\"portrait\"]\n",
+            [
+                ("50-bad.toml", "[sensor]\nrate_hz = \"fast\"\n"),
+                ("60-scene.toml", "[scenes.menu]\npreferred = \"landscape-left\"\n"),
+            ])
+        do {
+            _ = try UprightConfiguration.load(path: main)
+            Issue.record("expected an error")
+        } catch {
+            let text = error.description
+            #expect(text.contains("50-bad.toml:2:11: error: 'sensor.rate_hz' must be a number"), "\(text)")
+        }
+        // A problem of the merged configuration is placed at the key in the file that set it last.
+        let other = try Self.files(
+            "[scenes.menu]\nsupported = [\"portrait\"]\n",
+            [("60-scene.toml", "[scenes.menu]\npreferred = \"landscape-left\"\n")])
+        do {
+            _ = try UprightConfiguration.load(path: other)
+            Issue.record("expected an error")
+        } catch {
+            #expect(
+                error.description.contains("60-scene.toml:2:1: error: scene 'menu' prefers"), "\(error.description)")
+        }
+    }
+}

@@ -221,6 +221,19 @@ struct CheckConfigTests {
         #expect(run.stdout.contains("[scenes.menu]\nsupported = [\"portrait\"]\nautorotate = true\n"))
     }
 
+    @Test func originNamesTheDropInThatSetEachValue() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("origin-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/u.toml.d", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "[sensor]\nrate_hz = 20\n".write(toFile: dir + "/u.toml", atomically: true, encoding: .utf8)
+        try "[sensor]\nrate_hz = 40\n".write(toFile: dir + "/u.toml.d/10-a.toml", atomically: true, encoding: .utf8)
+        let run = try await upright(["check-config", "--origin", dir + "/u.toml"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("# then \(dir)/u.toml.d/10-a.toml"))
+        #expect(run.stdout.contains("rate_hz = 40  # \(dir)/u.toml.d/10-a.toml"), "\(run.stdout)")
+        #expect(run.stdout.contains("uri = \"local:\"  # default"))
+    }
+
     @Test func errorsAndExitStatusOne() async throws {
         let config = try temporaryFile("[app]\nlaunch = \"sideways\"\n[sensr]\n")
         defer { try? FileManager.default.removeItem(atPath: config) }

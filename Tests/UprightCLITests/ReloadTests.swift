@@ -89,6 +89,29 @@ struct SignalTests {
     }
 }
 
+extension SignalTests {
+    @Test func hupReadsTheDropInsAgain() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hup-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/upright.toml.d", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/upright.toml"
+        try "[player]\nloop = true\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let play = try Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
+        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        #expect(await play.waitFor("display: "), "\(play.stderr)")
+        // A drop-in that a fleet tool wrote, with a mistake: refused with its own file's place.
+        let dropIn = dir + "/upright.toml.d/50-fleet.toml"
+        try "[transition]\nduration = -1\n".write(toFile: dropIn, atomically: true, encoding: .utf8)
+        kill(play.process.processIdentifier, SIGHUP)
+        #expect(await play.waitFor("reload refused, the running configuration stays"), "\(play.stderr)")
+        #expect(play.stderr.contains("\(dropIn):2:12: error:"), "\(play.stderr)")
+        try "[transition]\nduration = 0.5\n".write(toFile: dropIn, atomically: true, encoding: .utf8)
+        kill(play.process.processIdentifier, SIGHUP)
+        #expect(await play.waitFor("configuration reloaded from \(config)"), "\(play.stderr)")
+        #expect(play.process.isRunning)
+    }
+}
+
 @Suite("upright ctl")
 struct CtlTests {
     @Test(arguments: [
