@@ -23,6 +23,7 @@ struct ConfigReader {
         "player": ["playlist", "loop", "stall_timeout", "mpv"],
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
+        "metrics": ["textfile", "listen", "interval", "items"],
         "classifier": classifierKeys,
     ]
     static let sceneKeys = ["supported", "autorotate", "preferred", "strategy", "force_when_locked", "clip"]
@@ -164,6 +165,7 @@ struct ConfigReader {
         if let p = section(root, "player") { readPlayer(p, into: &c.player) }
         if let h = section(root, "hotkeys") { c.player.hotkeys = readHotkeys(h, onto: c.player.hotkeys) }
         if let i = section(root, "input") { readInput(i, into: &c.input, presses: &policy.clipPresses) }
+        if let m = section(root, "metrics") { readMetrics(m, into: &c.metrics) }
         if let k = section(root, "classifier") { readClassifier(k, into: &c.classifier) }
         c.policy = PolicyConfiguration(
             appSupported: policy.appSupported, launch: policy.launch, displaySupported: policy.displaySupported,
@@ -392,6 +394,40 @@ struct ConfigReader {
                         + ClipPresses.allCases.map(\.rawValue).joined(separator: ", "), at: ["input", "clip_presses"])
             }
         }
+    }
+
+    /// `[metrics]`: the textfile, the HTTP address, the interval and whether items are labels.
+    mutating func readMetrics(_ t: TOMLTable, into m: inout MetricsSettings) {
+        if let path = string(t, ["metrics", "textfile"]) {
+            if path.isEmpty {
+                m.textfile = nil
+            } else if !path.hasPrefix("/") {
+                error(
+                    "'metrics.textfile' must be an absolute path (node-exporter's textfile directory)",
+                    at: ["metrics", "textfile"])
+            } else {
+                m.textfile = path
+            }
+        }
+        if let text = string(t, ["metrics", "listen"]) {
+            if text.isEmpty {
+                m.listen = nil
+            } else if let address = MetricsSettings.address(text) {
+                m.listen = address
+            } else {
+                error(
+                    "'metrics.listen' must be HOST:PORT (\"127.0.0.1:9464\", \"[::1]:9464\", \":9464\" for loopback), "
+                        + "not '\(text)'", at: ["metrics", "listen"])
+            }
+        }
+        if let i = number(t, ["metrics", "interval"]) {
+            if i >= 1, i <= 3600 {
+                m.interval = i
+            } else {
+                error("'metrics.interval' must be 1 to 3600 seconds, not \(i)", at: ["metrics", "interval"])
+            }
+        }
+        m.items = bool(t, ["metrics", "items"]) ?? m.items
     }
 
     mutating func readClassifier(_ k: TOMLTable, into parameters: inout OrientationClassifier.Parameters) {

@@ -18,6 +18,8 @@ public struct UprightConfiguration: Sendable {
     public var player = PlayerSettings()
     /// The input devices read for `KEY_`/`BTN_` hotkeys.
     public var input = InputSettings()
+    /// Prometheus metrics: a node-exporter textfile, an HTTP endpoint.
+    public var metrics = MetricsSettings()
     /// Warnings found while reading (unknown keys, with the closest known one).
     public var warnings: [Diagnostic] = []
     /// The file it came from; `nil` for the built-in defaults.
@@ -159,6 +161,51 @@ public struct UprightConfiguration: Sendable {
             if let inner = table[key]?.table { return keys(of: inner, prefix: path) }
             return [path]
         }
+    }
+}
+
+/// The `[metrics]` settings: Prometheus's text format, written for node-exporter's textfile
+/// collector and/or served over HTTP. Both are off by default.
+public struct MetricsSettings: Sendable, Hashable {
+    /// The `.prom` file to write (atomically) for node-exporter's textfile collector.
+    public var textfile: String?
+    /// Where `/metrics` is served: a host and port; a bare `:PORT` is loopback.
+    public var listen: (host: String, port: Int)? {
+        get { listenAddress.map { ($0.host, $0.port) } }
+        set { listenAddress = newValue.map { Address(host: $0.host, port: $0.port) } }
+    }
+    private var listenAddress: Address?
+    /// Seconds between two writes of the textfile.
+    public var interval: Double = 5
+    /// The playing item's path as a label (`upright_playing_info{item=…}`); off, no path or title
+    /// leaves the player.
+    public var items = false
+
+    struct Address: Sendable, Hashable {
+        var host: String
+        var port: Int
+    }
+
+    public init() {}
+
+    /// Parses `HOST:PORT`, `[V6]:PORT` or `:PORT` (loopback).
+    public static func address(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    public static func == (a: MetricsSettings, b: MetricsSettings) -> Bool {
+        a.textfile == b.textfile && a.listenAddress == b.listenAddress && a.interval == b.interval && a.items == b.items
+    }
+    public func hash(into h: inout Hasher) {
+        h.combine(textfile)
+        h.combine(listenAddress)
+        h.combine(interval)
+        h.combine(items)
     }
 }
 

@@ -89,6 +89,10 @@ extension UprightConfiguration {
         }
         out += "\n[input]\ndevices = [" + input.devices.map(q).joined(separator: ", ") + "]\ngrab = \(input.grab)\n"
         out += "clip_presses = \(q(policy.clipPresses.rawValue))\n"
+        out += "\n[metrics]\ntextfile = \(q(metrics.textfile ?? ""))\n"
+        out +=
+            "listen = \(q(metrics.listen.map { ($0.host.contains(":") ? "[\($0.host)]" : $0.host) + ":\($0.port)" } ?? ""))\n"
+        out += "interval = \(num(metrics.interval))\nitems = \(metrics.items)\n"
         let c = classifier
         out += "\n[classifier]\n"
         for field in OrientationClassifier.Parameters.fields {

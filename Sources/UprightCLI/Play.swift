@@ -56,7 +56,8 @@ struct Play: AsyncParsableCommand {
         do {
             try await PlayServices.run(
                 session: session, configurationPath: config ?? configuration.file,
-                controlPath: noControl ? nil : (control ?? controlSocketPath()), duration: duration, logger: logger,
+                controlPath: noControl ? nil : (control ?? controlSocketPath()), duration: duration,
+                metrics: configuration.metrics, logger: logger,
                 overrides: overrides)
         } catch {
             await session.close()  // the session may not have run: mpv must still end before the process

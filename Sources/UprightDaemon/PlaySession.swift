@@ -71,8 +71,12 @@ public actor PlaySession {
             monitor: OrientationMonitor(
                 sensor: configuration.sensor, parameters: configuration.classifier, lock: configuration.lock),
             input: InputHub(plan: configuration.inputPlan), inputActions: configuration.inputActions,
+            metrics: SessionMetrics(items: configuration.metrics.items),
             sensor: configuration.sensor, classifier: configuration.classifier, log: log, logger: logger, feed: feed)
     }
+
+    /// The session's Prometheus metrics.
+    public nonisolated var metrics: SessionMetrics { shell.metrics }
 
     /// The player's mpv, for a renderer or a screenshot.
     public nonisolated var mpvHandle: MPVHandle { shell.player.mpvHandle }
@@ -147,7 +151,12 @@ public actor PlaySession {
                 answer(
                     await shell.perform(
                         core.handle(.displayProbed(abilities, d.report), at: now()), core: &core, now: now))
-                if playerLost { try await shell.player.restart() } else { try await shell.player.start() }
+                if playerLost {
+                    shell.metrics.restarted()
+                    try await shell.player.restart()
+                } else {
+                    try await shell.player.start()
+                }
                 playerLost = false
                 continue
             case .playerLost:
@@ -187,6 +196,7 @@ public actor PlaySession {
         let presence = await presenceNow()
         guard case .waiting(let why) = presence else {
             shell.logger.warning("mpv ended on its own (its window was closed?); starting it again")
+            shell.metrics.restarted()
             try await shell.player.restart()
             return
         }

@@ -18,7 +18,8 @@ public enum PlayServices {
     ///   - overrides: what the command line sets over every configuration read, the reloaded ones too.
     public static func run(
         session: PlaySession, configurationPath: String?, controlPath: String?, duration: Double?,
-        logger: Logger, overrides: @escaping @Sendable (inout UprightConfiguration) -> Void = { _ in }
+        metrics: MetricsSettings = MetricsSettings(), logger: Logger,
+        overrides: @escaping @Sendable (inout UprightConfiguration) -> Void = { _ in }
     ) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
@@ -33,6 +34,21 @@ public enum PlayServices {
             }
             services.append(.init(service: ControlService(server: server), serviceName: "control"))
             logger.info("control socket: \(controlPath)")
+        }
+        if let path = metrics.textfile {
+            services.append(
+                .init(
+                    service: TextfileService(
+                        metrics: session.metrics, path: path, interval: metrics.interval, logger: logger),
+                    serviceName: "metrics-textfile"))
+            logger.info("metrics: written to \(path) every \(metrics.interval.fixed(0)) s")
+        }
+        if let listen = metrics.listen {
+            services.append(
+                .init(
+                    service: MetricsService(
+                        metrics: session.metrics, host: listen.host, port: listen.port, logger: logger),
+                    serviceName: "metrics-http"))
         }
         if let timeout = ServiceManager.watchdogTimeout {
             services.append(

@@ -19,6 +19,7 @@ struct SessionShell: Sendable {
     let input: InputHub
     /// The action of each bound input-device key.
     let inputActions: [UInt16: Action]
+    let metrics: SessionMetrics
     let sensor: SensorSettings
     let classifier: OrientationClassifier.Parameters
     let log: @Sendable (RotationDecision) -> Void
@@ -37,12 +38,17 @@ struct SessionShell: Sendable {
             switch effect {
             case .policy(.decision(let d)):
                 log(d)
+                metrics.decision(d)
+            case .policy(.willRotate(let t)):
+                metrics.transition(t)
             case .policy:
                 break
             case .player(let p):
                 await perform(p)
             case .turnOutput(let interface):
+                let start = ContinuousClock.now
                 let failure = await display.apply(interface)
+                metrics.applied(in: start.duration(to: .now), failed: failure != nil)
                 let report = await display.status.report
                 queue += core.handle(.displayTurned(report, failure: failure?.description), at: now())
             case .probeDisplay:
@@ -114,10 +120,14 @@ struct SessionShell: Sendable {
             Task {
                 for await e in monitorEvents {
                     switch e {
-                    case .orientation(let o, _): feed.yield(.input(.device(o)))
+                    case .orientation(let o, _):
+                        metrics.device(o)
+                        feed.yield(.input(.device(o)))
                     case .lock(let on, .lockSwitch): feed.yield(.input(.lockSwitch(on)))
                     case .lock: break  // the session's own commands and the configuration: already decided
-                    case .status(let s): feed.yield(.input(.sensorStatus("\(s)")))
+                    case .status(let s):
+                        metrics.sensor(s)
+                        feed.yield(.input(.sensorStatus("\(s)")))
                     }
                 }
             },
@@ -132,6 +142,7 @@ struct SessionShell: Sendable {
                     case .playing(let item):
                         let title = await player.title(of: item)
                         logger.info("playing \(item)")
+                        metrics.playing(item)
                         feed.yield(.input(.playing(item: item, title: title)))
                         if ready {
                             ServiceManager.status("playing \(title)")
@@ -139,8 +150,11 @@ struct SessionShell: Sendable {
                             ServiceManager.ready(status: "playing \(title)")
                         }
                         ready = true
-                    case .fileFailed(let path, let reason): feed.yield(.input(.fileFailed(path: path, reason: reason)))
+                    case .fileFailed(let path, let reason):
+                        metrics.fileFailed()
+                        feed.yield(.input(.fileFailed(path: path, reason: reason)))
                     case .stalled(let item):
+                        metrics.stalled()
                         logger.warning("playback stalled on \(item): loading it again")
                         ServiceManager.status("stalled on \(item); loading it again")
                     case .gaveUp(let reason):
@@ -150,6 +164,7 @@ struct SessionShell: Sendable {
                         // Not asked for: its window was closed, or the compositor went away under it.
                         if !(await player.isShuttingDown) { feed.yield(.playerLost) }
                     case .idle:
+                        metrics.playing(nil)
                         if !ready { ServiceManager.ready(status: "idle: nothing to play") }
                         ready = true
                     }

@@ -266,6 +266,14 @@ struct HotkeyConfigurationTests {
             "u.toml:2:20: error: 'input.devices': 'event3' is neither \"auto\" nor a device path"
         ),
         (
+            "[metrics]\nlisten = \"localhost\"\n",
+            "u.toml:2:10: error: 'metrics.listen' must be HOST:PORT"
+        ),
+        (
+            "[metrics]\ntextfile = \"upright.prom\"\n",
+            "u.toml:2:12: error: 'metrics.textfile' must be an absolute path"
+        ),
+        (
             "[input]\nclip_presses = \"later\"\n",
             "u.toml:2:16: error: unknown value 'later' for 'input.clip_presses'; expected one of: ignore, queue"
         ),

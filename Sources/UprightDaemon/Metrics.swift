@@ -1,0 +1,292 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import OrientationCore
+public import Prometheus
+import Sensors
+import ServiceLifecycle
+import Synchronization
+
+/// The session's Prometheus metrics, all named `upright_…`: the orientations as labelled gauges,
+/// turns by cause and strategy, transition and apply times, the sensor's state, the playing item,
+/// stalls, restarts and display faults. No file path or title is a label unless `[metrics] items`.
+public final class SessionMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    private let items: Bool
+    private let deviceGauges: [DeviceOrientation: Gauge]
+    private let interfaceGauges: [InterfaceOrientation: Gauge]
+    private let sensorGauges: [SensorStatus.State: Gauge]
+    private let transitions: ValueHistogram
+    private let applies: DurationHistogram
+    private let sensorFaults, stalls, restarts, displayFaults, files, fileFailures: Counter
+    private let playlistPosition: Gauge
+    private let playing = Mutex<(item: String, gauge: Gauge)?>(nil)
+    private let sensorState = Mutex<SensorStatus.State?>(nil)
+
+    static let devices: [DeviceOrientation] = [
+        .unknown, .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight, .faceUp, .faceDown,
+    ]
+    static let states: [SensorStatus.State] = [.reading, .paused, .faulty, .absent, .ended]
+
+    /// A metric's name under `upright_`, its unit's suffix (`total`, `seconds`) and its help text.
+    static func descriptor(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "upright", metricName: name, unitName: unit, helpText: help)
+    }
+
+    public init(items: Bool = false) {
+        self.items = items
+        let r = registry
+        deviceGauges = Dictionary(
+            uniqueKeysWithValues: Self.devices.map {
+                (
+                    $0,
+                    r.makeGauge(
+                        descriptor: Self.descriptor(
+                            "device_orientation", "", "1 for the device orientation the sensor reports now"),
+                        labels: [("orientation", $0.name)])
+                )
+            })
+        interfaceGauges = Dictionary(
+            uniqueKeysWithValues: InterfaceOrientation.allCases.map {
+                (
+                    $0,
+                    r.makeGauge(
+                        descriptor: Self.descriptor(
+                            "interface_orientation", "", "1 for the interface orientation shown now"),
+                        labels: [("orientation", $0.name)])
+                )
+            })
+        sensorGauges = Dictionary(
+            uniqueKeysWithValues: Self.states.map {
+                (
+                    $0,
+                    r.makeGauge(
+                        descriptor: Self.descriptor("sensor_state", "", "1 for the accelerometer's state now"),
+                        labels: [("state", $0.rawValue)])
+                )
+            })
+        transitions = r.makeValueHistogram(
+            descriptor: Self.descriptor("transition", "seconds", "How long each turn's transition lasts"),
+            buckets: [0.1, 0.2, 0.3, 0.45, 0.6, 0.9, 1.2])
+        applies = r.makeDurationHistogram(
+            descriptor: Self.descriptor(
+                "output_apply", "seconds", "How long the display backend takes to turn the output"),
+            buckets: [
+                .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+                .milliseconds(250), .milliseconds(500), .seconds(1),
+            ])
+        sensorFaults = r.makeCounter(
+            descriptor: Self.descriptor("sensor_faults", "total", "Times the accelerometer became faulty"))
+        stalls = r.makeCounter(
+            descriptor: Self.descriptor("stalls", "total", "Playback stalls (the item was loaded again)"))
+        restarts = r.makeCounter(descriptor: Self.descriptor("player_restarts", "total", "Times mpv was started again"))
+        displayFaults = r.makeCounter(
+            descriptor: Self.descriptor("display_faults", "total", "Turns or probes the display backend failed"))
+        files = r.makeCounter(descriptor: Self.descriptor("items_started", "total", "Playlist items started"))
+        fileFailures = r.makeCounter(
+            descriptor: Self.descriptor("items_failed", "total", "Playlist items that could not be played"))
+        playlistPosition = r.makeGauge(descriptor: Self.descriptor("playing", "", "1 while an item plays, 0 when idle"))
+        device(.unknown)
+        interface(.portrait)
+    }
+
+    func device(_ o: DeviceOrientation) {
+        for (k, g) in deviceGauges { g.set(to: k == o ? 1.0 : 0.0) }
+    }
+
+    func interface(_ o: InterfaceOrientation) {
+        for (k, g) in interfaceGauges { g.set(to: k == o ? 1.0 : 0.0) }
+    }
+
+    /// A decision: a rotation counts as a turn by its cause and strategy.
+    func decision(_ d: RotationDecision) {
+        interface(d.interface)
+        guard d.kind == .rotate else { return }
+        registry.makeCounter(
+            descriptor: Self.descriptor("turns", "total", "Rotations decided, by cause and strategy"),
+            labels: [("cause", d.cause), ("strategy", d.strategy.rawValue)]
+        ).increment()
+    }
+
+    func transition(_ t: Transition) { transitions.record(t.duration) }
+
+    func applied(in duration: Duration, failed: Bool) {
+        applies.record(duration)
+        if failed { displayFaults.increment() }
+    }
+
+    func displayFault() { displayFaults.increment() }
+
+    func sensor(_ s: SensorStatus) {
+        let before = sensorState.withLock { previous in
+            defer { previous = s.state }
+            return previous
+        }
+        if s.state == .faulty, before != .faulty { sensorFaults.increment() }
+        for (k, g) in sensorGauges { g.set(to: k == s.state ? 1.0 : 0.0) }
+    }
+
+    func stalled() { stalls.increment() }
+    func restarted() { restarts.increment() }
+    func fileFailed() { fileFailures.increment() }
+
+    /// An item started (`nil`: nothing left to play, idle).
+    func playing(_ item: String?) {
+        if item != nil { files.increment() }
+        playlistPosition.set(to: item == nil ? 0.0 : 1.0)
+        guard items else { return }
+        playing.withLock { current in
+            if let current { registry.unregisterGauge(current.gauge) }
+            current = item.map { i in
+                let g = registry.makeGauge(
+                    descriptor: Self.descriptor("playing_info", "", "The item playing (metrics.items = true)"),
+                    labels: [("item", i)])
+                g.set(to: 1.0)
+                return (i, g)
+            }
+        }
+    }
+
+    /// The metrics in Prometheus's text format.
+    public var text: String { registry.emitToString() }
+}
+
+/// Writes the metrics for node-exporter's textfile collector every `interval` seconds, atomically:
+/// into a temporary file in the same directory, then renamed over the `.prom` file, so a scrape
+/// never reads half of one. A write that fails is logged once, retried at the next interval.
+struct TextfileService: Service {
+    let metrics: SessionMetrics
+    let path: String
+    let interval: Double
+    let logger: Logger
+
+    func run() async throws {
+        var failing: String?
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let problem = Self.write(metrics.text, to: path)
+            if problem != failing {
+                if let problem {
+                    logger.warning("metrics: cannot write \(path): \(problem); trying again")
+                } else if failing != nil {
+                    logger.notice("metrics: writing \(path) again")
+                }
+                failing = problem
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(interval)) }
+        }
+    }
+
+    /// Writes `text` to `path` atomically; the reason when it cannot.
+    static func write(_ text: String, to path: String) -> String? {
+        let temporary =
+            (path as NSString).deletingLastPathComponent + "/.\((path as NSString).lastPathComponent).\(getpid())"
+        guard
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644])
+        else { return String(cString: strerror(errno)) }
+        guard rename(temporary, path) == 0 else {
+            let e = String(cString: strerror(errno))
+            unlink(temporary)
+            return e
+        }
+        return nil
+    }
+}
+
+/// `/metrics` over HTTP (NIO), for a Prometheus server to scrape; anything else is 404. Off by
+/// default, and on loopback unless `[metrics] listen` names another address.
+public final class MetricsServer: Sendable {
+    private let channel: any Channel
+
+    public init(host: String, port: Int, metrics: SessionMetrics) async throws {
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(MetricsHandler(metrics: metrics))
+                }
+            }
+        channel = try await bootstrap.bind(host: host, port: port).get()
+    }
+
+    /// The port it listens on (the one asked for, or the system's choice for 0).
+    public var port: Int? { channel.localAddress?.port }
+
+    public func close() { channel.close(promise: nil) }
+}
+
+final class MetricsHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+    let metrics: SessionMetrics
+    private var head: HTTPRequestHead?
+
+    init(metrics: SessionMetrics) { self.metrics = metrics }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h): head = h
+        case .body: break
+        case .end:
+            guard let head else { return }
+            let path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
+            let (status, body, type): (HTTPResponseStatus, String, String) =
+                switch (head.method, path) {
+                case (.GET, "/metrics"), (.HEAD, "/metrics"):
+                    (.ok, metrics.text, "text/plain; version=0.0.4; charset=utf-8")
+                case (_, "/metrics"): (.methodNotAllowed, "only GET\n", "text/plain")
+                default: (.notFound, "Upright serves /metrics only\n", "text/plain")
+                }
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: type)
+            headers.add(name: "Content-Length", value: String(body.utf8.count))
+            let keepAlive = head.isKeepAlive
+            if !keepAlive { headers.add(name: "Connection", value: "close") }
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+                promise: nil)
+            if head.method != .HEAD {
+                context.write(
+                    wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+            }
+            let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+            if !keepAlive {
+                let channel = context.channel
+                done.whenComplete { _ in channel.close(promise: nil) }
+            }
+            self.head = nil
+        }
+    }
+}
+
+/// The metrics endpoint, served until the group shuts down. An address that cannot be bound
+/// (in use, not local) is logged and tried again every 10 s; playback never waits for it.
+struct MetricsService: Service {
+    let metrics: SessionMetrics
+    let host: String
+    let port: Int
+    let logger: Logger
+
+    func run() async throws {
+        var said: String?
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let server = try await MetricsServer(host: host, port: port, metrics: metrics)
+                logger.info("metrics: http://\(host.contains(":") ? "[\(host)]" : host):\(server.port ?? port)/metrics")
+                try? await gracefulShutdown()
+                server.close()
+                return
+            } catch {
+                let why = "\(error)"
+                if why != said {
+                    logger.error("metrics: cannot listen on \(host):\(port): \(why); trying again every 10 s")
+                }
+                said = why
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(10)) }
+            }
+        }
+    }
+}
