@@ -290,6 +290,13 @@ public actor Player {
         if let entry = c.entry { removeEntry(entry) }
     }
 
+    /// Writes a PNG of what mpv shows to `path`: its window with the overlays (`window`, where the
+    /// video output can take one), or the current video frame (`video`, which mpv takes with no
+    /// window at all).
+    public func screenshot(to path: String, window: Bool) throws(MPVError) {
+        try mpv.command(["screenshot-to-file", path, window ? "window" : "video"])
+    }
+
     /// Presses a key, as a person would (`keypress`): the way hotkeys are tested and scripted.
     public func keypress(_ key: String) throws(MPVError) { try mpv.command(["keypress", key]) }
 

@@ -1,5 +1,17 @@
 public import OrientationCore
 
+/// A screenshot in a control reply: the PNG's bytes in base64, and what took it.
+public struct Screenshot: Encodable, Sendable, Hashable {
+    public var png: String
+    /// `mpv's window`, `the compositor's screen (grim)`, `the video frame`.
+    public var source: String
+
+    public init(png: String, source: String) {
+        self.png = png
+        self.source = source
+    }
+}
+
 /// The display as the status reports it.
 public struct DisplayReport: Encodable, Sendable, Hashable {
     /// The backend's name (`sway`, `wlroots`, `x11`, `none`).
@@ -123,6 +135,8 @@ public struct ControlReply: Encodable, Sendable, Hashable {
     /// What plays now (`next`, `previous`).
     public var playing: String?
     public var status: SessionStatus?
+    /// A screenshot (`screenshot`).
+    public var screenshot: Screenshot?
 
     public init(
         ok: Bool, error: String? = nil, queued: Bool? = nil, message: String? = nil,

@@ -9,7 +9,8 @@ struct Ctl: ParsableCommand {
         commandName: "ctl",
         abstract: "Control a running `upright play`: status, fullscreen, lock, unlock, rotate-to, ...",
         discussion: """
-            Commands: status, and the actions hotkeys and the events file take: fullscreen | lock | unlock | \
+            Commands: status, screenshot [--out FILE] (a PNG of the screen; standard output without \
+            --out), and the actions hotkeys and the events file take: fullscreen | lock | unlock | \
             toggle-lock | rotate-to ORIENTATION | rotate | accept-suggestion | next | previous (prev) | \
             scene push NAME | scene pop | scene present NAME | scene dismiss (or scene-push NAME ...) | \
             play CLIP (a clip scene's clip once, then back to the loop). The reply \
@@ -26,6 +27,9 @@ struct Ctl: ParsableCommand {
     var socket: String?
     @Argument(help: "The command and its argument.")
     var words: [String] = []
+
+    @Option(help: "With screenshot: the PNG file to write (default: standard output).")
+    var out: String?
 
     func validate() throws {
         if words.isEmpty { throw ValidationError("give a command: \(ControlRequest.names.joined(separator: ", "))") }
@@ -50,6 +54,39 @@ struct Ctl: ParsableCommand {
         return JSONLine.encode(Request(command: command, argument: rest.first))
     }
 
+    /// Writes the PNG of a screenshot reply to `out` (then says what was written) or to standard
+    /// output; a refusal is printed as the reply and exits 1.
+    static func save(screenshot reply: String, to out: String?) throws {
+        struct Reply: Decodable {
+            struct Shot: Decodable {
+                var png: String
+                var source: String
+            }
+            var ok: Bool
+            var screenshot: Shot?
+        }
+        guard let r = try? JSONDecoder().decode(Reply.self, from: Data(reply.utf8)), r.ok, let shot = r.screenshot,
+            let png = Data(base64Encoded: shot.png)
+        else {
+            print(reply)
+            throw ExitCode(1)
+        }
+        guard let out else {
+            FileHandle.standardOutput.write(png)
+            return
+        }
+        guard FileManager.default.createFile(atPath: out, contents: png) else {
+            throw CLIFailure("cannot write \(out): \(String(cString: strerror(errno)))")
+        }
+        struct Written: Encodable {
+            var ok = true
+            var out: String
+            var bytes: Int
+            var source: String
+        }
+        print(JSONLine.encode(Written(out: out, bytes: png.count, source: shot.source)))
+    }
+
     func run() throws {
         let path = socket ?? findControlSocket()
         if socket == nil, !FileManager.default.fileExists(atPath: path) {
@@ -62,6 +99,10 @@ struct Ctl: ParsableCommand {
             reply = try ControlClient.send(try Self.request(words), to: path)
         } catch let e as ControlError {
             throw CLIFailure(e.description)
+        }
+        if words.first == "screenshot" {
+            try Self.save(screenshot: reply, to: out)
+            return
         }
         print(reply)
         // Any reply that does not say `"ok": true` is a failure, however it is spaced.

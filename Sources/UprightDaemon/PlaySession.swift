@@ -49,6 +49,8 @@ public actor PlaySession {
     private var playerLost = false
     /// The one watch of the outputs; a display found again gets a new one.
     private var outputWatch: Task<Void, Never>?
+    /// Screenshots taken, for their temporary files' names.
+    private var shots = 0
 
     /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
     /// `environment` is where the display backend is looked for (the process's own by default).
@@ -289,6 +291,40 @@ public actor PlaySession {
         }
     }
 
+    /// A PNG of what the screen shows: mpv's window with the overlays where its video output can
+    /// take one; else the compositor's screen where one can be taken (grim, on sway and wlroots
+    /// compositors); else the current video frame, which mpv takes with no window at all.
+    public func screenshot() async -> ControlReply {
+        shots += 1
+        let path = NSTemporaryDirectory() + "upright-screenshot-\(getpid())-\(shots).png"
+        defer { unlink(path) }
+        var source: String?
+        if (try? await shell.player.screenshot(to: path, window: true)) != nil {
+            source = "mpv's window"
+        } else if let grim = await compositorScreenshot(to: path) {
+            source = grim
+        } else if (try? await shell.player.screenshot(to: path, window: false)) != nil {
+            source = "the video frame"
+        }
+        guard let source, let png = FileManager.default.contents(atPath: path), !png.isEmpty else {
+            return .refused("no screenshot could be taken: mpv has no frame yet and the compositor offers none")
+        }
+        var reply = ControlReply(ok: true)
+        reply.screenshot = Screenshot(png: png.base64EncodedString(), source: source)
+        return reply
+    }
+
+    /// The output's picture by grim, where the compositor offers screencopy (sway, wlroots).
+    private func compositorScreenshot(to path: String) async -> String? {
+        let status = await shell.display.status
+        guard status.backend == .sway || status.backend == .wlroots, let output = status.output else { return nil }
+        var extra: [String: String] = [:]
+        for key in ["WAYLAND_DISPLAY", "XDG_RUNTIME_DIR"] { extra[key] = environment[key] }
+        let grim = HelperProgram(name: "grim", environment: extra)
+        guard (try? await grim.run(["-o", output, path])) != nil else { return nil }
+        return "the compositor's screen (grim, output \(output))"
+    }
+
     /// Asks for an action and waits for what came of it.
     public func request(_ action: Action, from origin: Origin = .control) async -> ControlReply {
         await ask { .command(action, from: origin, request: $0) }
@@ -303,6 +339,7 @@ public actor PlaySession {
         switch ControlRequest.parse(line) {
         case .failure(let e): return ControlReply.refused(e.description).line
         case .success(.status): return await ask { .status(request: $0) }.line
+        case .success(.screenshot): return await screenshot().line
         case .success(.action(let action)): return await request(action).line
         }
     }

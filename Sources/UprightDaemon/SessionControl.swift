@@ -9,10 +9,12 @@ public import Session
 /// one vocabulary of actions (``Action``), plus `status`.
 public enum ControlRequest: Sendable, Hashable {
     case status
+    /// A PNG of what the screen shows, in the reply.
+    case screenshot
     case action(Action)
 
     /// The command names, for errors and `upright ctl --help`.
-    public static var names: [String] { ["status"] + Action.names }
+    public static var names: [String] { ["status", "screenshot"] + Action.names }
 
     private struct Line: Decodable {
         var command: String?
@@ -75,6 +77,7 @@ public enum ControlRequest: Sendable, Hashable {
                 ControlError("the request has no \"command\"; expected one of: \(names.joined(separator: ", "))"))
         }
         if command == "status" { return .success(.status) }
+        if command == "screenshot" { return .success(.screenshot) }
         switch Action.parse(name: command, argument: request.argument) {
         case .success(let action):
             return .success(.action(action))
