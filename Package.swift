@@ -32,6 +32,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .target(
             name: "IIO", dependencies: ["CIIO", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
@@ -40,6 +41,8 @@ let package = Package(
         // Why a file cannot be read, said one way for configurations, traces and playlists.
         .target(name: "Files", swiftSettings: strict),
         .target(name: "Udev", dependencies: ["CUdev"], swiftSettings: strict),
+        // An MQTT client (libmosquitto): the fleet's broker.
+        .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: strict),
         // The service manager's notifications (readiness, status, watchdog) through libsystemd.
         .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: strict),
         .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
@@ -79,7 +82,8 @@ let package = Package(
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Blocking", "Config", "Display", "Input", "MPV", "OrientationCore", "Picture", "Player", "Sensors",
+                "Blocking", "Config", "Display", "Input", "MPV", "MQTT", "OrientationCore", "Picture", "Player",
+                "Sensors",
                 "Session",
                 "Systemd", "UnixSocket",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -103,7 +107,7 @@ let package = Package(
         .target(
             name: "Config",
             dependencies: [
-                "Display", "Files", "Input", "OrientationCore", "Player", "Sensors",
+                "Display", "Files", "Input", "MQTT", "OrientationCore", "Player", "Sensors",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict

@@ -1,6 +1,7 @@
 import Display
 import Files
 import Input
+import MQTT
 import OrientationCore
 import Player
 import Sensors
@@ -24,6 +25,10 @@ struct ConfigReader {
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
         "metrics": ["textfile", "listen", "interval", "items"],
+        "mqtt": [
+            "url", "ca_file", "username", "password", "password_file", "prefix", "device", "discovery",
+            "discovery_prefix",
+        ],
         "classifier": classifierKeys,
     ]
     static let sceneKeys = ["supported", "autorotate", "preferred", "strategy", "force_when_locked", "clip"]
@@ -166,6 +171,7 @@ struct ConfigReader {
         if let h = section(root, "hotkeys") { c.player.hotkeys = readHotkeys(h, onto: c.player.hotkeys) }
         if let i = section(root, "input") { readInput(i, into: &c.input, presses: &policy.clipPresses) }
         if let m = section(root, "metrics") { readMetrics(m, into: &c.metrics) }
+        if let m = section(root, "mqtt") { readMQTT(m, into: &c.mqtt) }
         if let k = section(root, "classifier") { readClassifier(k, into: &c.classifier) }
         c.policy = PolicyConfiguration(
             appSupported: policy.appSupported, launch: policy.launch, displaySupported: policy.displaySupported,
@@ -428,6 +434,40 @@ struct ConfigReader {
             }
         }
         m.items = bool(t, ["metrics", "items"]) ?? m.items
+    }
+
+    /// `[mqtt]`: the broker, the credentials, the topics and Home Assistant's discovery.
+    mutating func readMQTT(_ t: TOMLTable, into m: inout MQTTSettings) {
+        if let url = string(t, ["mqtt", "url"]) {
+            if !url.isEmpty, case .failure(let e) = MQTTEndpoint.parse(url) {
+                error("'mqtt.url': \(e)", at: ["mqtt", "url"])
+            } else {
+                m.url = url
+            }
+        }
+        for (key, path) in [("ca_file", \MQTTSettings.caFile), ("password_file", \MQTTSettings.passwordFile)] {
+            guard let file = string(t, ["mqtt", key]) else { continue }
+            if !file.isEmpty, let problem = readProblem(file) {
+                report(.warning, "'mqtt.\(key)': \(file): \(problem)", at: map.valuePlace(of: ["mqtt", key]))
+            }
+            m[keyPath: path] = file
+        }
+        m.username = string(t, ["mqtt", "username"]) ?? m.username
+        m.password = string(t, ["mqtt", "password"]) ?? m.password
+        for (key, path) in [
+            ("prefix", \MQTTSettings.prefix), ("device", \MQTTSettings.device),
+            ("discovery_prefix", \MQTTSettings.discoveryPrefix),
+        ] {
+            guard let v = string(t, ["mqtt", key]) else { continue }
+            if v.isEmpty || v.contains("#") || v.contains("+") || (key == "device" && v.contains("/")) {
+                error(
+                    "'mqtt.\(key)' must be a topic level\(key == "device" ? "" : " or levels") without # or +, not '\(v)'",
+                    at: ["mqtt", key])
+            } else {
+                m[keyPath: path] = v
+            }
+        }
+        m.discovery = bool(t, ["mqtt", "discovery"]) ?? m.discovery
     }
 
     mutating func readClassifier(_ k: TOMLTable, into parameters: inout OrientationClassifier.Parameters) {

@@ -20,6 +20,8 @@ public struct UprightConfiguration: Sendable {
     public var input = InputSettings()
     /// Prometheus metrics: a node-exporter textfile, an HTTP endpoint.
     public var metrics = MetricsSettings()
+    /// MQTT, with Home Assistant discovery: off without a broker URL.
+    public var mqtt = MQTTSettings()
     /// Warnings found while reading (unknown keys, with the closest known one).
     public var warnings: [Diagnostic] = []
     /// The file it came from; `nil` for the built-in defaults.
@@ -206,6 +208,36 @@ public struct MetricsSettings: Sendable, Hashable {
         h.combine(listenAddress)
         h.combine(interval)
         h.combine(items)
+    }
+}
+
+/// The `[mqtt]` settings.
+public struct MQTTSettings: Sendable, Hashable {
+    /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`; empty: no MQTT.
+    public var url = ""
+    /// The CA certificates for `mqtts://` (the system's when empty).
+    public var caFile = ""
+    public var username = ""
+    public var password = ""
+    /// A file whose first line is the password (kept out of the configuration).
+    public var passwordFile = ""
+    /// Topics are `PREFIX/DEVICE/...`.
+    public var prefix = "upright"
+    /// This screen's name in topics and in Home Assistant (the host's name by default).
+    public var device = MQTTSettings.hostName
+    /// Home Assistant discovery messages (retained) under `discoveryPrefix`.
+    public var discovery = true
+    public var discoveryPrefix = "homeassistant"
+
+    public init() {}
+
+    /// The host's name, as a topic level (letters, digits, `-` and `_`).
+    public static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, 255)
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let cleaned = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+        return cleaned.isEmpty ? "upright" : cleaned
     }
 }
 

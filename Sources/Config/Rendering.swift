@@ -93,6 +93,10 @@ extension UprightConfiguration {
         out +=
             "listen = \(q(metrics.listen.map { ($0.host.contains(":") ? "[\($0.host)]" : $0.host) + ":\($0.port)" } ?? ""))\n"
         out += "interval = \(num(metrics.interval))\nitems = \(metrics.items)\n"
+        out += "\n[mqtt]\nurl = \(q(mqtt.url))\nca_file = \(q(mqtt.caFile))\nusername = \(q(mqtt.username))\n"
+        out += "password = \(q(mqtt.password.isEmpty ? "" : "********"))\npassword_file = \(q(mqtt.passwordFile))\n"
+        out += "prefix = \(q(mqtt.prefix))\ndevice = \(q(mqtt.device))\ndiscovery = \(mqtt.discovery)\n"
+        out += "discovery_prefix = \(q(mqtt.discoveryPrefix))\n"
         let c = classifier
         out += "\n[classifier]\n"
         for field in OrientationClassifier.Parameters.fields {

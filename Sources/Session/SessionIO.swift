@@ -11,6 +11,8 @@ public enum Origin: String, Sendable, Hashable, Codable {
     case button
     /// A tap or click in mpv's window (`MBTN_LEFT_DBL` …).
     case touch
+    /// A command published on the MQTT broker (Home Assistant).
+    case mqtt
     /// `upright ctl`, over the control socket.
     case control
     /// The dry run's events file.

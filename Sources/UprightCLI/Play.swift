@@ -57,7 +57,9 @@ struct Play: AsyncParsableCommand {
             try await PlayServices.run(
                 session: session, configurationPath: config ?? configuration.file,
                 controlPath: noControl ? nil : (control ?? controlSocketPath()), duration: duration,
-                metrics: configuration.metrics, logger: logger,
+                metrics: configuration.metrics, mqtt: configuration.mqtt,
+                clips: configuration.policy.scenes.values.filter { $0.clip != nil }.map(\.name).sorted(),
+                logger: logger,
                 overrides: overrides)
         } catch {
             await session.close()  // the session may not have run: mpv must still end before the process

@@ -18,7 +18,8 @@ public enum PlayServices {
     ///   - overrides: what the command line sets over every configuration read, the reloaded ones too.
     public static func run(
         session: PlaySession, configurationPath: String?, controlPath: String?, duration: Double?,
-        metrics: MetricsSettings = MetricsSettings(), logger: Logger,
+        metrics: MetricsSettings = MetricsSettings(), mqtt: MQTTSettings = MQTTSettings(), clips: [String] = [],
+        logger: Logger,
         overrides: @escaping @Sendable (inout UprightConfiguration) -> Void = { _ in }
     ) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -49,6 +50,12 @@ public enum PlayServices {
                     service: MetricsService(
                         metrics: session.metrics, host: listen.host, port: listen.port, logger: logger),
                     serviceName: "metrics-http"))
+        }
+        if !mqtt.url.isEmpty {
+            services.append(
+                .init(
+                    service: MQTTService(session: session, settings: mqtt, clips: clips, logger: logger),
+                    serviceName: "mqtt"))
         }
         if let timeout = ServiceManager.watchdogTimeout {
             services.append(

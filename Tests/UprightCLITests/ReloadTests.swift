@@ -54,14 +54,19 @@ struct SignalTests {
         /// The decision log (JSON lines).
         var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
 
-        /// Waits, holding no thread of the cooperative pool, until standard error says `text`.
-        func waitFor(_ text: String, seconds: Double = 10) async -> Bool {
+        /// Waits, holding no thread of the cooperative pool, until standard error passes `check`.
+        func waitFor(_ check: (String) -> Bool, seconds: Double = 10) async -> Bool {
             let end = Date().addingTimeInterval(seconds)
             while Date() < end {
-                if stderr.contains(text) { return true }
+                if check(stderr) { return true }
                 try? await Task.sleep(for: .milliseconds(20))
             }
             return false
+        }
+
+        /// Waits, holding no thread of the cooperative pool, until standard error says `text`.
+        func waitFor(_ text: String, seconds: Double = 10) async -> Bool {
+            await waitFor({ $0.contains(text) }, seconds: seconds)
         }
     }
 

@@ -1,0 +1,2 @@
+// libmosquitto: the MQTT client library (Eclipse Mosquitto).
+#include <mosquitto.h>

@@ -1,0 +1,182 @@
+import CMosquitto
+import Foundation
+import Synchronization
+
+/// Where and how to reach the broker.
+public struct MQTTEndpoint: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+    /// `mqtts://`: TLS, with `caFile` (the system's CAs when `nil`).
+    public var tls: Bool
+    public var caFile: String?
+    public var username: String?
+    public var password: String?
+
+    public init(
+        host: String, port: Int, tls: Bool = false, caFile: String? = nil, username: String? = nil,
+        password: String? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.caFile = caFile
+        self.username = username
+        self.password = password
+    }
+
+    /// Parses `mqtt://HOST[:PORT]` (1883) or `mqtts://HOST[:PORT]` (8883); the reason when it cannot.
+    public static func parse(_ url: String) -> Result<MQTTEndpoint, MQTTError> {
+        let tls: Bool
+        let rest: Substring
+        if url.hasPrefix("mqtt://") {
+            (tls, rest) = (false, url.dropFirst(7))
+        } else if url.hasPrefix("mqtts://") {
+            (tls, rest) = (true, url.dropFirst(8))
+        } else {
+            return .failure(
+                MQTTError("'\(url)' is not an MQTT URL; expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"))
+        }
+        let hostPort = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+        var host = hostPort, port = tls ? 8883 : 1883
+        if let colon = hostPort.lastIndex(of: ":"), !hostPort.hasSuffix("]") {
+            guard let p = Int(hostPort[hostPort.index(after: colon)...]), (1...65535).contains(p) else {
+                return .failure(MQTTError("'\(url)' has no valid port (1 to 65535)"))
+            }
+            host = String(hostPort[..<colon])
+            port = p
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return .failure(MQTTError("'\(url)' names no host")) }
+        return .success(MQTTEndpoint(host: host, port: port, tls: tls))
+    }
+}
+
+/// An MQTT failure, in libmosquitto's words.
+public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// What the client reports.
+public enum MQTTEvent: Sendable, Hashable {
+    /// Connected (again): subscriptions and retained state should be sent now.
+    case connected
+    /// The connection was refused or lost, with the reason; libmosquitto tries again with back-off.
+    case disconnected(String)
+    case message(topic: String, payload: [UInt8])
+}
+
+/// An MQTT client through libmosquitto's threaded interface: it connects in the background,
+/// reconnects with back-off (1 s doubling to 30 s) whenever the broker goes away, and reports
+/// through ``events``. A broker that is down or refuses never blocks the caller.
+public final class MQTTClient: Sendable {
+    public let events: AsyncStream<MQTTEvent>
+    private let handle: Handle
+
+    /// The mosquitto struct, owned here; libmosquitto's calls are thread safe on it.
+    final class Handle: @unchecked Sendable {
+        let pointer: OpaquePointer
+        let continuation: AsyncStream<MQTTEvent>.Continuation
+        init(pointer: OpaquePointer, continuation: AsyncStream<MQTTEvent>.Continuation) {
+            self.pointer = pointer
+            self.continuation = continuation
+        }
+    }
+
+    private static let initialised: Bool = {
+        mosquitto_lib_init()
+        return true
+    }()
+
+    /// Prepares a client named `id` for `endpoint`, with a last will (retained) published by the
+    /// broker when the connection is lost; starts connecting at once.
+    public init(
+        id: String, endpoint: MQTTEndpoint, will: (topic: String, payload: String)?
+    ) throws(MQTTError) {
+        _ = Self.initialised
+        let (events, continuation) = AsyncStream.makeStream(of: MQTTEvent.self)
+        self.events = events
+        guard let m = mosquitto_new(id, true, nil) else {
+            throw MQTTError("cannot create an MQTT client: \(String(cString: strerror(errno)))")
+        }
+        handle = Handle(pointer: m, continuation: continuation)
+        mosquitto_user_data_set(m, Unmanaged.passUnretained(handle).toOpaque())
+        func check(_ r: Int32, _ what: String) throws(MQTTError) {
+            guard r == MOSQ_ERR_SUCCESS.rawValue else {
+                mosquitto_destroy(m)
+                throw MQTTError("\(what): \(String(cString: mosquitto_strerror(r)))")
+            }
+        }
+        if let will {
+            let bytes = Array(will.payload.utf8)
+            try check(mosquitto_will_set(m, will.topic, Int32(bytes.count), bytes, 1, true), "the last will")
+        }
+        if endpoint.username != nil || endpoint.password != nil {
+            try check(mosquitto_username_pw_set(m, endpoint.username, endpoint.password), "the credentials")
+        }
+        if endpoint.tls {
+            let caPath = endpoint.caFile == nil ? "/etc/ssl/certs" : nil
+            try check(mosquitto_tls_set(m, endpoint.caFile, caPath, nil, nil, nil), "TLS")
+        }
+        mosquitto_reconnect_delay_set(m, 1, 30, true)
+        mosquitto_connect_callback_set(m) { _, data, code in
+            let h = Unmanaged<Handle>.fromOpaque(data!).takeUnretainedValue()
+            if code == 0 {
+                h.continuation.yield(.connected)
+            } else {
+                h.continuation.yield(.disconnected(String(cString: mosquitto_connack_string(code))))
+            }
+        }
+        mosquitto_disconnect_callback_set(m) { _, data, code in
+            let h = Unmanaged<Handle>.fromOpaque(data!).takeUnretainedValue()
+            guard code != 0 else { return }  // asked for
+            h.continuation.yield(.disconnected(String(cString: mosquitto_strerror(code))))
+        }
+        mosquitto_message_callback_set(m) { _, data, message in
+            guard let data, let message else { return }
+            let h = Unmanaged<Handle>.fromOpaque(data).takeUnretainedValue()
+            let msg = message.pointee
+            let topic = String(cString: msg.topic)
+            let payload =
+                msg.payloadlen > 0
+                ? Array(UnsafeRawBufferPointer(start: msg.payload, count: Int(msg.payloadlen))) : []
+            h.continuation.yield(.message(topic: topic, payload: payload))
+        }
+        try check(mosquitto_loop_start(m), "the MQTT thread")
+        // An unreachable broker is not an error here: the thread keeps trying with back-off.
+        let r = mosquitto_connect_async(m, endpoint.host, Int32(endpoint.port), 30)
+        if r != MOSQ_ERR_SUCCESS.rawValue {
+            let why =
+                r == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(r))
+            continuation.yield(.disconnected("cannot reach \(endpoint.host):\(endpoint.port): \(why)"))
+            mosquitto_reconnect_async(m)
+        }
+    }
+
+    /// Publishes `payload` to `topic` (QoS 1); queued while disconnected is not kept: the state is
+    /// published again at each connection.
+    @discardableResult
+    public func publish(_ topic: String, _ payload: String, retain: Bool = false) -> Bool {
+        let bytes = Array(payload.utf8)
+        return mosquitto_publish(handle.pointer, nil, topic, Int32(bytes.count), bytes, 1, retain)
+            == MOSQ_ERR_SUCCESS.rawValue
+    }
+
+    @discardableResult
+    public func subscribe(_ pattern: String) -> Bool {
+        mosquitto_subscribe(handle.pointer, nil, pattern, 1) == MOSQ_ERR_SUCCESS.rawValue
+    }
+
+    /// Publishes `finalMessage` (the availability's "offline") and disconnects; the thread ends.
+    public func close(finalMessage: (topic: String, payload: String)? = nil) {
+        if let finalMessage { publish(finalMessage.topic, finalMessage.payload, retain: true) }
+        mosquitto_disconnect(handle.pointer)
+        mosquitto_loop_stop(handle.pointer, false)
+        handle.continuation.finish()
+    }
+
+    deinit {
+        mosquitto_loop_stop(handle.pointer, true)
+        mosquitto_destroy(handle.pointer)
+    }
+}

@@ -1,0 +1,203 @@
+import Config
+import Foundation
+import Logging
+import MQTT
+import OrientationCore
+import ServiceLifecycle
+import Session
+
+/// The screen as a node of an MQTT broker, with Home Assistant discovery. Topics, under
+/// `PREFIX/DEVICE/`:
+/// - `availability`: `online`, and `offline` as the last will (both retained);
+/// - `state`: the session's state as JSON (retained), published when it changes;
+/// - `command`: an action as words (`fullscreen`, `rotate-to landscape-left`, `play promo`);
+/// - `command/ACTION`: one action, its argument as the payload (`command/rotate-to` ←
+///   `landscape-left`; `command/lock` ← `ON`/`OFF`; a button's `PRESS` is ignored).
+/// Commands are read from these topics only; a malformed one is logged and ignored. A broker that
+/// is down or refuses is logged, shown in nothing else, and retried with back-off: playback never
+/// waits for it. Upright runs no server of its own here.
+struct MQTTService: Service {
+    let session: PlaySession
+    let settings: MQTTSettings
+    /// The clip scenes, each a button in Home Assistant.
+    let clips: [String]
+    let logger: Logger
+
+    var base: String { "\(settings.prefix)/\(settings.device)" }
+    var availability: String { base + "/availability" }
+
+    /// The session's state as published: what Home Assistant's entities read.
+    struct State: Encodable, Equatable {
+        var device: String
+        var interface: String
+        var locked: Bool
+        var scene: String
+        var playing: String?
+        var sensor: String
+        var clip: String?
+    }
+
+    func run() async throws {
+        guard case .success(var endpoint) = MQTTEndpoint.parse(settings.url) else { return }
+        if !settings.caFile.isEmpty { endpoint.caFile = settings.caFile }
+        if !settings.username.isEmpty { endpoint.username = settings.username }
+        endpoint.password = password()
+        let client: MQTTClient
+        do {
+            client = try MQTTClient(
+                id: "upright-\(settings.device)-\(getpid())", endpoint: endpoint, will: (availability, "offline"))
+        } catch {
+            logger.error("mqtt: \(error); MQTT is off")
+            return
+        }
+        logger.info("mqtt: \(settings.url) as \(base)")
+        let published = PublishedState()
+        let events = Task {
+            var said: String?
+            for await e in client.events {
+                switch e {
+                case .connected:
+                    logger.notice("mqtt: connected to \(settings.url)")
+                    said = nil
+                    client.subscribe(base + "/command")
+                    client.subscribe(base + "/command/+")
+                    client.publish(availability, "online", retain: true)
+                    if settings.discovery {
+                        for (topic, config) in discovery() { client.publish(topic, config, retain: true) }
+                    }
+                    await published.forget()
+                case .disconnected(let why):
+                    if why != said { logger.warning("mqtt: \(settings.url): \(why); trying again") }
+                    said = why
+                case .message(let topic, let payload):
+                    await command(topic: topic, payload: String(decoding: payload, as: UTF8.self))
+                }
+            }
+        }
+        defer {
+            events.cancel()
+            client.close(finalMessage: (availability, "offline"))
+        }
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            if let s = await session.currentStatus() {
+                let state = State(
+                    device: s.device, interface: s.interface, locked: s.locked, scene: s.scenes.last ?? "",
+                    playing: s.playing, sensor: s.sensor, clip: s.clip)
+                if await published.changed(to: state) {
+                    client.publish(base + "/state", JSONLine.encode(state), retain: true)
+                }
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(250)) }
+        }
+    }
+
+    /// The password: `password_file`'s first line, else `password`.
+    func password() -> String? {
+        if !settings.passwordFile.isEmpty,
+            let text = try? String(contentsOfFile: settings.passwordFile, encoding: .utf8)
+        {
+            return text.split(separator: "\n").first.map(String.init)
+        }
+        return settings.password.isEmpty ? nil : settings.password
+    }
+
+    /// A message on a command topic: its action asked of the session, the reply logged.
+    func command(topic: String, payload: String) async {
+        let words = payload.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
+        let action: Result<Action, ActionError>
+        if topic == base + "/command" {
+            action = Action.parse(words: words)
+        } else {
+            let name = String(topic.dropFirst(base.count + "/command/".count))
+            switch (name, words.first?.uppercased()) {
+            case ("lock", "ON"): action = .success(.lock)
+            case ("lock", "OFF"): action = .success(.unlock)
+            case ("lock", _):
+                action = .failure(.badArgument("lock", payload, .orientation))
+            default:
+                let takes = Action.vocabulary.first { $0.name == Action.canonicalName(name) }?.argument != nil
+                action = Action.parse(name: name, argument: takes ? words.joined(separator: " ") : nil)
+            }
+        }
+        switch action {
+        case .failure(let e):
+            logger.warning("mqtt: \(topic) '\(payload.prefix(80))' ignored: \(e)")
+        case .success(let a):
+            let reply = await session.request(a, from: .mqtt)
+            logger.info("mqtt: \(a.words.joined(separator: " ")): \(reply.line)")
+        }
+    }
+
+    /// Home Assistant's discovery messages: the screen as a device with its entities.
+    func discovery() -> [(String, String)] {
+        let node = "upright_" + settings.device.replacingOccurrences(of: "-", with: "_")
+        let device: [String: Any] = [
+            "identifiers": [node], "name": "Upright \(settings.device)", "manufacturer": "Upright",
+            "model": "kiosk video player",
+        ]
+        func entity(_ component: String, _ id: String, _ fields: [String: Any]) -> (String, String) {
+            var config = fields
+            config["unique_id"] = "\(node)_\(id)"
+            config["object_id"] = "\(node)_\(id)"
+            config["device"] = device
+            config["availability_topic"] = availability
+            let data = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys])) ?? Data()
+            return (
+                "\(settings.discoveryPrefix)/\(component)/\(node)/\(id)/config", String(decoding: data, as: UTF8.self)
+            )
+        }
+        let state = base + "/state"
+        var out = [
+            entity("button", "fullscreen", ["name": "Full screen", "command_topic": base + "/command/fullscreen"]),
+            entity("button", "next", ["name": "Next", "command_topic": base + "/command/next"]),
+            entity("button", "previous", ["name": "Previous", "command_topic": base + "/command/previous"]),
+            entity(
+                "button", "accept_suggestion",
+                ["name": "Accept the rotate suggestion", "command_topic": base + "/command/accept-suggestion"]),
+            entity(
+                "switch", "lock",
+                [
+                    "name": "Rotation lock", "command_topic": base + "/command/lock", "state_topic": state,
+                    "value_template": "{{ 'ON' if value_json.locked else 'OFF' }}",
+                ]),
+            entity(
+                "select", "rotate_to",
+                [
+                    "name": "Rotate to", "command_topic": base + "/command/rotate-to", "state_topic": state,
+                    "value_template": "{{ value_json.interface }}", "options": InterfaceOrientation.allNames,
+                ]),
+            entity(
+                "sensor", "device_orientation",
+                ["name": "Device orientation", "state_topic": state, "value_template": "{{ value_json.device }}"]),
+            entity(
+                "sensor", "interface_orientation",
+                ["name": "Interface orientation", "state_topic": state, "value_template": "{{ value_json.interface }}"]),
+            entity(
+                "sensor", "scene", ["name": "Scene", "state_topic": state, "value_template": "{{ value_json.scene }}"]),
+            entity(
+                "sensor", "playing",
+                ["name": "Playing", "state_topic": state, "value_template": "{{ value_json.playing }}"]),
+            entity(
+                "sensor", "sensor_health",
+                ["name": "Sensor", "state_topic": state, "value_template": "{{ value_json.sensor }}"]),
+        ]
+        for clip in clips {
+            out.append(
+                entity(
+                    "button", "play_\(clip)",
+                    ["name": "Play \(clip)", "command_topic": base + "/command/play", "payload_press": clip]))
+        }
+        return out
+    }
+}
+
+/// The state last published, so that only changes are sent (and all again after a reconnection).
+actor PublishedState {
+    private var last: MQTTService.State?
+    func forget() { last = nil }
+    func changed(to s: MQTTService.State) -> Bool {
+        guard s != last else { return false }
+        last = s
+        return true
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Glibc
+import Testing
+
+/// MQTT and Home Assistant discovery against a real mosquitto broker on loopback, with
+/// mosquitto_sub and mosquitto_pub as the peer.
+@Suite("MQTT with a real broker", .serialized)
+struct MQTTTests {
+    /// A process whose standard output is collected as it comes, on a thread of its own.
+    final class Collected: @unchecked Sendable {  // `out` only under `lock`
+        let process = Process()
+        private let lock = NSLock()
+        private var out = Data()
+
+        init(_ path: String, _ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            let handle = pipe.fileHandleForReading
+            try process.run()
+            Thread { [weak self] in
+                while true {
+                    let d = handle.availableData
+                    if d.isEmpty { return }
+                    self?.lock.withLock { self?.out.append(d) }
+                }
+            }.start()
+        }
+
+        var text: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+
+        func waitFor(_ check: (String) -> Bool, seconds: Double = 10) async -> Bool {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                if check(text) { return true }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return check(text)
+        }
+
+        func stop() { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    static func broker(port: Int, directory: String) throws -> Collected {
+        let config = directory + "/mosquitto.conf"
+        try "listener \(port) 127.0.0.1\nallow_anonymous true\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        return try Collected("/usr/sbin/mosquitto", ["-c", config])
+    }
+
+    static func publish(port: Int, _ topic: String, _ payload: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
+        p.arguments = ["-p", String(port), "-t", topic, "-m", payload]
+        try p.run()
+        p.waitUntilExit()
+    }
+
+    @Test func discoveryStateCommandsAndABrokerThatComesBack() async throws {
+        let dir = NSTemporaryDirectory() + "mqtt-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let port = try MetricsTests.freePort()
+        var broker = try Self.broker(port: port, directory: dir)
+        defer { broker.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        let sub = try Collected("/usr/bin/mosquitto_sub", ["-p", String(port), "-t", "#", "-v"])
+        defer { sub.stop() }
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [scenes.promo]
+        clip = "av://lavfi:color=red:duration=1"
+        supported = ["portrait"]
+        [mqtt]
+        url = "mqtt://127.0.0.1:\(port)"
+        device = "kiosk-7"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
+        defer { kill(play.process.processIdentifier, SIGKILL) }
+        #expect(await play.waitFor("mqtt: connected to mqtt://127.0.0.1:\(port)"), "\(play.stderr)")
+
+        // Discovery: the screen as a device with its entities, retained.
+        #expect(
+            await sub.waitFor {
+                $0.contains("homeassistant/button/upright_kiosk_7/fullscreen/config")
+                    && $0.contains("homeassistant/switch/upright_kiosk_7/lock/config")
+                    && $0.contains("homeassistant/button/upright_kiosk_7/play_promo/config")
+            }, "\(sub.text)")
+        #expect(sub.text.contains("upright/kiosk-7/availability online"))
+        let retained = try Collected(
+            "/usr/bin/mosquitto_sub", ["-p", String(port), "-t", "homeassistant/#", "-v", "-W", "2"])
+        #expect(await retained.waitFor({ $0.contains("upright_kiosk_7/rotate_to/config") }, seconds: 3))
+
+        // The full-screen command topic toggles full screen: the decision log says so, and the state follows.
+        try Self.publish(port: port, "upright/kiosk-7/command/fullscreen", "PRESS")
+        #expect(await play.waitFor("mqtt: fullscreen: {\"ok\": true"), "\(play.stderr)")
+        #expect(
+            await sub.waitFor {
+                $0.contains(
+                    #"upright/kiosk-7/state {"device": "unknown", "interface": "landscape-right", "locked": false, "scene": "fullscreen""#
+                )
+            }, "\(sub.text)")
+        #expect(play.stdout.contains(#""cause": "fullscreen""#), "\(play.stdout)")
+        // A malformed payload is logged and ignored.
+        try Self.publish(port: port, "upright/kiosk-7/command", "rotate-to sideways")
+        #expect(await play.waitFor("mqtt: upright/kiosk-7/command 'rotate-to sideways' ignored"), "\(play.stderr)")
+
+        // The broker killed and started again: reconnected, online again, commands work.
+        broker.stop()
+        #expect(await play.waitFor("mqtt: mqtt://127.0.0.1:\(port):"), "\(play.stderr)")
+        broker = try Self.broker(port: port, directory: dir)
+        #expect(
+            await play.waitFor({ $0.components(separatedBy: "mqtt: connected").count == 3 }, seconds: 40),
+            "\(play.stderr)")
+        try Self.publish(port: port, "upright/kiosk-7/command/lock", "ON")
+        #expect(await play.waitFor("mqtt: lock: {\"ok\": true"), "\(play.stderr)")
+        #expect(play.process.isRunning)
+    }
+}
