@@ -129,10 +129,10 @@ public final class ControlServer: Sendable {
             throw ControlError("cannot create \(directory): \(error.localizedDescription)")
         }
         guard FileManager.default.fileExists(atPath: path) else { return }
-        // Answers, not merely accepts: a socket file whose listener is held by no Upright (a
-        // process forked from the dead one, between its fork and exec) takes the connection and
-        // never replies.
-        if (try? ControlClient.send(#"{"command": "status"}"#, to: path, timeout: 1)) != nil {
+        // A listener that accepts is a live Upright: a busy one may take a while to reply, and its
+        // socket must never be taken from it.
+        if let fd = try? ControlClient.connect(path) {
+            close(fd)
             throw ControlError("another upright is running: its control socket \(path) answers")
         }
         unlink(path)

@@ -174,7 +174,14 @@ struct ControlSocketTests {
         // A run that died leaves its socket file behind, with nobody listening.
         close(try UnixSocket.listen(path))
         #expect(FileManager.default.fileExists(atPath: path))
-        let second = try await ControlServer(path: path, answer: { _ in "second" })
+        // Another test of this process that forks meanwhile holds the closed listener until its
+        // exec (close-on-exec acts only then): for that moment the socket still accepts.
+        var attempt: ControlServer?
+        for _ in 0..<20 where attempt == nil {
+            attempt = try? await ControlServer(path: path, answer: { _ in "second" })
+            if attempt == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let second = try #require(attempt)
         second.start()
         defer { second.stop() }
         #expect(try await ControlClient.send("x", to: path) == "second")
