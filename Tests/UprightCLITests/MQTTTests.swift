@@ -120,4 +120,47 @@ struct MQTTTests {
         #expect(await play.waitFor("mqtt: lock: {\"ok\": true"), "\(play.stderr)")
         #expect(play.process.isRunning)
     }
+
+    @Test func mqttsWithTheBrokersCertificateAuthority() async throws {
+        let dir = NSTemporaryDirectory() + "mqtts-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A certificate authority and the broker's certificate for 127.0.0.1, made by openssl.
+        let script = """
+            cd '\(dir)' && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 1 \\
+              -subj '/CN=Upright test CA' && openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr \\
+              -subj '/CN=127.0.0.1' && printf 'subjectAltName=IP:127.0.0.1\\n' > ext.cnf && openssl x509 -req \\
+              -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 1 -extfile ext.cnf \\
+              && chmod 644 server.key
+            """
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/bin/sh")
+        openssl.arguments = ["-c", script]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        #expect(openssl.terminationStatus == 0)
+        let port = try MetricsTests.freePort()
+        try """
+        listener \(port) 127.0.0.1
+        allow_anonymous true
+        cafile \(dir)/ca.crt
+        certfile \(dir)/server.crt
+        keyfile \(dir)/server.key
+        """.write(toFile: dir + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        let broker = try Collected("/usr/sbin/mosquitto", ["-c", dir + "/mosquitto.conf"])
+        defer { broker.stop() }
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [mqtt]
+        url = "mqtts://127.0.0.1:\(port)"
+        ca_file = "\(dir)/ca.crt"
+        device = "tls-1"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
+        defer { kill(play.process.processIdentifier, SIGKILL) }
+        #expect(await play.waitFor("mqtt: connected to mqtts://127.0.0.1:\(port)"), "\(play.stderr)")
+    }
 }
