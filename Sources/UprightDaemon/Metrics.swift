@@ -20,10 +20,10 @@ public final class SessionMetrics: Sendable {
     private let sensorGauges: [SensorStatus.State: Gauge]
     private let transitions: ValueHistogram
     private let applies: DurationHistogram
-    private let sensorFaults, stalls, restarts, displayFaults, files, fileFailures: Counter
+    private let sensorFaults, skippedReadings, stalls, restarts, displayFaults, files, fileFailures: Counter
     private let playlistPosition: Gauge
     private let playing = Mutex<(item: String, gauge: Gauge)?>(nil)
-    private let sensorState = Mutex<SensorStatus.State?>(nil)
+    private let sensorState = Mutex<(state: SensorStatus.State?, skipped: Int)>((nil, 0))
 
     static let devices: [DeviceOrientation] = [
         .unknown, .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight, .faceUp, .faceDown,
@@ -77,6 +77,9 @@ public final class SessionMetrics: Sendable {
                 .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
                 .milliseconds(250), .milliseconds(500), .seconds(1),
             ])
+        skippedReadings = r.makeCounter(
+            descriptor: Self.descriptor("sensor_skipped_readings", "total", "Readings skipped: not a number, or absurd")
+        )
         sensorFaults = r.makeCounter(
             descriptor: Self.descriptor("sensor_faults", "total", "Times the accelerometer became faulty"))
         stalls = r.makeCounter(
@@ -120,11 +123,12 @@ public final class SessionMetrics: Sendable {
     func displayFault() { displayFaults.increment() }
 
     func sensor(_ s: SensorStatus) {
-        let before = sensorState.withLock { previous in
-            defer { previous = s.state }
-            return previous
+        let (before, newlySkipped) = sensorState.withLock { previous in
+            defer { previous = (s.state, max(previous.skipped, s.skippedValues)) }
+            return (previous.state, max(0, s.skippedValues - previous.skipped))
         }
         if s.state == .faulty, before != .faulty { sensorFaults.increment() }
+        if newlySkipped > 0 { skippedReadings.increment(by: Int64(newlySkipped)) }
         for (k, g) in sensorGauges { g.set(to: k == s.state ? 1.0 : 0.0) }
     }
 
