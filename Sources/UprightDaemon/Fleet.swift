@@ -147,13 +147,17 @@ struct MQTTService: Service {
             )
         }
         let state = base + "/state"
+        func button(_ id: String, _ name: String, _ action: String) -> (String, String) {
+            entity("button", id, ["name": name, "command_topic": base + "/command/" + action])
+        }
+        /// A sensor showing one field of the state.
+        func sensor(_ id: String, _ name: String, _ field: String) -> (String, String) {
+            entity("sensor", id, ["name": name, "state_topic": state, "value_template": "{{ value_json.\(field) }}"])
+        }
         var out = [
-            entity("button", "fullscreen", ["name": "Full screen", "command_topic": base + "/command/fullscreen"]),
-            entity("button", "next", ["name": "Next", "command_topic": base + "/command/next"]),
-            entity("button", "previous", ["name": "Previous", "command_topic": base + "/command/previous"]),
-            entity(
-                "button", "accept_suggestion",
-                ["name": "Accept the rotate suggestion", "command_topic": base + "/command/accept-suggestion"]),
+            button("fullscreen", "Full screen", "fullscreen"), button("next", "Next", "next"),
+            button("previous", "Previous", "previous"),
+            button("accept_suggestion", "Accept the rotate suggestion", "accept-suggestion"),
             entity(
                 "switch", "lock",
                 [
@@ -166,20 +170,10 @@ struct MQTTService: Service {
                     "name": "Rotate to", "command_topic": base + "/command/rotate-to", "state_topic": state,
                     "value_template": "{{ value_json.interface }}", "options": InterfaceOrientation.allNames,
                 ]),
-            entity(
-                "sensor", "device_orientation",
-                ["name": "Device orientation", "state_topic": state, "value_template": "{{ value_json.device }}"]),
-            entity(
-                "sensor", "interface_orientation",
-                ["name": "Interface orientation", "state_topic": state, "value_template": "{{ value_json.interface }}"]),
-            entity(
-                "sensor", "scene", ["name": "Scene", "state_topic": state, "value_template": "{{ value_json.scene }}"]),
-            entity(
-                "sensor", "playing",
-                ["name": "Playing", "state_topic": state, "value_template": "{{ value_json.playing }}"]),
-            entity(
-                "sensor", "sensor_health",
-                ["name": "Sensor", "state_topic": state, "value_template": "{{ value_json.sensor }}"]),
+            sensor("device_orientation", "Device orientation", "device"),
+            sensor("interface_orientation", "Interface orientation", "interface"),
+            sensor("scene", "Scene", "scene"), sensor("playing", "Playing", "playing"),
+            sensor("sensor_health", "Sensor", "sensor"),
         ]
         for clip in clips {
             out.append(

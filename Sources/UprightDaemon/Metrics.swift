@@ -38,35 +38,22 @@ public final class SessionMetrics: Sendable {
     public init(items: Bool = false) {
         self.items = items
         let r = registry
-        deviceGauges = Dictionary(
-            uniqueKeysWithValues: Self.devices.map {
-                (
-                    $0,
-                    r.makeGauge(
-                        descriptor: Self.descriptor(
-                            "device_orientation", "", "1 for the device orientation the sensor reports now"),
-                        labels: [("orientation", $0.name)])
-                )
-            })
-        interfaceGauges = Dictionary(
-            uniqueKeysWithValues: InterfaceOrientation.allCases.map {
-                (
-                    $0,
-                    r.makeGauge(
-                        descriptor: Self.descriptor(
-                            "interface_orientation", "", "1 for the interface orientation shown now"),
-                        labels: [("orientation", $0.name)])
-                )
-            })
-        sensorGauges = Dictionary(
-            uniqueKeysWithValues: Self.states.map {
-                (
-                    $0,
-                    r.makeGauge(
-                        descriptor: Self.descriptor("sensor_state", "", "1 for the accelerometer's state now"),
-                        labels: [("state", $0.rawValue)])
-                )
-            })
+        /// One gauge per value of `label`, of which one at a time is 1.
+        func oneOf<K: Hashable>(_ keys: [K], _ name: String, _ help: String, _ label: String, _ text: (K) -> String)
+            -> [K: Gauge]
+        {
+            Dictionary(
+                uniqueKeysWithValues: keys.map {
+                    ($0, r.makeGauge(descriptor: Self.descriptor(name, "", help), labels: [(label, text($0))]))
+                })
+        }
+        deviceGauges = oneOf(
+            Self.devices, "device_orientation", "1 for the device orientation the sensor reports now", "orientation",
+            \.name)
+        interfaceGauges = oneOf(
+            InterfaceOrientation.allCases, "interface_orientation", "1 for the interface orientation shown now",
+            "orientation", \.name)
+        sensorGauges = oneOf(Self.states, "sensor_state", "1 for the accelerometer's state now", "state", \.rawValue)
         transitions = r.makeValueHistogram(
             descriptor: Self.descriptor("transition", "seconds", "How long each turn's transition lasts"),
             buckets: [0.1, 0.2, 0.3, 0.45, 0.6, 0.9, 1.2])
@@ -95,12 +82,13 @@ public final class SessionMetrics: Sendable {
         interface(.portrait)
     }
 
-    func device(_ o: DeviceOrientation) {
-        for (k, g) in deviceGauges { g.set(to: k == o ? 1.0 : 0.0) }
-    }
+    func device(_ o: DeviceOrientation) { Self.select(o, in: deviceGauges) }
 
-    func interface(_ o: InterfaceOrientation) {
-        for (k, g) in interfaceGauges { g.set(to: k == o ? 1.0 : 0.0) }
+    func interface(_ o: InterfaceOrientation) { Self.select(o, in: interfaceGauges) }
+
+    /// `key`'s gauge to 1, the others to 0.
+    private static func select<K: Hashable>(_ key: K, in gauges: [K: Gauge]) {
+        for (k, g) in gauges { g.set(to: k == key ? 1.0 : 0.0) }
     }
 
     /// A decision: a rotation counts as a turn by its cause and strategy.
@@ -129,7 +117,7 @@ public final class SessionMetrics: Sendable {
         }
         if s.state == .faulty, before != .faulty { sensorFaults.increment() }
         if newlySkipped > 0 { skippedReadings.increment(by: Int64(newlySkipped)) }
-        for (k, g) in sensorGauges { g.set(to: k == s.state ? 1.0 : 0.0) }
+        Self.select(s.state, in: sensorGauges)
     }
 
     func stalled() { stalls.increment() }
