@@ -115,8 +115,8 @@ let package = Package(
         .target(
             name: "UprightCLI",
             dependencies: [
-                "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display", "Session",
-                "UprightDaemon",
+                "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display", "Player",
+                "Session", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(name: "MPVTests", dependencies: ["MPV", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PlayerTests",
-            dependencies: ["Player", "MPV", "OrientationCore", "TestSupport"],
+            dependencies: ["Picture", "Player", "MPV", "OrientationCore", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Display
 import Files
+import Foundation
 import Input
 import MQTT
 import OrientationCore
@@ -21,7 +22,7 @@ struct ConfigReader {
         "lock": ["locked", "evdev"],
         "display": ["backend", "output", "natural", "supported", "mode", "touch", "kiosk", "wait"],
         "scenes": [],
-        "player": ["playlist", "loop", "stall_timeout", "mpv"],
+        "player": ["playlist", "loop", "stall_timeout", "mpv", "shuffle", "image_duration"],
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
         "metrics": ["textfile", "listen", "interval", "items"],
@@ -282,13 +283,13 @@ struct ConfigReader {
     }
 
     mutating func readPlayer(_ p: TOMLTable, into player: inout PlayerSettings) {
-        player.playlist = strings(p, ["player", "playlist"]) ?? player.playlist
-        // A file that is not there now may be on a stick plugged in later: a warning, not an error.
-        for item in player.playlist where !item.contains("://") || item.hasPrefix("file://") {
-            let path = item.hasPrefix("file://") ? String(item.dropFirst(7)) : item
-            if let problem = readProblem(path) {
-                report(
-                    .warning, "'player.playlist': \(path): \(problem)", at: map.valuePlace(of: ["player", "playlist"]))
+        if let list = p["playlist"] { readPlaylist(list, into: &player) }
+        player.shuffle = bool(p, ["player", "shuffle"]) ?? player.shuffle
+        if let d = number(p, ["player", "image_duration"]) {
+            if d > 0 {
+                player.imageDuration = d
+            } else {
+                error("'player.image_duration' must be above 0 seconds, not \(d)", at: ["player", "image_duration"])
             }
         }
         player.loop = bool(p, ["player", "loop"]) ?? player.loop
@@ -468,6 +469,67 @@ struct ConfigReader {
             }
         }
         m.discovery = bool(t, ["mqtt", "discovery"]) ?? m.discovery
+    }
+
+    /// `playlist`: files, folders and URLs, each a string or a table with its own settings
+    /// (`{ path = "welcome.png", duration = 5, mute = true }`). A file or folder that is not there
+    /// now may be on a stick plugged in later: a warning, not an error.
+    mutating func readPlaylist(_ value: any TOMLValueConvertible, into player: inout PlayerSettings) {
+        let path = ["player", "playlist"]
+        let elements: [any TOMLValueConvertible]
+        if value.string != nil {
+            elements = [value]
+        } else if let array = value.array {
+            elements = Array(array)
+        } else {
+            error("'player.playlist' must be a list of files, folders and URLs, not \(value.type)", at: path)
+            return
+        }
+        var items: [String] = []
+        var options: [String: ItemOptions] = [:]
+        for element in elements {
+            var item: String
+            if let s = element.string {
+                item = s
+            } else if let t = element.table, let s = t["path"]?.string {
+                item = s
+                var o = ItemOptions()
+                for key in t.keys.sorted() where !["path", "duration", "mute"].contains(key) {
+                    report(
+                        .warning, "unknown key '\(key)' in a playlist item; expected path, duration, mute",
+                        at: map.valuePlace(of: path))
+                }
+                if let d = t["duration"] {
+                    if let v = d.double ?? d.int.map(Double.init), v > 0 {
+                        o.duration = v
+                    } else {
+                        error("a playlist item's 'duration' must be a number of seconds above 0", at: path)
+                    }
+                }
+                if let m = t["mute"] {
+                    if let b = m.bool {
+                        o.mute = b
+                    } else {
+                        error("a playlist item's 'mute' must be true or false", at: path)
+                    }
+                }
+                options[item] = o
+            } else {
+                error(
+                    "a playlist item is a string or a table with a 'path' ({ path = \"a.png\", duration = 5 })",
+                    at: path)
+                continue
+            }
+            if item.hasPrefix("~/") { item = NSHomeDirectory() + item.dropFirst() }
+            items.append(item)
+            if case .missing(let p, let reason) = Playlist.inspect(item) {
+                report(
+                    .warning, "'player.playlist': \(p): \(reason)",
+                    at: map.elementPlace(of: path, element: item) ?? map.valuePlace(of: path))
+            }
+        }
+        player.playlist = items
+        player.itemOptions = options
     }
 
     mutating func readClassifier(_ k: TOMLTable, into parameters: inout OrientationClassifier.Parameters) {

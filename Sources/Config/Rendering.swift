@@ -74,8 +74,16 @@ extension UprightConfiguration {
             out += "strategy = \(q(s.strategy.rawValue))\nforce_when_locked = \(s.forceWhenLocked)\n"
             if let clip = policy.scenes[name]?.clip { out += "clip = \(q(clip))\n" }
         }
+        let items = player.playlist.map { item -> String in
+            guard let o = player.itemOptions[item] else { return q(item) }
+            var fields = ["path = \(q(item))"]
+            if let d = o.duration { fields.append("duration = \(num(d))") }
+            if let m = o.mute { fields.append("mute = \(m)") }
+            return "{ " + fields.joined(separator: ", ") + " }"
+        }
         out +=
-            "\n[player]\nplaylist = [" + player.playlist.map(q).joined(separator: ", ") + "]\nloop = \(player.loop)\n"
+            "\n[player]\nplaylist = [" + items.joined(separator: ", ") + "]\nloop = \(player.loop)\n"
+            + "shuffle = \(player.shuffle)\nimage_duration = \(num(player.imageDuration))\n"
             + "stall_timeout = \(num(player.stallTimeout?.seconds ?? 0))\n"
         if !player.mpv.isEmpty {
             out += "\n[player.mpv]\n" + player.mpv.keys.sorted().map { "\($0) = \(q(player.mpv[$0]!))\n" }.joined()

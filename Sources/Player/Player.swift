@@ -6,8 +6,15 @@ import Synchronization
 
 /// What the player is asked to play, and how.
 public struct PlayerSettings: Sendable, Hashable {
-    /// Files and URLs; empty shows the idle scene (the built-in test pattern).
+    /// Files, folders (their media files, by name) and URLs; empty shows the idle scene (the
+    /// built-in test pattern).
     public var playlist: [String] = []
+    /// Each folder's files in a new random order at each start and change.
+    public var shuffle = false
+    /// How long an image shows, unless its item says otherwise (s).
+    public var imageDuration = 10.0
+    /// Per-item settings, by the item's path (a folder's apply to its files).
+    public var itemOptions: [String: ItemOptions] = [:]
     public var loop = true
     /// mpv options passed through (vo, hwdec, ...).
     public var mpv: [String: String] = [:]
@@ -30,6 +37,17 @@ public struct PlayerSettings: Sendable, Hashable {
     public var stallWindow: Duration = .seconds(600)
 
     public init() {}
+}
+
+/// One playlist item's own settings.
+public struct ItemOptions: Sendable, Hashable {
+    /// How long the image shows (s); for a folder, each of its images.
+    public var duration: Double?
+    public var mute: Bool?
+    public init(duration: Double? = nil, mute: Bool? = nil) {
+        self.duration = duration
+        self.mute = mute
+    }
 }
 
 /// What the player reports.
@@ -92,6 +110,11 @@ public actor Player {
     private var handleEnded = false
     /// The options every mpv of this player starts with.
     private let options: [(String, String)]
+    /// The playlist made concrete (folders expanded), as mpv has it.
+    private var items: [String] = []
+    /// Folder changes, while the playlist has folders.
+    private var folders: DirectoryWatch?
+    private var folderTask: Task<Void, Never>?
     /// The clip playing, and where the loop goes on after it.
     private var clip: ClipState?
     /// The mpv entry that plays now.
@@ -122,6 +145,7 @@ public actor Player {
             ("load-stats-overlay", "no"), ("load-osd-console", "no"), ("load-auto-profiles", "no"),
         ]
         options.append(("loop-playlist", settings.loop ? "inf" : "no"))
+        options.append(("image-display-duration", String(settings.imageDuration)))
         options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         options += extra
         self.options = options
@@ -185,7 +209,7 @@ public actor Player {
             clip = nil
             continuation.yield(.clipEnded)
         }
-        let resume = current.map { settings.playlist.firstIndex(of: $0) } ?? nil
+        let resume = current.map { items.firstIndex(of: $0) } ?? nil
         try start()
         if let resume, resume > 0 { try mpv.command(["playlist-play-index", String(resume)]) }
         try apply(interface, strategy: strategy, layout: layout)
@@ -200,12 +224,84 @@ public actor Player {
 
     /// Starts the playlist, or the idle scene when it is empty.
     public func start() throws(MPVError) {
-        let items = settings.playlist.isEmpty ? [testPattern] : settings.playlist
+        items = settings.playlist.isEmpty ? [testPattern] : expanded()
         current = nil
-        try mpv.command(["loadfile", items[0], "replace"])
-        for item in items.dropFirst() { try mpv.command(["loadfile", item, "append"]) }
+        if items.isEmpty {
+            try mpv.command(["stop"])
+        } else {
+            try load(items[0], "replace")
+            for item in items.dropFirst() { try load(item, "append") }
+        }
         try applyLayout()
         startStallWatch()
+        watchFolders()
+    }
+
+    /// The playlist made concrete now.
+    private func expanded() -> [String] {
+        Playlist.expand(settings.playlist, shuffle: settings.shuffle ? { $0.shuffle() } : nil)
+    }
+
+    /// `loadfile ITEM MODE` with the item's own options (its image duration, mute).
+    private func load(_ item: String, _ mode: String) throws(MPVError) {
+        let folder = (item as NSString).deletingLastPathComponent
+        let o = settings.itemOptions[item] ?? settings.itemOptions[folder]
+        var pairs: [String] = []
+        // mpv 0.35 shows an image for one frame only with video-latency-hacks (which the turns
+        // want for video): off for images, so their display duration holds.
+        if Playlist.isImage(item) { pairs.append("video-latency-hacks=no") }
+        if let d = o?.duration { pairs.append("image-display-duration=\(d)") }
+        if let m = o?.mute { pairs.append("mute=\(m ? "yes" : "no")") }
+        try mpv.command(["loadfile", item, mode] + (pairs.isEmpty ? [] : [pairs.joined(separator: ",")]))
+    }
+
+    /// Watches the playlist's folders (and where a missing one would appear): a file copied in,
+    /// replaced or removed is taken into account at the next item, without a gap or a restart.
+    private func watchFolders() {
+        folders?.stop()
+        folderTask?.cancel()
+        let dirs = settings.playlist.filter { entry in
+            switch Playlist.inspect(entry) {
+            case .folder, .missing: true
+            case .file, .url: false
+            }
+        }
+        guard !dirs.isEmpty else { return }
+        let watch = DirectoryWatch(dirs)
+        folders = watch
+        folderTask = Task { [weak self] in
+            for await _ in watch.changes {
+                try? await Task.sleep(for: .milliseconds(200))  // a burst of events is one change
+                await self?.refresh()
+            }
+        }
+    }
+
+    /// Takes the folders' contents now: the entry that plays goes on, and what follows it is the
+    /// new list from the item after it (from its start when it is gone). A file still being
+    /// written is looked at again once it has stood still.
+    public func refresh() {
+        guard !isShuttingDown else { return }
+        if let settle = Playlist.nextSettle(settings.playlist) {
+            let wait = max(0.1, settle.timeIntervalSinceNow)
+            Task { [weak self] in
+                try? await Task.sleep(for: .seconds(wait))
+                await self?.refresh()
+            }
+        }
+        let fresh = expanded()
+        guard Set(fresh) != Set(items) else { return }
+        items = fresh
+        let idle = (try? mpv.get(.idleActive)) ?? true
+        let position = Int((try? mpv.get(.playlistPosition)) ?? -1)
+        guard !idle, position >= 0, let current, clip == nil else {
+            if clip == nil { try? start() }
+            return
+        }
+        let count = Int((try? mpv.get(.playlistCount)) ?? 0)
+        for i in (0..<count).reversed() where i != position { try? mpv.command(["playlist-remove", String(i)]) }
+        let order = fresh.firstIndex(of: current).map { Array(fresh[($0 + 1)...] + fresh[..<$0]) } ?? fresh
+        for item in order { try? load(item, "append") }
     }
 
     /// Once a second: is the position moving while mpv plays?
@@ -450,6 +546,8 @@ public actor Player {
     public func shutdown(timeout: Double = 5) async -> Bool {
         isShuttingDown = true
         watch?.cancel()
+        folders?.stop()
+        folderTask?.cancel()
         let done = await mpv.shutdown(timeout: timeout)
         if handleEnded { continuation.finish() }  // else when its events end (``ended(_:)``)
         return done
@@ -544,6 +642,8 @@ public actor Player {
             releaseStepWaiters()
         case .fileLoaded:
             if let c = clip, c.ended { resumeAfterClip(c) }
+            // Each item change looks at the folders again (inotify brings changes sooner).
+            if folders != nil, clip == nil { refresh() }
             if let current { continuation.yield(.playing(current)) }
             clearFailureMessage()
         case .endFile(let reason, let error, let entry) where reason == "error":

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Config
+import Player
 
 /// `upright check-config [FILE]`: the effective configuration, or every error with its place.
 struct CheckConfig: ParsableCommand {
@@ -22,5 +23,9 @@ struct CheckConfig: ParsableCommand {
     func run() throws {
         let configuration = try locateConfiguration(file)
         print(origin ? configuration.tomlWithOrigins : configuration.toml, terminator: "")
+        // What each playlist entry is now: a file, a folder with its media files, missing.
+        for entry in configuration.player.playlist {
+            writeStandardError("upright: playlist: \(Playlist.inspect(entry).description)\n")
+        }
     }
 }

@@ -1,0 +1,105 @@
+import Files
+public import Foundation
+
+/// The playlist as configured, made concrete: a folder plays its media files sorted by name; a
+/// file still being written (changed in the last ``settleTime`` seconds) waits until it has
+/// stood still; a URL plays as it is.
+public enum Playlist {
+    /// The extensions of the files a folder contributes (lower case).
+    public static let videoExtensions: Set<String> = [
+        "mp4", "m4v", "mkv", "webm", "mov", "avi", "mpg", "mpeg", "ts", "m2ts", "ogv", "wmv", "flv", "3gp",
+    ]
+    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "webp", "gif", "bmp"]
+    public static let audioExtensions: Set<String> = ["mp3", "ogg", "oga", "opus", "flac", "wav", "m4a", "aac"]
+    public static var mediaExtensions: Set<String> { videoExtensions.union(imageExtensions).union(audioExtensions) }
+
+    /// How long a file must have stood still (its modification time) before it is played.
+    public static let settleTime: TimeInterval = 2
+
+    /// What a configured entry is now.
+    public enum Entry: Sendable, Hashable {
+        case url(String)
+        case file(String)
+        /// A folder with its media files ready to play, sorted by name, and how many are still being written.
+        case folder(String, files: [String], writing: Int)
+        case missing(String, reason: String)
+
+        /// In words, for `check-config` and the log.
+        public var description: String {
+            switch self {
+            case .url(let u): "\(u): a URL"
+            case .file(let f): "\(f): a file"
+            case .folder(let d, let files, let writing):
+                "\(d): a folder with \(files.count) media file\(files.count == 1 ? "" : "s")"
+                    + (writing > 0 ? " (\(writing) still being written)" : "")
+            case .missing(let p, let reason): "\(p): \(reason)"
+            }
+        }
+    }
+
+    /// Whether `path` names an image, by its extension.
+    public static func isImage(_ path: String) -> Bool {
+        imageExtensions.contains((path as NSString).pathExtension.lowercased())
+    }
+
+    /// What `entry` is at `now`.
+    public static func inspect(_ entry: String, now: Date = Date()) -> Entry {
+        if entry.contains("://") && !entry.hasPrefix("file://") { return .url(entry) }
+        let path = entry.hasPrefix("file://") ? (URL(string: entry)?.path ?? entry) : entry
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .missing(path, reason: systemError(errno)) }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            if let problem = readProblem(path) { return .missing(path, reason: problem) }
+            return .file(entry)
+        }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            return .missing(path, reason: readProblem(path + "/.") ?? "cannot be listed")
+        }
+        var ready: [String] = [], writing = 0
+        for name in names.sorted() where !name.hasPrefix(".") {
+            guard mediaExtensions.contains((name as NSString).pathExtension.lowercased()) else { continue }
+            let file = path + "/" + name
+            var s = stat()
+            guard stat(file, &s) == 0, s.st_mode & S_IFMT == S_IFREG else { continue }
+            let modified = Date(timeIntervalSince1970: Double(s.st_mtim.tv_sec) + Double(s.st_mtim.tv_nsec) / 1e9)
+            if s.st_size == 0 || now.timeIntervalSince(modified) < settleTime {
+                writing += 1
+            } else {
+                ready.append(file)
+            }
+        }
+        return .folder(path, files: ready, writing: writing)
+    }
+
+    /// The items to play, in order: each folder's ready files (shuffled with `shuffle`), files and
+    /// URLs as they are, missing entries left out.
+    public static func expand(
+        _ entries: [String], now: Date = Date(), shuffle: ((inout [String]) -> Void)? = nil
+    ) -> [String] {
+        entries.flatMap { entry -> [String] in
+            switch inspect(entry, now: now) {
+            case .url(let u): return [u]
+            case .file(let f): return [f]
+            case .folder(_, var files, _):
+                shuffle?(&files)
+                return files
+            case .missing: return []
+            }
+        }
+    }
+
+    /// When a folder's file that is still being written will have stood still long enough.
+    public static func nextSettle(_ entries: [String], now: Date = Date()) -> Date? {
+        var soonest: Date?
+        for entry in entries {
+            guard case .folder(let path, _, let writing) = inspect(entry, now: now), writing > 0 else { continue }
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                var s = stat()
+                guard stat(path + "/" + name, &s) == 0 else { continue }
+                let ready = Date(timeIntervalSince1970: Double(s.st_mtim.tv_sec) + settleTime + 0.1)
+                if ready > now, soonest.map({ ready < $0 }) ?? true { soonest = ready }
+            }
+        }
+        return soonest
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import MPV
+import Picture
+import Player
+import TestSupport
+import Testing
+
+/// Folders in the playlist and images with durations, on the real libmpv.
+@Suite("Folders and images", .serialized)
+struct PlaylistTests {
+    static func folder() throws -> String {
+        let dir = NSTemporaryDirectory() + "playlist-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// A small PNG of one colour, its modification time `age` seconds ago.
+    static func image(_ path: String, _ colour: (UInt8, UInt8, UInt8), age: Double = 10) throws {
+        let png = Picture(width: 64, height: 48, fill: (colour.0, colour.1, colour.2)).png()
+        try Data(png).write(to: URL(fileURLWithPath: path))
+        let then = Date().addingTimeInterval(-age)
+        try FileManager.default.setAttributes([.modificationDate: then], ofItemAtPath: path)
+    }
+
+    @Test func aFolderIsItsMediaFilesByNameAndAHalfWrittenOneWaits() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.image(dir + "/b.png", (0, 0, 255))
+        try Self.image(dir + "/a.jpg.png", (255, 0, 0))
+        try "notes".write(toFile: dir + "/readme.txt", atomically: true, encoding: .utf8)
+        try Self.image(dir + "/c.png", (0, 255, 0), age: 0)  // still being copied
+        let entry = Playlist.inspect(dir)
+        #expect(entry == .folder(dir, files: [dir + "/a.jpg.png", dir + "/b.png"], writing: 1))
+        #expect(entry.description == "\(dir): a folder with 2 media files (1 still being written)")
+        #expect(Playlist.expand([dir, "https://example.com/x.mp4", "/nonexistent"]).count == 3)
+        #expect(Playlist.inspect("/nonexistent/x").description == "/nonexistent/x: no such file or directory")
+    }
+
+    @Test func folderChangesArePickedUpWhilePlaying() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.image(dir + "/1.png", (255, 0, 0))
+        try Self.image(dir + "/2.png", (0, 0, 255))
+        var settings = PlayerSettings()
+        settings.playlist = [dir]
+        settings.imageDuration = 0.4
+        let player = try Player(settings: settings, extra: headless)
+        try await player.start()
+        #expect(await waitFor(player.events) { $0 == .playing(dir + "/2.png") } != nil)
+        // Copied in while playing (its copy just finished: it waits until it has stood still).
+        try Self.image(dir + "/3.png", (0, 255, 0), age: 0)
+        let seen = await waitFor(player.events, seconds: 8) { $0 == .playing(dir + "/3.png") }
+        #expect(seen != nil, "the new file was never played")
+        // Removed while playing: it is not played again.
+        try FileManager.default.removeItem(atPath: dir + "/1.png")
+        try await Task.sleep(for: .milliseconds(600))
+        let later = await waitFor(player.events, seconds: 3) { $0 == .playing(dir + "/1.png") }
+        #expect(later == nil, "a removed file was played again")
+        _ = await player.shutdown()
+    }
+
+    @Test func imageDurationsAreHonouredPerItemAndByDefault() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.image(dir + "/short.png", (255, 0, 0))
+        try Self.image(dir + "/long.png", (0, 0, 255))
+        var settings = PlayerSettings()
+        settings.playlist = [dir + "/short.png", dir + "/long.png"]
+        settings.itemOptions[dir + "/short.png"] = ItemOptions(duration: 0.6)
+        settings.imageDuration = 1.4
+        let player = try Player(settings: settings, extra: headless)
+        try await player.start()
+        var starts: [(String, ContinuousClock.Instant)] = []
+        for await e in player.events {
+            if case .playing(let item) = e { starts.append((item, .now)) }
+            if starts.count == 5 { break }
+        }
+        _ = await player.shutdown()
+        // short → long: 0.6 s; long → short: 1.4 s (the default), within 0.2 s each.
+        for i in 1..<starts.count {
+            let took = starts[i - 1].1.duration(to: starts[i].1)
+            let expected: Duration = starts[i - 1].0.hasSuffix("short.png") ? .milliseconds(600) : .milliseconds(1400)
+            #expect(abs((took - expected) / .seconds(1)) <= 0.2, "\(starts[i - 1].0): \(took), expected \(expected)")
+        }
+    }
+}
