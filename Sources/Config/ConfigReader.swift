@@ -22,7 +22,9 @@ struct ConfigReader {
         "lock": ["locked", "evdev"],
         "display": ["backend", "output", "natural", "supported", "mode", "touch", "kiosk", "wait"],
         "scenes": [],
-        "player": ["playlist", "loop", "stall_timeout", "mpv", "shuffle", "image_duration"],
+        "player": [
+            "playlist", "loop", "stall_timeout", "mpv", "shuffle", "image_duration", "splash", "audio_device",
+        ],
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
         "metrics": ["textfile", "listen", "interval", "items"],
@@ -285,6 +287,16 @@ struct ConfigReader {
     mutating func readPlayer(_ p: TOMLTable, into player: inout PlayerSettings) {
         if let list = p["playlist"] { readPlaylist(list, into: &player) }
         player.shuffle = bool(p, ["player", "shuffle"]) ?? player.shuffle
+        if let splash = string(p, ["player", "splash"]) {
+            player.splash = splash.isEmpty ? nil : splash
+            if !splash.isEmpty, let problem = readProblem(splash) {
+                report(
+                    .warning, "'player.splash': \(splash): \(problem)", at: map.valuePlace(of: ["player", "splash"]))
+            }
+        }
+        if let device = string(p, ["player", "audio_device"]) {
+            player.audioDevice = device.isEmpty || device == "auto" ? nil : device
+        }
         if let d = number(p, ["player", "image_duration"]) {
             if d > 0 {
                 player.imageDuration = d

@@ -15,6 +15,12 @@ public struct PlayerSettings: Sendable, Hashable {
     public var imageDuration = 10.0
     /// Per-item settings, by the item's path (a folder's apply to its files).
     public var itemOptions: [String: ItemOptions] = [:]
+    /// An image shown whenever nothing can play (every item failed, the folders are empty), with
+    /// a message that says why; the playlist is tried again every ``retryInterval``.
+    public var splash: String?
+    public var retryInterval: Duration = .seconds(10)
+    /// mpv's audio output device (`audio-device`); `nil`: mpv's choice.
+    public var audioDevice: String?
     public var loop = true
     /// mpv options passed through (vo, hwdec, ...).
     public var mpv: [String: String] = [:]
@@ -112,6 +118,10 @@ public actor Player {
     private let options: [(String, String)]
     /// The playlist made concrete (folders expanded), as mpv has it.
     private var items: [String] = []
+    /// Nothing could play: the splash (or nothing) shows, and the playlist is tried again.
+    private var idleRetry: Task<Void, Never>?
+    /// Why the last item could not play, for the idle message.
+    private var lastFailure: String?
     /// Folder changes, while the playlist has folders.
     private var folders: DirectoryWatch?
     private var folderTask: Task<Void, Never>?
@@ -146,6 +156,7 @@ public actor Player {
         ]
         options.append(("loop-playlist", settings.loop ? "inf" : "no"))
         options.append(("image-display-duration", String(settings.imageDuration)))
+        if let device = settings.audioDevice { options.append(("audio-device", device)) }
         options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         options += extra
         self.options = options
@@ -294,8 +305,13 @@ public actor Player {
         items = fresh
         let idle = (try? mpv.get(.idleActive)) ?? true
         let position = Int((try? mpv.get(.playlistPosition)) ?? -1)
-        guard !idle, position >= 0, let current, clip == nil else {
-            if clip == nil { try? start() }
+        guard !idle, position >= 0, let current, current != settings.splash, clip == nil else {
+            if clip == nil {
+                idleRetry?.cancel()
+                try? updateOverlays { $0.message = nil }
+                try? start()
+                if items.isEmpty { nothingToPlay() }
+            }
             return
         }
         let count = Int((try? mpv.get(.playlistCount)) ?? 0)
@@ -545,6 +561,7 @@ public actor Player {
     /// ``PlayerEvent/shutdown``. The process may exit only after this.
     public func shutdown(timeout: Double = 5) async -> Bool {
         isShuttingDown = true
+        idleRetry?.cancel()
         watch?.cancel()
         folders?.stop()
         folderTask?.cancel()
@@ -612,6 +629,43 @@ public actor Player {
         }
     }
 
+    /// mpv went idle with a playlist configured: every item failed, or the folders hold nothing
+    /// ready. The message says so over the splash (when one is configured), and the playlist is
+    /// tried again every ``PlayerSettings/retryInterval`` (and at once when a folder changes).
+    private func nothingToPlay() {
+        // A playlist that played to its end (loop = false) is not "nothing to play".
+        guard !settings.playlist.isEmpty, clip == nil, !isShuttingDown, lastFailure != nil || items.isEmpty else {
+            return
+        }
+        let why =
+            lastFailure.map { "the last: \($0)" }
+            ?? settings.playlist.map { entry -> String in
+                // Each entry by its last name: "missing.mp4: no such file or directory".
+                let described = Playlist.inspect(entry).description
+                guard described.hasPrefix("/"), let colon = described.range(of: ": ") else { return described }
+                let path = String(described[..<colon.lowerBound])
+                return (path as NSString).lastPathComponent + described[colon.lowerBound...]
+            }.joined(separator: "; ")
+        try? updateOverlays { $0.message = "Nothing to play (\(why)); trying again" }
+        if let splash = settings.splash, current != splash {
+            try? mpv.command(["loadfile", splash, "replace", "image-display-duration=inf,video-latency-hacks=no"])
+        }
+        idleRetry?.cancel()
+        let interval = settings.retryInterval
+        idleRetry = Task { [weak self] in
+            guard (try? await Task.sleep(for: interval)) != nil else { return }
+            await self?.retryAfterIdle()
+        }
+    }
+
+    private func retryAfterIdle() {
+        guard !isShuttingDown, clip == nil else { return }
+        lastFailure = nil
+        try? updateOverlays { $0.message = nil }
+        try? start()
+        if items.isEmpty { nothingToPlay() }
+    }
+
     /// Entry `entry` ended: when it is the clip, the session hears of it once.
     private func clipEnded(_ entry: Int64) {
         guard var c = clip, c.entry == entry, !c.ended else { return }
@@ -649,6 +703,7 @@ public actor Player {
         case .endFile(let reason, let error, let entry) where reason == "error":
             let path = entries[entry] ?? entryPath(entry) ?? current ?? "?"
             let why = Self.whyUnplayable(path) ?? error ?? "unknown error"
+            lastFailure = "\((path as NSString).lastPathComponent): \(why)"
             continuation.yield(.fileFailed(path, reason: why))
             showFailure("Cannot play \((path as NSString).lastPathComponent): \(why)")
             clipEnded(entry)
@@ -659,6 +714,7 @@ public actor Player {
             if let c = clip, c.ended { resumeAfterClip(c) }
             releaseStepWaiters()
             continuation.yield(.idle)
+            nothingToPlay()
         case .propertyChange(let name, _) where name == "osd-width" || name == "osd-height":
             try? drawOverlays()
         default:

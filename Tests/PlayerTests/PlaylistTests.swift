@@ -83,4 +83,28 @@ struct PlaylistTests {
             #expect(abs((took - expected) / .seconds(1)) <= 0.2, "\(starts[i - 1].0): \(took), expected \(expected)")
         }
     }
+
+    @Test func nothingToPlayShowsTheSplashWithTheReasonUntilAFileArrives() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let splash = dir + "/../splash-\(UUID().uuidString.prefix(6)).png"
+        try Self.image(splash, (40, 40, 40))
+        defer { try? FileManager.default.removeItem(atPath: splash) }
+        var settings = PlayerSettings()
+        settings.playlist = [dir + "/missing.mp4", dir]
+        settings.splash = splash
+        settings.imageDuration = 0.5
+        settings.retryInterval = .seconds(30)
+        let player = try Player(settings: settings, extra: headless)
+        try await player.start()
+        #expect(await waitFor(player.events) { $0 == .playing(splash) } != nil, "the splash shows")
+        let message = await player.overlays.message ?? ""
+        #expect(message.hasPrefix("Nothing to play (missing.mp4: no such file or directory; "), "\(message)")
+        #expect(message.contains("a folder with 0 media files"), "\(message)")
+        // A file arrives in the folder: it plays at once, the message goes.
+        try Self.image(dir + "/new.png", (0, 255, 0))
+        #expect(await waitFor(player.events, seconds: 5) { $0 == .playing(dir + "/new.png") } != nil)
+        #expect(await player.overlays.message == nil)
+        _ = await player.shutdown()
+    }
 }
