@@ -703,7 +703,8 @@ public actor Player {
         case .endFile(let reason, let error, let entry) where reason == "error":
             let path = entries[entry] ?? entryPath(entry) ?? current ?? "?"
             let why = Self.whyUnplayable(path) ?? error ?? "unknown error"
-            lastFailure = "\((path as NSString).lastPathComponent): \(why)"
+            let reason = why.hasPrefix(path + ": ") ? String(why.dropFirst(path.count + 2)) : why
+            lastFailure = "\((path as NSString).lastPathComponent): \(reason)"
             continuation.yield(.fileFailed(path, reason: why))
             showFailure("Cannot play \((path as NSString).lastPathComponent): \(why)")
             clipEnded(entry)

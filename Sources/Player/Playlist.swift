@@ -83,7 +83,10 @@ public enum Playlist {
             case .folder(_, var files, _):
                 shuffle?(&files)
                 return files
-            case .missing: return []
+            case .missing(let path, _):
+                // A missing file stays: mpv tries it, and its failure is shown and skipped. A
+                // missing folder (no extension: a stick not plugged in) adds nothing.
+                return (path as NSString).pathExtension.isEmpty ? [] : [entry]
             }
         }
     }

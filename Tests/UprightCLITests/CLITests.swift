@@ -297,9 +297,12 @@ struct ErrorTests {
         #expect(run.status == 0)
         #expect(
             run.stderr.contains(
-                "\(config):2:12: warning: 'player.playlist': /nonexistent/a.mp4: no such file or directory"),
+                "\(config):2:13: warning: 'player.playlist': /nonexistent/a.mp4: no such file or directory"),
             "\(run.stderr)")
-        #expect(!run.stderr.contains("example.com"))
+        #expect(!run.stderr.contains("warning: 'player.playlist': https://example.com"))
+        // Then what each entry is now.
+        #expect(run.stderr.contains("upright: playlist: /nonexistent/a.mp4: no such file or directory"))
+        #expect(run.stderr.contains("upright: playlist: https://example.com/b.mp4: a URL"))
     }
 
     @Test func aBadSensorURIIsRefusedAsTheConfigurationWouldBe() async throws {

@@ -161,6 +161,6 @@ struct MQTTTests {
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
         defer { kill(play.process.processIdentifier, SIGKILL) }
-        #expect(await play.waitFor("mqtt: connected to mqtts://127.0.0.1:\(port)"), "\(play.stderr)")
+        #expect(await play.waitFor("mqtt: connected to mqtts://127.0.0.1:\(port)", seconds: 30), "\(play.stderr)")
     }
 }
