@@ -34,7 +34,9 @@ struct ConfigReader {
         ],
         "classifier": classifierKeys,
     ]
-    static let sceneKeys = ["supported", "autorotate", "preferred", "strategy", "force_when_locked", "clip"]
+    static let sceneKeys = [
+        "supported", "autorotate", "preferred", "strategy", "force_when_locked", "clip", "fit_content",
+    ]
     static let classifierKeys = OrientationClassifier.Parameters.fields.map(\.name)
 
     // MARK: - Diagnostics
@@ -263,6 +265,7 @@ struct ConfigReader {
             if let a = bool(t, path + ["autorotate"]) { scene.autorotate = a }
             if let p = orientation(t, path + ["preferred"]) { scene.preferred = p }
             if let f = bool(t, path + ["force_when_locked"]) { scene.forceWhenLocked = f }
+            if let f = bool(t, path + ["fit_content"]) { scene.fitContent = f }
             if let clip = string(t, path + ["clip"]) {
                 scene.clip = clip
                 if !clip.contains("://") || clip.hasPrefix("file://"), let problem = readProblem(clip) {
@@ -506,10 +509,17 @@ struct ConfigReader {
             } else if let t = element.table, let s = t["path"]?.string {
                 item = s
                 var o = ItemOptions()
-                for key in t.keys.sorted() where !["path", "duration", "mute"].contains(key) {
+                for key in t.keys.sorted() where !["path", "duration", "mute", "orientation"].contains(key) {
                     report(
-                        .warning, "unknown key '\(key)' in a playlist item; expected path, duration, mute",
+                        .warning, "unknown key '\(key)' in a playlist item; expected path, duration, mute, orientation",
                         at: map.valuePlace(of: path))
+                }
+                if let shape = t["orientation"] {
+                    if let name = shape.string, let s = ContentShape(rawValue: name), s != .unknown, s != .square {
+                        o.shape = s
+                    } else {
+                        error("a playlist item's 'orientation' must be \"portrait\" or \"landscape\"", at: path)
+                    }
                 }
                 if let d = t["duration"] {
                     if let v = d.double ?? d.int.map(Double.init), v > 0 {

@@ -72,6 +72,7 @@ extension UprightConfiguration {
             out += "\n[scenes.\(name)]\nsupported = \(list(s.supported))\nautorotate = \(s.autorotate)\n"
             if let p = s.preferred { out += "preferred = \(q(p.name))\n" }
             out += "strategy = \(q(s.strategy.rawValue))\nforce_when_locked = \(s.forceWhenLocked)\n"
+            if s.fitContent { out += "fit_content = true\n" }
             if let clip = policy.scenes[name]?.clip { out += "clip = \(q(clip))\n" }
         }
         let items = player.playlist.map { item -> String in
@@ -79,6 +80,7 @@ extension UprightConfiguration {
             var fields = ["path = \(q(item))"]
             if let d = o.duration { fields.append("duration = \(num(d))") }
             if let m = o.mute { fields.append("mute = \(m)") }
+            if let s = o.shape { fields.append("orientation = \(q(s.rawValue))") }
             return "{ " + fields.joined(separator: ", ") + " }"
         }
         out +=

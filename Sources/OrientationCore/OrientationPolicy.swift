@@ -47,6 +47,8 @@ public enum PolicyEvent: Sendable, Hashable {
     case motion(DeviceOrientation)
     /// The display backend's abilities changed.
     case display(DisplayAbilities)
+    /// The item playing has this shape (a scene with `fit_content` narrows to it).
+    case content(ContentShape)
     case command(PolicyCommand)
 }
 
@@ -195,7 +197,14 @@ public struct OrientationPolicy: Sendable {
     /// The topmost scene's name.
     public var topScene: String { stack.last!.scene }
     /// The orientations the topmost scene may show.
-    public var effectiveMask: OrientationMask { configuration.effectiveMask(of: topScene) }
+    public var effectiveMask: OrientationMask {
+        let base = configuration.effectiveMask(of: topScene)
+        guard configuration.settings(of: topScene)?.fitContent == true, let shape = content.mask else { return base }
+        let narrowed = base.intersection(shape)
+        return narrowed.isEmpty ? base : narrowed
+    }
+    /// The shape of the item playing.
+    public private(set) var content: ContentShape = .unknown
     /// The video surface's turn (clockwise degrees); never non-zero together with ``outputAngle``.
     public var surfaceAngle: Int { strategy == .surface ? interface.angle : 0 }
     /// The output's turn (clockwise degrees); never non-zero together with ``surfaceAngle``.
@@ -274,6 +283,14 @@ public struct OrientationPolicy: Sendable {
                 reevaluateAfterTransition = true
             } else {
                 out += evaluate(at: t, cause: "display", entering: false)
+            }
+        case .content(let shape):
+            guard shape != content else { return out }
+            content = shape
+            if transition != nil {
+                reevaluateAfterTransition = true
+            } else {
+                out += evaluate(at: t, cause: "content", entering: true)
             }
         case .command(let c):
             if transition != nil {

@@ -37,6 +37,8 @@ public struct Scene: Sendable, Hashable {
     public var forceWhenLocked: Bool?
     /// A clip scene's file or URL: `play NAME` enters the scene, plays it once, and leaves.
     public var clip: String?
+    /// The scene narrows its orientations to the shape of the item playing (`fit_content`).
+    public var fitContent: Bool?
 
     public init(
         _ name: String, supported: OrientationMask? = nil, autorotate: Bool? = nil,
@@ -57,7 +59,7 @@ public struct Scene: Sendable, Hashable {
         SceneSettings(
             supported: supported ?? defaults.supported, autorotate: autorotate ?? defaults.autorotate,
             preferred: preferred ?? defaults.preferred, strategy: strategy ?? defaults.strategy,
-            forceWhenLocked: forceWhenLocked ?? defaults.forceWhenLocked)
+            forceWhenLocked: forceWhenLocked ?? defaults.forceWhenLocked, fitContent: fitContent ?? defaults.fitContent)
     }
 
     /// The names of the built-in scenes.
@@ -73,11 +75,13 @@ public struct SceneSettings: Sendable, Hashable {
     public var preferred: InterfaceOrientation?
     public var strategy: RotationStrategy
     public var forceWhenLocked: Bool
+    public var fitContent: Bool
 
     public init(
         supported: OrientationMask, autorotate: Bool, preferred: InterfaceOrientation?, strategy: RotationStrategy,
-        forceWhenLocked: Bool
+        forceWhenLocked: Bool, fitContent: Bool = false
     ) {
+        self.fitContent = fitContent
         self.supported = supported
         self.autorotate = autorotate
         self.preferred = preferred
@@ -89,6 +93,30 @@ public struct SceneSettings: Sendable, Hashable {
     /// `auto` strategy, no forced rotation while locked.
     public static let defaults = SceneSettings(
         supported: .portrait, autorotate: false, preferred: nil, strategy: .auto, forceWhenLocked: false)
+}
+
+/// The shape of the item playing: what `fit_content` narrows a scene's orientations to.
+public enum ContentShape: String, Sendable, Hashable {
+    case unknown, portrait, landscape, square
+
+    /// The shape of a picture `width` × `height` turned by `rotate` degrees (its metadata).
+    public init(width: Int, height: Int, rotate: Int = 0) {
+        guard width > 0, height > 0 else {
+            self = .unknown
+            return
+        }
+        let (w, h) = rotate % 180 == 0 ? (width, height) : (height, width)
+        self = w == h ? .square : (w > h ? .landscape : .portrait)
+    }
+
+    /// The orientations that fit it; `nil` for a square or unknown item (the mask stays).
+    public var mask: OrientationMask? {
+        switch self {
+        case .portrait: .portrait.union(OrientationMask(.portraitUpsideDown))
+        case .landscape: .landscape
+        case .square, .unknown: nil
+        }
+    }
 }
 
 /// What the display can do, as the display backend reports it.

@@ -50,9 +50,12 @@ public struct ItemOptions: Sendable, Hashable {
     /// How long the image shows (s); for a folder, each of its images.
     public var duration: Double?
     public var mute: Bool?
-    public init(duration: Double? = nil, mute: Bool? = nil) {
+    /// The item's shape as `fit_content` should take it, whatever its picture says.
+    public var shape: ContentShape?
+    public init(duration: Double? = nil, mute: Bool? = nil, shape: ContentShape? = nil) {
         self.duration = duration
         self.mute = mute
+        self.shape = shape
     }
 }
 
@@ -64,6 +67,8 @@ public enum PlayerEvent: Sendable, Hashable {
     case tap(Action)
     /// The clip ``Player/playClip(_:)`` started ended (played through, failed or skipped).
     case clipEnded
+    /// The shape of the item playing: its display size, turned by its rotation metadata.
+    case shape(ContentShape)
     case playing(String)
     /// A file could not be played; the playlist goes on.
     case fileFailed(String, reason: String)
@@ -666,6 +671,37 @@ public actor Player {
         if items.isEmpty { nothingToPlay() }
     }
 
+    /// The item's shape once mpv knows its picture (`dwidth`/`dheight`, swapped for a rotation
+    /// of 90° or 270°: mpv 0.35's display size leaves the rotation tag out), or its own setting.
+    private func reportShape(of item: String) {
+        let folder = (item as NSString).deletingLastPathComponent
+        if let shape = (settings.itemOptions[item] ?? settings.itemOptions[folder])?.shape {
+            continuation.yield(.shape(shape))
+            return
+        }
+        Task { [weak self] in
+            for _ in 0..<40 {
+                guard let self, await self.current == item else { return }
+                if let shape = await self.pictureShape() {
+                    await self.emit(.shape(shape))
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            await self?.emit(.shape(.unknown))  // no picture (audio): the mask stays
+        }
+    }
+
+    private func pictureShape() -> ContentShape? {
+        let w = Int((try? mpv.get(MPVProperty<Int64>("dwidth"))) ?? 0)
+        let h = Int((try? mpv.get(MPVProperty<Int64>("dheight"))) ?? 0)
+        guard w > 0, h > 0 else { return nil }
+        let rotate = Int((try? mpv.get(.videoMetadataRotate)) ?? 0)
+        return ContentShape(width: w, height: h, rotate: rotate)
+    }
+
+    private func emit(_ e: PlayerEvent) { continuation.yield(e) }
+
     /// Entry `entry` ended: when it is the clip, the session hears of it once.
     private func clipEnded(_ entry: Int64) {
         guard var c = clip, c.entry == entry, !c.ended else { return }
@@ -698,6 +734,7 @@ public actor Player {
             if let c = clip, c.ended { resumeAfterClip(c) }
             // Each item change looks at the folders again (inotify brings changes sooner).
             if folders != nil, clip == nil { refresh() }
+            if let current { reportShape(of: current) }
             if let current { continuation.yield(.playing(current)) }
             clearFailureMessage()
         case .endFile(let reason, let error, let entry) where reason == "error":

@@ -101,6 +101,8 @@ public struct SessionCore: Sendable {
             return command(action, from: origin, request: request, at: now)
         case .clipEnded:
             return clipEnded(at: now)
+        case .content(let shape):
+            return translate(policy.handle(.content(shape), at: now))
         case .inputDevices(let devices, let problems):
             self.input = InputReport(devices: devices, problems: problems)
             return []

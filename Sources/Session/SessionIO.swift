@@ -47,6 +47,8 @@ public enum SessionInput: Sendable, Hashable {
     case fileFailed(path: String, reason: String)
     /// The clip playing ended (played through, failed, or skipped); the loop plays again.
     case clipEnded
+    /// The item playing has this shape.
+    case content(ContentShape)
     /// The input devices open now, and those that cannot be opened, in words (for the status).
     case inputDevices([String], problems: [String])
     /// The wall clock's minute changed: the status line's text for it.

@@ -139,6 +139,7 @@ struct SessionShell: Sendable {
                     case .hotkey(let action): feed.yield(.input(.command(action, from: .hotkey)))
                     case .tap(let action): feed.yield(.input(.command(action, from: .touch)))
                     case .clipEnded: feed.yield(.input(.clipEnded))
+                    case .shape(let shape): feed.yield(.input(.content(shape)))
                     case .playing(let item):
                         let title = await player.title(of: item)
                         logger.info("playing \(item)")

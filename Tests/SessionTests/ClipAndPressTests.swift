@@ -117,3 +117,31 @@ struct ClipAndPressTests {
         }
     }
 }
+
+@Suite("Session core: fitting the content")
+struct FitContentCoreTests {
+    @Test(arguments: [
+        (ContentShape.portrait, InterfaceOrientation.portrait), (.landscape, .landscapeRight), (.square, .portrait),
+        (.unknown, .portrait),
+    ])
+    func theSceneNarrowsToTheItemsShape(shape: ContentShape, shown: InterfaceOrientation) throws {
+        var inline = Scene(Scene.inline, supported: .allButUpsideDown, preferred: .landscapeRight)
+        inline.fitContent = true
+        var run = try Run(PolicyConfiguration(scenes: [inline]))
+        run.settle()
+        run.at(1, SessionInput.content(shape))
+        run.settle()
+        #expect(run.core.policy.interface == shown)
+        // A scene without fit_content ignores the shape.
+        var plain = try Run(PolicyConfiguration(scenes: [Scene(Scene.inline, supported: .allButUpsideDown)]))
+        plain.at(1, SessionInput.content(shape))
+        #expect(plain.core.policy.interface == .portrait)
+    }
+
+    @Test func shapesFollowTheRotationTag() {
+        #expect(ContentShape(width: 1920, height: 1080) == .landscape)
+        #expect(ContentShape(width: 1920, height: 1080, rotate: 90) == .portrait)
+        #expect(ContentShape(width: 720, height: 1280, rotate: 270) == .landscape)
+        #expect(ContentShape(width: 500, height: 500) == .square && ContentShape(width: 0, height: 5) == .unknown)
+    }
+}

@@ -144,3 +144,32 @@ struct ButtonTests {
         #expect(clipStarts == 1, "the clip plays once: \(play.stderr)")
     }
 }
+
+/// `fit_content`: the scene's orientations narrowed to the shape of the item playing.
+@Suite("Fitting the content's shape through upright play")
+struct FitContentTests {
+    @Test func aPortraitItemShowsInPortraitAndALandscapeOneInLandscape() async throws {
+        let config = try temporaryFile(
+            """
+            [lock]
+            evdev = "none"
+            [scenes.inline]
+            supported = ["portrait", "landscape-right", "landscape-left"]
+            fit_content = true
+            [player]
+            playlist = ["av://lavfi:testsrc2=size=480x640:rate=25:duration=2",
+                        "av://lavfi:testsrc2=size=640x480:rate=25:duration=2"]
+            [player.mpv]
+            ao = "null"
+            """)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let run = try await upright(["play", "--config", config, "--uri", "none", "--vo", "null", "--duration", "6.5"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let turns = run.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["cause"] as? String == "content" && $0["decision"] as? String == "rotate" }
+        let shown = turns.compactMap { $0["interface"] as? String }
+        // Portrait first (already shown), then landscape for the landscape item, portrait again.
+        #expect(shown.count >= 2 && shown[0].hasPrefix("landscape") && shown[1] == "portrait", "\(run.stdout)")
+    }
+}

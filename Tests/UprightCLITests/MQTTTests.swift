@@ -126,12 +126,14 @@ struct MQTTTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // A certificate authority and the broker's certificate for 127.0.0.1, made by openssl.
+        // umask: another test of this process may narrow it for a moment; the broker runs as
+        // the user mosquitto and must read these files.
         let script = """
-            cd '\(dir)' && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 1 \\
+            umask 022 && cd '\(dir)' && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 1 \\
               -subj '/CN=Upright test CA' && openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr \\
               -subj '/CN=127.0.0.1' && printf 'subjectAltName=IP:127.0.0.1\\n' > ext.cnf && openssl x509 -req \\
               -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 1 -extfile ext.cnf \\
-              && chmod 644 server.key
+              && chmod 644 server.key server.crt ca.crt && chmod 755 .
             """
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/bin/sh")
