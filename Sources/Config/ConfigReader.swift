@@ -24,6 +24,7 @@ struct ConfigReader {
         "scenes": [],
         "player": [
             "playlist", "loop", "stall_timeout", "mpv", "shuffle", "image_duration", "splash", "audio_device",
+            "removable_media",
         ],
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
@@ -295,6 +296,17 @@ struct ConfigReader {
             if !splash.isEmpty, let problem = readProblem(splash) {
                 report(
                     .warning, "'player.splash': \(splash): \(problem)", at: map.valuePlace(of: ["player", "splash"]))
+            }
+        }
+        if let media = string(p, ["player", "removable_media"]) {
+            if media.isEmpty {
+                player.removableMedia = nil
+            } else if media.hasPrefix("/") {
+                player.removableMedia = media
+            } else {
+                error(
+                    "'player.removable_media' must be an absolute path pattern such as \"/media/*/*\"",
+                    at: ["player", "removable_media"])
             }
         }
         if let device = string(p, ["player", "audio_device"]) {

@@ -21,6 +21,9 @@ public struct PlayerSettings: Sendable, Hashable {
     public var retryInterval: Duration = .seconds(10)
     /// mpv's audio output device (`audio-device`); `nil`: mpv's choice.
     public var audioDevice: String?
+    /// Where a USB stick is mounted (`/media/*/*`, one `*` per level): while one with media files
+    /// is there, its files are the playlist; when it goes, the configured playlist returns.
+    public var removableMedia: String?
     public var loop = true
     /// mpv options passed through (vo, hwdec, ...).
     public var mpv: [String: String] = [:]
@@ -253,9 +256,14 @@ public actor Player {
         watchFolders()
     }
 
-    /// The playlist made concrete now.
+    /// The playlist made concrete now: a stick's files while one is there, else the configured list.
     private func expanded() -> [String] {
-        Playlist.expand(settings.playlist, shuffle: settings.shuffle ? { $0.shuffle() } : nil)
+        let shuffle: ((inout [String]) -> Void)? = settings.shuffle ? { $0.shuffle() } : nil
+        if let pattern = settings.removableMedia {
+            let stick = Playlist.expand(Playlist.directories(matching: pattern), shuffle: shuffle)
+            if !stick.isEmpty { return stick }
+        }
+        return Playlist.expand(settings.playlist, shuffle: shuffle)
     }
 
     /// `loadfile ITEM MODE` with the item's own options (its image duration, mute).
@@ -276,11 +284,17 @@ public actor Player {
     private func watchFolders() {
         folders?.stop()
         folderTask?.cancel()
-        let dirs = settings.playlist.filter { entry in
+        var dirs = settings.playlist.filter { entry in
             switch Playlist.inspect(entry) {
             case .folder, .missing: true
             case .file, .url: false
             }
+        }
+        if let pattern = settings.removableMedia {
+            // The folder the sticks appear in (`/media` for `/media/*/*`), and each stick there now.
+            dirs.append(Playlist.fixedPrefix(of: pattern))
+            dirs += Playlist.directories(matching: pattern)
+            dirs += Playlist.directories(matching: (pattern as NSString).deletingLastPathComponent)
         }
         guard !dirs.isEmpty else { return }
         let watch = DirectoryWatch(dirs)
@@ -291,6 +305,16 @@ public actor Player {
                 await self?.refresh()
             }
         }
+    }
+
+    /// A stick came or went: the watch follows the folders there now.
+    private var watchedStickFolders: [String] = []
+    private func watchFoldersIfChanged() {
+        guard let pattern = settings.removableMedia else { return }
+        let now = Playlist.directories(matching: pattern)
+        guard now != watchedStickFolders else { return }
+        watchedStickFolders = now
+        watchFolders()
     }
 
     /// Takes the folders' contents now: the entry that plays goes on, and what follows it is the
@@ -306,22 +330,30 @@ public actor Player {
             }
         }
         let fresh = expanded()
-        guard Set(fresh) != Set(items) else { return }
-        items = fresh
+        if settings.removableMedia != nil { watchFoldersIfChanged() }
+        guard clip == nil else { return }
         let idle = (try? mpv.get(.idleActive)) ?? true
         let position = Int((try? mpv.get(.playlistPosition)) ?? -1)
-        guard !idle, position >= 0, let current, current != settings.splash, clip == nil else {
-            if clip == nil {
-                idleRetry?.cancel()
-                try? updateOverlays { $0.message = nil }
-                try? start()
-                if items.isEmpty { nothingToPlay() }
-            }
+        // mpv's own entry now: the actor's `current` may still name the one before it.
+        let count = Int((try? mpv.get(.playlistCount)) ?? 0)
+        let names = (0..<count).map { mpv.string("playlist/\($0)/filename") ?? "" }
+        let kept = position >= 0 && position < count ? names[position] : nil
+        guard !idle, let kept, kept != settings.splash else {
+            // Idle, or the splash showing: the playlist starts again when it has something new.
+            guard Set(fresh) != Set(items) else { return }
+            items = fresh
+            idleRetry?.cancel()
+            try? updateOverlays { $0.message = nil }
+            try? start()
+            if items.isEmpty { nothingToPlay() }
             return
         }
-        let count = Int((try? mpv.get(.playlistCount)) ?? 0)
+        items = fresh
+        // What follows the entry playing: the list from the item after it (its start when gone).
+        let order = fresh.firstIndex(of: kept).map { Array(fresh[($0 + 1)...] + fresh[..<$0]) } ?? fresh
+        let others = names.enumerated().filter { $0.offset != position }.map(\.element)
+        guard others != order else { return }
         for i in (0..<count).reversed() where i != position { try? mpv.command(["playlist-remove", String(i)]) }
-        let order = fresh.firstIndex(of: current).map { Array(fresh[($0 + 1)...] + fresh[..<$0]) } ?? fresh
         for item in order { try? load(item, "append") }
     }
 

@@ -91,6 +91,35 @@ public enum Playlist {
         }
     }
 
+    /// The directories that match `pattern` now (`*` stands for one name, at any level).
+    public static func directories(matching pattern: String) -> [String] {
+        var found = [""]
+        for part in pattern.split(separator: "/").map(String.init) {
+            var next: [String] = []
+            for base in found {
+                if part.contains("*") {
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: base.isEmpty ? "/" : base)) ?? []
+                    for n in names.sorted() where !n.hasPrefix(".") && fnmatch(part, n, 0) == 0 {
+                        next.append(base + "/" + n)
+                    }
+                } else {
+                    next.append(base + "/" + part)
+                }
+            }
+            found = next
+        }
+        return found.filter {
+            var d: ObjCBool = false
+            return FileManager.default.fileExists(atPath: $0, isDirectory: &d) && d.boolValue
+        }
+    }
+
+    /// The part of `pattern` before its first `*` (`/media` for `/media/*/*`).
+    public static func fixedPrefix(of pattern: String) -> String {
+        let parts = pattern.split(separator: "/").prefix { !$0.contains("*") }
+        return "/" + parts.joined(separator: "/")
+    }
+
     /// When a folder's file that is still being written will have stood still long enough.
     public static func nextSettle(_ entries: [String], now: Date = Date()) -> Date? {
         var soonest: Date?

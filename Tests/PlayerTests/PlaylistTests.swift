@@ -113,4 +113,28 @@ struct PlaylistTests {
         #expect(await player.overlays.message?.hasPrefix("Nothing to play") != true)
         _ = await player.shutdown()
     }
+
+    @Test func aStickWithMediaIsThePlaylistWhileItIsThere() async throws {
+        let root = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/media", withIntermediateDirectories: true)
+        try Self.image(root + "/loop.png", (255, 0, 0))
+        var settings = PlayerSettings()
+        settings.playlist = [root + "/loop.png"]
+        settings.removableMedia = root + "/media/*"
+        settings.imageDuration = 0.4
+        let player = try Player(settings: settings, extra: headless)
+        try await player.start()
+        #expect(await waitFor(player.events) { $0 == .playing(root + "/loop.png") } != nil)
+        // The stick is mounted (here: its folder appears, with a file copied a while ago).
+        let stick = root + "/stick"
+        try FileManager.default.createDirectory(atPath: stick, withIntermediateDirectories: true)
+        try Self.image(stick + "/show.png", (0, 0, 255))
+        try FileManager.default.moveItem(atPath: stick, toPath: root + "/media/STICK")
+        #expect(await waitFor(player.events, seconds: 5) { $0 == .playing(root + "/media/STICK/show.png") } != nil)
+        // Removed: the configured playlist comes back.
+        try FileManager.default.removeItem(atPath: root + "/media/STICK")
+        #expect(await waitFor(player.events, seconds: 5) { $0 == .playing(root + "/loop.png") } != nil)
+        _ = await player.shutdown()
+    }
 }

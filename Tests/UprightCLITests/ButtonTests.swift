@@ -163,7 +163,9 @@ struct FitContentTests {
             ao = "null"
             """)
         defer { try? FileManager.default.removeItem(atPath: config) }
-        let run = try await upright(["play", "--config", config, "--uri", "none", "--vo", "null", "--duration", "6.5"])
+        let run = try await upright([
+            "play", "--config", config, "--uri", "none", "--vo", "null", "--no-control", "--duration", "6.5",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let turns = run.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
