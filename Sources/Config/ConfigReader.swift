@@ -521,10 +521,15 @@ struct ConfigReader {
             } else if let t = element.table, let s = t["path"]?.string {
                 item = s
                 var o = ItemOptions()
-                for key in t.keys.sorted() where !["path", "duration", "mute", "orientation"].contains(key) {
+                for key in t.keys.sorted()
+                where !["path", "duration", "mute", "orientation", "days", "from", "until"].contains(key) {
                     report(
-                        .warning, "unknown key '\(key)' in a playlist item; expected path, duration, mute, orientation",
+                        .warning,
+                        "unknown key '\(key)' in a playlist item; expected path, duration, mute, orientation, days, from, until",
                         at: map.valuePlace(of: path))
+                }
+                if t["days"] != nil || t["from"] != nil || t["until"] != nil {
+                    o.schedule = readSchedule(t, item: s)
                 }
                 if let shape = t["orientation"] {
                     if let name = shape.string, let s = ContentShape(rawValue: name), s != .unknown, s != .square {
@@ -564,6 +569,51 @@ struct ConfigReader {
         }
         player.playlist = items
         player.itemOptions = options
+    }
+
+    /// A playlist item's schedule: `days = ["mon", "fri"]`, `from = "22:00"`, `until = "06:00"`
+    /// (a window across midnight belongs to the day it starts on).
+    mutating func readSchedule(_ t: TOMLTable, item: String) -> Schedule? {
+        let path = ["player", "playlist"]
+        var schedule = Schedule()
+        var ok = true
+        if let d = t["days"] {
+            let names = d.array?.compactMap(\.string) ?? d.string.map { [$0] } ?? []
+            for name in names {
+                if let i = Schedule.dayNames.firstIndex(of: String(name.prefix(3)).lowercased()), name.count >= 3 {
+                    schedule.days.insert(i + 1)
+                } else {
+                    report(
+                        .error,
+                        "unknown day '\(name)' in the schedule of \(item); expected: "
+                            + Schedule.dayNames.joined(separator: ", "),
+                        at: map.elementPlace(of: path, element: name) ?? map.valuePlace(of: path))
+                    ok = false
+                }
+            }
+        }
+        for (key, keyPath) in [("from", \Schedule.from), ("until", \Schedule.until)] {
+            guard let v = t[key] else { continue }
+            guard let text = v.string, let m = Schedule.minutes(text) else {
+                report(
+                    .error, "'\(key)' in the schedule of \(item) must be a time HH:MM (\"07:30\", \"22:00\")",
+                    at: map.valuePlace(of: path))
+                ok = false
+                continue
+            }
+            schedule[keyPath: keyPath] = m
+        }
+        if (schedule.from == nil) != (schedule.until == nil) {
+            report(.error, "the schedule of \(item) needs both 'from' and 'until'", at: map.valuePlace(of: path))
+            ok = false
+        } else if let f = schedule.from, let u = schedule.until, f % 1440 == u % 1440 {
+            report(
+                .error,
+                "the schedule of \(item) has an empty window (from \(f / 60):\(f % 60 < 10 ? "0" : "")\(f % 60) "
+                    + "until the same time)", at: map.valuePlace(of: path))
+            ok = false
+        }
+        return ok ? schedule : nil
     }
 
     mutating func readClassifier(_ k: TOMLTable, into parameters: inout OrientationClassifier.Parameters) {

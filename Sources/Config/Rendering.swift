@@ -81,6 +81,16 @@ extension UprightConfiguration {
             if let d = o.duration { fields.append("duration = \(num(d))") }
             if let m = o.mute { fields.append("mute = \(m)") }
             if let s = o.shape { fields.append("orientation = \(q(s.rawValue))") }
+            if let s = o.schedule {
+                if !s.days.isEmpty {
+                    fields.append(
+                        "days = [" + s.days.sorted().map { q(Schedule.dayNames[$0 - 1]) }.joined(separator: ", ") + "]")
+                }
+                func hhmm(_ m: Int) -> String {
+                    (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)"
+                }
+                if let f = s.from, let u = s.until { fields += ["from = \(q(hhmm(f)))", "until = \(q(hhmm(u)))"] }
+            }
             return "{ " + fields.joined(separator: ", ") + " }"
         }
         out +=

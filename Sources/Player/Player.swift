@@ -55,10 +55,13 @@ public struct ItemOptions: Sendable, Hashable {
     public var mute: Bool?
     /// The item's shape as `fit_content` should take it, whatever its picture says.
     public var shape: ContentShape?
-    public init(duration: Double? = nil, mute: Bool? = nil, shape: ContentShape? = nil) {
+    /// When it may play (local time); `nil`: always.
+    public var schedule: Schedule?
+    public init(duration: Double? = nil, mute: Bool? = nil, shape: ContentShape? = nil, schedule: Schedule? = nil) {
         self.duration = duration
         self.mute = mute
         self.shape = shape
+        self.schedule = schedule
     }
 }
 
@@ -256,14 +259,44 @@ public actor Player {
         watchFolders()
     }
 
-    /// The playlist made concrete now: a stick's files while one is there, else the configured list.
+    /// The playlist made concrete now: a stick's files while one is there, else the configured
+    /// list less the entries whose schedule is closed now (local time).
     private func expanded() -> [String] {
         let shuffle: ((inout [String]) -> Void)? = settings.shuffle ? { $0.shuffle() } : nil
         if let pattern = settings.removableMedia {
             let stick = Playlist.expand(Playlist.directories(matching: pattern), shuffle: shuffle)
             if !stick.isEmpty { return stick }
         }
-        return Playlist.expand(settings.playlist, shuffle: shuffle)
+        let (weekday, minute) = Self.localNow()
+        let open = settings.playlist.filter {
+            settings.itemOptions[$0]?.schedule?.isActive(weekday: weekday, minute: minute) ?? true
+        }
+        scheduleNextEdge(weekday: weekday, minute: minute)
+        return Playlist.expand(open, shuffle: shuffle)
+    }
+
+    /// The local weekday (1 Monday … 7 Sunday) and minute after midnight now.
+    static func localNow() -> (weekday: Int, minute: Int) {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        return (parts.tm_wday == 0 ? 7 : Int(parts.tm_wday), Int(parts.tm_hour) * 60 + Int(parts.tm_min))
+    }
+
+    private var edgeTimer: Task<Void, Never>?
+
+    /// At the next window edge of any item's schedule, the playlist is looked at again.
+    private func scheduleNextEdge(weekday: Int, minute: Int) {
+        let next = settings.itemOptions.values.compactMap {
+            $0.schedule?.minutesToNextChange(weekday: weekday, minute: minute)
+        }.min()
+        edgeTimer?.cancel()
+        guard let next else { return }
+        let seconds = Double(next * 60 - Int(time(nil) % 60)) + 0.5
+        edgeTimer = Task { [weak self] in
+            guard (try? await Task.sleep(for: .seconds(max(0.5, seconds)))) != nil else { return }
+            await self?.refresh()
+        }
     }
 
     /// `loadfile ITEM MODE` with the item's own options (its image duration, mute).
@@ -599,6 +632,7 @@ public actor Player {
     public func shutdown(timeout: Double = 5) async -> Bool {
         isShuttingDown = true
         idleRetry?.cancel()
+        edgeTimer?.cancel()
         watch?.cancel()
         folders?.stop()
         folderTask?.cancel()

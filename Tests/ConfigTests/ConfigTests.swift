@@ -266,6 +266,14 @@ struct HotkeyConfigurationTests {
             "u.toml:2:20: error: 'input.devices': 'event3' is neither \"auto\" nor a device path"
         ),
         (
+            "[player]\nplaylist = [{ path = \"https://e/a.mp4\", days = [\"mon\", \"funday\"] }]\n",
+            "u.toml:2:56: error: unknown day 'funday' in the schedule of https://e/a.mp4"
+        ),
+        (
+            "[player]\nplaylist = [{ path = \"https://e/a.mp4\", from = \"08:00\", until = \"08:00\" }]\n",
+            "u.toml:2:12: error: the schedule of https://e/a.mp4 has an empty window"
+        ),
+        (
             "[metrics]\nlisten = \"localhost\"\n",
             "u.toml:2:10: error: 'metrics.listen' must be HOST:PORT"
         ),

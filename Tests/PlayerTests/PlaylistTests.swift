@@ -1,5 +1,6 @@
 import Foundation
 import MPV
+import OrientationCore
 import Picture
 import Player
 import TestSupport
@@ -138,5 +139,33 @@ struct PlaylistTests {
         try FileManager.default.removeItem(atPath: root + "/media/STICK")
         #expect(await waitFor(player.events, seconds: 5) { $0 == .playing(root + "/loop.png") } != nil)
         _ = await player.shutdown()
+    }
+
+    @Test func anItemOutsideItsScheduleIsLeftOut() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.image(dir + "/open.png", (255, 0, 0))
+        try Self.image(dir + "/closed.png", (0, 0, 255))
+        // The local time now, as the player reads it.
+        var t = time(nil)
+        var parts = tm()
+        localtime_r(&t, &parts)
+        let minute = Int(parts.tm_hour) * 60 + Int(parts.tm_min)
+        var settings = PlayerSettings()
+        settings.playlist = [dir + "/open.png", dir + "/closed.png"]
+        settings.imageDuration = 0.3
+        settings.itemOptions[dir + "/open.png"] = ItemOptions(
+            schedule: Schedule(from: (minute + 1410) % 1440, until: (minute + 30) % 1440))
+        settings.itemOptions[dir + "/closed.png"] = ItemOptions(
+            schedule: Schedule(from: (minute + 60) % 1440, until: (minute + 120) % 1440))
+        let player = try Player(settings: settings, extra: headless)
+        try await player.start()
+        var played: [String] = []
+        for await e in player.events {
+            if case .playing(let item) = e { played.append((item as NSString).lastPathComponent) }
+            if played.count == 4 { break }
+        }
+        _ = await player.shutdown()
+        #expect(played == ["open.png", "open.png", "open.png", "open.png"])
     }
 }
