@@ -29,6 +29,7 @@ struct ConfigReader {
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
         "metrics": ["textfile", "listen", "interval", "items"],
+        "screen": ["on", "off", "days"],
         "mqtt": [
             "url", "ca_file", "username", "password", "password_file", "prefix", "device", "discovery",
             "discovery_prefix",
@@ -178,6 +179,7 @@ struct ConfigReader {
         if let i = section(root, "input") { readInput(i, into: &c.input, presses: &policy.clipPresses) }
         if let m = section(root, "metrics") { readMetrics(m, into: &c.metrics) }
         if let m = section(root, "mqtt") { readMQTT(m, into: &c.mqtt) }
+        if let s = section(root, "screen") { readScreen(s, into: &c) }
         if let k = section(root, "classifier") { readClassifier(k, into: &c.classifier) }
         c.policy = PolicyConfiguration(
             appSupported: policy.appSupported, launch: policy.launch, displaySupported: policy.displaySupported,
@@ -571,6 +573,47 @@ struct ConfigReader {
         player.itemOptions = options
     }
 
+    /// `[screen]`: the screen is on from `on` until `off` (local time, across midnight too), on
+    /// `days` (every day when absent); off, and nothing plays, the rest of the time.
+    mutating func readScreen(_ t: TOMLTable, into c: inout UprightConfiguration) {
+        var plan = Schedule()
+        for (key, keyPath) in [("on", \Schedule.from), ("off", \Schedule.until)] {
+            guard let v = t[key] else { continue }
+            guard let text = v.string, let m = Schedule.minutes(text) else {
+                error("'screen.\(key)' must be a time HH:MM (\"07:00\", \"22:30\")", at: ["screen", key])
+                return
+            }
+            plan[keyPath: keyPath] = m
+        }
+        guard let on = plan.from, let off = plan.until else {
+            if plan.from != nil || plan.until != nil {
+                error("[screen] needs both 'on' and 'off'", at: ["screen"])
+            }
+            return
+        }
+        guard on % 1440 != off % 1440 else {
+            error("[screen] 'on' and 'off' are the same time: an empty window", at: ["screen", "off"])
+            return
+        }
+        if let d = t["days"] {
+            let names = d.array?.compactMap(\.string) ?? d.string.map { [$0] } ?? []
+            for name in names {
+                guard name.count >= 3, let i = Schedule.dayNames.firstIndex(of: String(name.prefix(3)).lowercased())
+                else {
+                    report(
+                        .error,
+                        "unknown day '\(name)' in 'screen.days'; expected: "
+                            + Schedule.dayNames.joined(separator: ", "),
+                        at: map.elementPlace(of: ["screen", "days"], element: name)
+                            ?? map.valuePlace(of: ["screen", "days"]))
+                    return
+                }
+                plan.days.insert(i + 1)
+            }
+        }
+        c.screenPlan = plan
+    }
+
     /// A playlist item's schedule: `days = ["mon", "fri"]`, `from = "22:00"`, `until = "06:00"`
     /// (a window across midnight belongs to the day it starts on).
     mutating func readSchedule(_ t: TOMLTable, item: String) -> Schedule? {
@@ -609,8 +652,8 @@ struct ConfigReader {
         } else if let f = schedule.from, let u = schedule.until, f % 1440 == u % 1440 {
             report(
                 .error,
-                "the schedule of \(item) has an empty window (from \(f / 60):\(f % 60 < 10 ? "0" : "")\(f % 60) "
-                    + "until the same time)", at: map.valuePlace(of: path))
+                "the schedule of \(item) has an empty window (from \(Schedule.text(f)) until the same time)",
+                at: map.valuePlace(of: path))
             ok = false
         }
         return ok ? schedule : nil

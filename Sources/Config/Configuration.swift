@@ -22,6 +22,8 @@ public struct UprightConfiguration: Sendable {
     public var metrics = MetricsSettings()
     /// MQTT, with Home Assistant discovery: off without a broker URL.
     public var mqtt = MQTTSettings()
+    /// The screen's power plan (`[screen]`): the window it is on; `nil`: always on.
+    public var screenPlan: Schedule?
     /// Warnings found while reading (unknown keys, with the closest known one).
     public var warnings: [Diagnostic] = []
     /// The file it came from; `nil` for the built-in defaults.

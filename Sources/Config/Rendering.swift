@@ -86,10 +86,9 @@ extension UprightConfiguration {
                     fields.append(
                         "days = [" + s.days.sorted().map { q(Schedule.dayNames[$0 - 1]) }.joined(separator: ", ") + "]")
                 }
-                func hhmm(_ m: Int) -> String {
-                    (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)"
+                if let f = s.from, let u = s.until {
+                    fields += ["from = \(q(Schedule.text(f)))", "until = \(q(Schedule.text(u)))"]
                 }
-                if let f = s.from, let u = s.until { fields += ["from = \(q(hhmm(f)))", "until = \(q(hhmm(u)))"] }
             }
             return "{ " + fields.joined(separator: ", ") + " }"
         }
@@ -115,6 +114,13 @@ extension UprightConfiguration {
         out +=
             "listen = \(q(metrics.listen.map { ($0.host.contains(":") ? "[\($0.host)]" : $0.host) + ":\($0.port)" } ?? ""))\n"
         out += "interval = \(num(metrics.interval))\nitems = \(metrics.items)\n"
+        if let plan = screenPlan, let on = plan.from, let off = plan.until {
+            out += "\n[screen]\non = \(q(Schedule.text(on)))\noff = \(q(Schedule.text(off)))\n"
+            if !plan.days.isEmpty {
+                out +=
+                    "days = [" + plan.days.sorted().map { q(Schedule.dayNames[$0 - 1]) }.joined(separator: ", ") + "]\n"
+            }
+        }
         out += "\n[mqtt]\nurl = \(q(mqtt.url))\nca_file = \(q(mqtt.caFile))\nusername = \(q(mqtt.username))\n"
         out += "password = \(q(mqtt.password.isEmpty ? "" : "********"))\npassword_file = \(q(mqtt.passwordFile))\n"
         out += "prefix = \(q(mqtt.prefix))\ndevice = \(q(mqtt.device))\ndiscovery = \(mqtt.discovery)\n"

@@ -72,9 +72,16 @@ public protocol DisplayBackend: Sendable {
     func desktopRotationLocked() async -> Bool?
     /// Locks the desktop's own auto-rotation (while Upright owns the output) or unlocks it.
     func setDesktopRotationLocked(_ locked: Bool) async throws(DisplayError)
+    /// Switches `output`'s screen off (power saving) or on.
+    func setPower(_ on: Bool, of output: OutputState) async throws(DisplayError)
 }
 
 extension DisplayBackend {
+    /// No power control.
+    public func setPower(_ on: Bool, of output: OutputState) async throws(DisplayError) {
+        throw DisplayError("the \(kind.rawValue) backend cannot switch the screen off")
+    }
+
     /// No desktop auto-rotation to hold.
     public func desktopRotationLocked() async -> Bool? { nil }
     public func setDesktopRotationLocked(_ locked: Bool) async throws(DisplayError) {}

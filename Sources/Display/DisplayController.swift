@@ -381,6 +381,18 @@ public actor DisplayController {
         removeState()
     }
 
+    /// Switches the screen off or on (the power plan); a failure is kept in ``status`` and returned.
+    public func setPower(_ on: Bool) async -> DisplayError? {
+        guard let output else { return DisplayError(status.problem ?? "no output to switch \(on ? "on" : "off")") }
+        do {
+            try await backend.setPower(on, of: output)
+            return nil
+        } catch {
+            status.problem = "cannot switch \(output.name) \(on ? "on" : "off"): \(error)"
+            return error
+        }
+    }
+
     /// What the policy may do now.
     public var abilities: DisplayAbilities {
         DisplayAbilities(canRotateOutput: status.canRotate && status.problem == nil, ownsOutput: settings.kiosk)

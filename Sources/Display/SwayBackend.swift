@@ -48,6 +48,15 @@ public struct SwayBackend: DisplayBackend {
         try await ipc.run("output \(quoted(output.name)) transform \(transform.swayName)")
     }
 
+    /// `output NAME power on|off` (sway 1.8 on), else `dpms on|off` (sway 1.7).
+    public func setPower(_ on: Bool, of output: OutputState) async throws(DisplayError) {
+        do {
+            try await ipc.run("output \(quoted(output.name)) power \(on ? "on" : "off")")
+        } catch {
+            try await ipc.run("output \(quoted(output.name)) dpms \(on ? "on" : "off")")
+        }
+    }
+
     public func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] {
         struct Input: Decodable {
             var identifier: String

@@ -26,6 +26,11 @@ public struct WlrootsBackend: DisplayBackend {
         Self.parseListing(try await tool.run([]))
     }
 
+    /// `wlr-randr --output NAME --off|--on`.
+    public func setPower(_ on: Bool, of output: OutputState) async throws(DisplayError) {
+        _ = try await tool.run(["--output", output.name, on ? "--on" : "--off"])
+    }
+
     public func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
         var arguments = ["--output", output.name]
         if !output.active || output.mode == nil {

@@ -22,6 +22,13 @@ public struct X11Backend: DisplayBackend {
         Self.parseListing(try await xrandr.run(["--verbose", "--query"]))
     }
 
+    /// DPMS through `xset dpms force off|on` (the whole X display).
+    public func setPower(_ on: Bool, of output: OutputState) async throws(DisplayError) {
+        _ = try await HelperProgram(name: "xset", environment: ["DISPLAY": display]).run([
+            "dpms", "force", on ? "on" : "off",
+        ])
+    }
+
     public func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
         guard output.canRotate || transform == .normal else {
             throw DisplayError("the X server cannot turn \(output.name) (RandR offers no rotation for it)")

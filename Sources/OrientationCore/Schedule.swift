@@ -26,6 +26,12 @@ public struct Schedule: Sendable, Hashable {
         return h * 60 + m
     }
 
+    /// `minutes` after midnight as `HH:MM`.
+    public static func text(_ minutes: Int) -> String {
+        let (h, m) = (minutes / 60, minutes % 60)
+        return (h < 10 ? "0" : "") + "\(h):" + (m < 10 ? "0" : "") + "\(m)"
+    }
+
     private func dayAllowed(_ weekday: Int) -> Bool { days.isEmpty || days.contains(weekday) }
 
     /// Whether the item may play at `minute` (0..<1440) of `weekday` (1…7).

@@ -276,7 +276,7 @@ public actor Player {
     }
 
     /// The local weekday (1 Monday … 7 Sunday) and minute after midnight now.
-    static func localNow() -> (weekday: Int, minute: Int) {
+    public static func localNow() -> (weekday: Int, minute: Int) {
         var now = time(nil)
         var parts = tm()
         localtime_r(&now, &parts)
@@ -478,6 +478,9 @@ public actor Player {
     public func screenshot(to path: String, window: Bool) throws(MPVError) {
         try mpv.command(["screenshot-to-file", path, window ? "window" : "video"])
     }
+
+    /// Pauses playback (the screen is off) or resumes it.
+    public func setPaused(_ paused: Bool) throws(MPVError) { try mpv.set(.pause, paused) }
 
     /// Presses a key, as a person would (`keypress`): the way hotkeys are tested and scripted.
     public func keypress(_ key: String) throws(MPVError) { try mpv.command(["keypress", key]) }

@@ -83,10 +83,14 @@ public struct SessionStatus: Encodable, Sendable, Hashable {
     public var clipsQueued: [String] = []
     /// The input devices open, and those that cannot be opened with the reason.
     public var input: InputReport = InputReport()
+    /// The screen's power plan: `on`, `off`, or `nil` without a plan; and its next change (`HH:MM`, local).
+    public var screen: String?
+    public var screenNextChange: String?
 
     enum CodingKeys: String, CodingKey {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
-            suggestion, playing, queued, clip, clipsQueued = "clips_queued", input
+            suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
+            screenNextChange = "screen_next_change"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -105,6 +109,8 @@ public struct SessionStatus: Encodable, Sendable, Hashable {
         try c.encode(clip, forKey: .clip)
         try c.encode(clipsQueued, forKey: .clipsQueued)
         try c.encode(input, forKey: .input)
+        try c.encode(screen, forKey: .screen)
+        try c.encode(screenNextChange, forKey: .screenNextChange)
     }
 }
 

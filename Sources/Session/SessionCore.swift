@@ -44,6 +44,10 @@ public struct SessionCore: Sendable {
     public private(set) var input = InputReport()
     /// Seconds within which the same action from mpv's window and from an input device is one press.
     public var pressEcho = 0.25
+    /// The screen's power plan: the window it is on (`nil`: always on), and whether it is on now.
+    public var powerPlan: Schedule?
+    public private(set) var screenOn = true
+    private var screenNextChange: String?
     /// The last press of each action from a key, its way and time.
     private var lastPress: [Action: (origin: Origin, at: Double)] = [:]
 
@@ -80,7 +84,8 @@ public struct SessionCore: Sendable {
             strategy: policy.strategy.rawValue, scenes: policy.stack.map(\.scene), sensor: sensorHealth,
             display: displayReport, lastDecision: policy.lastDecision.map { $0.record(time: $0.millisecondsText) },
             suggestion: policy.suggestion?.name, playing: playing, queued: policy.queued.map(\.name), clip: clip,
-            clipsQueued: clipQueue, input: input)
+            clipsQueued: clipQueue, input: input, screen: powerPlan == nil ? nil : (screenOn ? "on" : "off"),
+            screenNextChange: screenNextChange)
     }
 
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
@@ -103,6 +108,8 @@ public struct SessionCore: Sendable {
             return clipEnded(at: now)
         case .content(let shape):
             return translate(policy.handle(.content(shape), at: now))
+        case .localTime(let weekday, let minute):
+            return powerTime(weekday: weekday, minute: minute)
         case .inputDevices(let devices, let problems):
             self.input = InputReport(devices: devices, problems: problems)
             return []
@@ -148,6 +155,25 @@ public struct SessionCore: Sendable {
             out.append(.probeDisplay)
         }
         return out
+    }
+
+    // MARK: - The screen's power plan
+
+    /// The plan at this minute: the screen switched off (playback paused) when its window closes,
+    /// on (playback resumed) when it opens; the status says when it changes next.
+    private mutating func powerTime(weekday: Int, minute: Int) -> [SessionEffect] {
+        guard let plan = powerPlan else { return [] }
+        let on = plan.isActive(weekday: weekday, minute: minute)
+        screenNextChange = plan.minutesToNextChange(weekday: weekday, minute: minute).map {
+            Schedule.text((minute + $0) % 1440)
+        }
+        guard on != screenOn else { return [] }
+        screenOn = on
+        let next = screenNextChange.map { " until \($0)" } ?? ""
+        return [
+            .status(on ? "screen on (power plan)\(next)" : "screen off (power plan)\(next); nothing plays meanwhile"),
+            .player(.pause(!on)), .screenPower(on),
+        ]
     }
 
     // MARK: - Presses

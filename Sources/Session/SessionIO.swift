@@ -49,6 +49,9 @@ public enum SessionInput: Sendable, Hashable {
     case clipEnded
     /// The item playing has this shape.
     case content(ContentShape)
+    /// The local weekday (1 Monday … 7 Sunday) and minute after midnight, each minute: the screen's
+    /// power plan follows it.
+    case localTime(weekday: Int, minute: Int)
     /// The input devices open now, and those that cannot be opened, in words (for the status).
     case inputDevices([String], problems: [String])
     /// The wall clock's minute changed: the status line's text for it.
@@ -78,6 +81,8 @@ public enum SessionEffect: Sendable, Hashable {
     case reply(RequestID, ControlReply)
     /// A line for the status log (standard error).
     case status(String)
+    /// Switch the screen on or off (the power plan).
+    case screenPower(Bool)
 }
 
 public enum PlaylistStep: String, Sendable, Hashable {
@@ -93,6 +98,8 @@ public enum PlayerEffect: Sendable, Hashable {
     case overlay(OverlayChange)
     /// Play this file or URL once, then go back to the loop where it was.
     case playClip(String)
+    /// Pause playback (the screen is off) or resume it.
+    case pause(Bool)
 }
 
 /// One change of what the overlays show.

@@ -132,6 +132,7 @@ public actor PlaySession {
         }
         var core = try SessionCore(
             policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: report)
+        core.powerPlan = configuration.screenPlan
         if case .waiting = presence {} else { try await shell.player.start() }
         sources = shell.startSources(stop: stop, clock: clock)
         if presence != .present { sources.append(watchForDisplay(presence)) }

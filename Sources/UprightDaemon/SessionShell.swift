@@ -66,6 +66,8 @@ struct SessionShell: Sendable {
                 replies.append((request, reply))
             case .status(let line):
                 logger.notice("\(line)")
+            case .screenPower(let on):
+                if let failure = await display.setPower(on) { logger.warning("screen power: \(failure)") }
             }
         }
         return replies
@@ -79,6 +81,8 @@ struct SessionShell: Sendable {
             try? await player.setLayout(layout)
         case .overlay(.hidden(let hidden)):
             try? await player.setOverlaysHidden(hidden)
+        case .pause(let paused):
+            try? await player.setPaused(paused)
         case .playClip(let file):
             do { try await player.playClip(file) } catch { logger.error("cannot play the clip \(file): \(error)") }
         case .overlay(let change):
@@ -177,6 +181,8 @@ struct SessionShell: Sendable {
                 while !Task.isCancelled {
                     let wall = time(nil)
                     feed.yield(.input(.clock(PlaySession.clockText(wall))))
+                    let (weekday, minute) = Player.localNow()
+                    feed.yield(.input(.localTime(weekday: weekday, minute: minute)))
                     try? await clock.sleep(for: .seconds(Int(60 - wall % 60)), tolerance: nil)
                 }
             },
