@@ -77,19 +77,21 @@ struct PlaylistTests {
         var starts: [(String, ContinuousClock.Instant)] = []
         for await e in player.events {
             if case .playing(let item) = e { starts.append((item, .now)) }
-            if starts.count == 5 { break }
+            if starts.count == 9 { break }
         }
         _ = await player.shutdown()
-        // short → long: 0.6 s; long → short: 1.4 s (the default): two rounds, 4.0 s from the first
-        // start to the fifth. A loaded test machine delays single events either way, so the rounds
-        // are measured whole: never short by more than 0.2 s, and the upper bound loose (the 0.2 s
-        // figure per item is for a benchmark beside plain mpv).
-        #expect(
-            starts.map { ($0.0 as NSString).lastPathComponent } == [
-                "short.png", "long.png", "short.png", "long.png", "short.png",
-            ])
-        let rounds = starts[0].1.duration(to: starts[4].1) / .seconds(1)
-        #expect(rounds >= 3.8 && rounds <= 5.0, "two rounds took \(rounds) s, expected 4.0 s")
+        // short → long: 0.6 s; long → short: 1.4 s (the default). A loaded test machine delays
+        // single events either way, so each item's median over four rounds is compared: never
+        // short by more than 0.2 s, and the upper bound loose (the per-item figure is a benchmark's).
+        func median(_ name: String) -> Double {
+            let d = (1..<starts.count).filter { starts[$0 - 1].0.hasSuffix(name) }.map {
+                starts[$0 - 1].1.duration(to: starts[$0].1) / .seconds(1)
+            }.sorted()
+            return d.isEmpty ? 0 : d[d.count / 2]
+        }
+        let (short, long) = (median("short.png"), median("long.png"))
+        #expect(short >= 0.4 && short <= 1.2, "short.png showed \(short) s, expected 0.6 s")
+        #expect(long >= 1.2 && long <= 2.0, "long.png showed \(long) s, expected 1.4 s")
     }
 
     @Test func nothingToPlayShowsTheSplashWithTheReasonUntilAFileArrives() async throws {
