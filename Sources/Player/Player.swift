@@ -371,6 +371,16 @@ public actor Player {
         let count = Int((try? mpv.get(.playlistCount)) ?? 0)
         let names = (0..<count).map { mpv.string("playlist/\($0)/filename") ?? "" }
         let kept = position >= 0 && position < count ? names[position] : nil
+        // mpv between two entries (the one selected is not yet the one playing, or the player has
+        // not yet heard of it): looked at again a moment later, never in the middle of the change.
+        let playingPosition = Int((try? mpv.get(MPVProperty<Int64>("playlist-playing-pos"))) ?? -1)
+        if !idle, kept != nil, playingPosition != position || kept != current {
+            Task { [weak self] in
+                try? await Task.sleep(for: .milliseconds(150))
+                await self?.refresh()
+            }
+            return
+        }
         guard !idle, let kept, kept != settings.splash else {
             // Idle, or the splash showing: the playlist starts again when it has something new.
             guard Set(fresh) != Set(items) else { return }

@@ -10,7 +10,7 @@ struct SensorIntegrationTests {
         let fake = try FakeIIO()
         try fake.portrait()
         let run = try uprightInNamespace(
-            fake, ["sensor", "--uri", "local:", "--json", "--rate", "50", "--duration", "4"])
+            fake, ["sensor", "--uri", "local:", "--json", "--rate", "50", "--duration", "8"])
         #expect(await run.waitFor { orientations($0.stdout) == ["portrait"] })
         try fake.landscapeLeft()
         #expect(await run.waitFor { orientations($0.stdout).count == 2 })
