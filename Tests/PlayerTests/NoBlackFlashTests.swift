@@ -1,0 +1,48 @@
+import Foundation
+import MPV
+import Picture
+import Player
+import TestSupport
+import Testing
+
+/// Between items and at the loop point the last frame stays until the next item's first frame is
+/// ready: rendered through libmpv's software render API (vo=libmpv), every ~20 ms (twice a frame),
+/// across an image, a video and another video, looped.
+@Suite("No black flash between items", .serialized)
+struct NoBlackFlashTests {
+    @Test func noBlackFrameAcrossTenItemChanges() async throws {
+        let dir = NSTemporaryDirectory() + "bf-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(Picture(width: 320, height: 240, fill: (255, 0, 0)).png()).write(
+            to: URL(fileURLWithPath: dir + "/red.png"))
+        var settings = PlayerSettings()
+        settings.playlist = [
+            dir + "/red.png", "av://lavfi:color=c=blue:size=320x240:rate=25:duration=0.8",
+            "av://lavfi:color=c=green:size=320x240:rate=25:duration=0.8",
+        ]
+        settings.imageDuration = 0.6
+        let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
+        let renderer = try MPVSoftwareRenderer(player.mpvHandle)
+        try await player.start()
+        var black = 0, frames = 0, changes = 0
+        var last: String?
+        let end = Date().addingTimeInterval(20)
+        while Date() < end, changes < 10 {
+            let f = try renderer.render(width: 160, height: 120)
+            let p = f.rgb(80, 60)
+            let colour =
+                p.r > 128
+                ? "red" : p.b > 128 ? "blue" : p.g > 128 ? "green" : (max(p.r, p.g, p.b) < 24 ? "black" : "other")
+            if colour == "black", last != nil { black += 1 }
+            if colour != "black", let l = last, l != colour { changes += 1 }
+            if colour != "black" { last = colour }
+            frames += 1
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        renderer.close()
+        _ = await player.shutdown()
+        #expect(changes >= 10, "\(changes) item changes seen in \(frames) frames")
+        #expect(black == 0, "\(black) black frames across \(changes) item changes (\(frames) frames)")
+    }
+}
