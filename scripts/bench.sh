@@ -10,6 +10,9 @@ python3 scripts/bench_sensor.py "$bin"
 echo
 "$bin/upright-bench" --display
 echo
+echo "Item changes (image, video, video; rendered twice a frame), Upright beside plain libmpv:"
+"$bin/upright-bench" --items
+echo
 python3 scripts/bench_appliance.py "$bin"
 echo
 echo "Detector quality on the public traces (scorer, --isolate):"

@@ -8,6 +8,8 @@
 //                                             options to try: UPRIGHT_BENCH_MPV="name=value,..."
 //   upright-bench --display                   on a headless sway: decision → output turned and mpv
 //                                             laid out again, beside the surface strategy
+//   upright-bench --items                     item changes (image, video, video): black frames between
+//                                             them and the image's shown time, beside plain libmpv
 //
 // The classifier is fed the trace over and over (times shifted so they keep increasing); the
 // policy a fixed, varied stream of device turns, lock and scene commands. Each prints one JSON
@@ -22,6 +24,7 @@ var path: String?
 var policyMode = false
 var playerMode = false
 var displayMode = false
+var itemsMode = false
 while let a = arguments.popFirst() {
     if a == "--seconds", let v = arguments.popFirst(), let s = Double(v) {
         budget = s
@@ -31,6 +34,8 @@ while let a = arguments.popFirst() {
         playerMode = true
     } else if a == "--display" {
         displayMode = true
+    } else if a == "--items" {
+        itemsMode = true
     } else {
         path = a
     }
@@ -76,6 +81,10 @@ if playerMode {
 }
 if displayMode {
     await measureDisplay()
+    exit(0)
+}
+if itemsMode {
+    await measureItems()
     exit(0)
 }
 
