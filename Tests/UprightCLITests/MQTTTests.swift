@@ -93,6 +93,7 @@ struct MQTTTests {
         #expect(sub.text.contains("upright/kiosk-7/availability online"))
         let retained = try Collected(
             "/usr/bin/mosquitto_sub", ["-p", String(port), "-t", "homeassistant/#", "-v", "-W", "2"])
+        defer { retained.stop() }
         #expect(await retained.waitFor({ $0.contains("upright_kiosk_7/rotate_to/config") }, seconds: 3))
 
         // The full-screen command topic toggles full screen: the decision log says so, and the state follows.
