@@ -86,11 +86,13 @@ public struct SessionStatus: Encodable, Sendable, Hashable {
     /// The screen's power plan: `on`, `off`, or `nil` without a plan; and its next change (`HH:MM`, local).
     public var screen: String?
     public var screenNextChange: String?
+    /// The MQTT connection: "connected to …", or why not and that it is retried.
+    public var mqtt: String?
 
     enum CodingKeys: String, CodingKey {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
-            screenNextChange = "screen_next_change"
+            screenNextChange = "screen_next_change", mqtt
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -111,6 +113,7 @@ public struct SessionStatus: Encodable, Sendable, Hashable {
         try c.encode(input, forKey: .input)
         try c.encode(screen, forKey: .screen)
         try c.encode(screenNextChange, forKey: .screenNextChange)
+        try c.encode(mqtt, forKey: .mqtt)
     }
 }
 

@@ -47,6 +47,8 @@ public struct SessionCore: Sendable {
     /// The screen's power plan: the window it is on (`nil`: always on), and whether it is on now.
     public var powerPlan: Schedule?
     public private(set) var screenOn = true
+    /// The MQTT connection, in words (`nil` without MQTT).
+    public private(set) var mqtt: String?
     private var screenNextChange: String?
     /// The last press of each action from a key, its way and time.
     private var lastPress: [Action: (origin: Origin, at: Double)] = [:]
@@ -85,7 +87,7 @@ public struct SessionCore: Sendable {
             display: displayReport, lastDecision: policy.lastDecision.map { $0.record(time: $0.millisecondsText) },
             suggestion: policy.suggestion?.name, playing: playing, queued: policy.queued.map(\.name), clip: clip,
             clipsQueued: clipQueue, input: input, screen: powerPlan == nil ? nil : (screenOn ? "on" : "off"),
-            screenNextChange: screenNextChange)
+            screenNextChange: screenNextChange, mqtt: mqtt)
     }
 
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
@@ -110,6 +112,9 @@ public struct SessionCore: Sendable {
             return translate(policy.handle(.content(shape), at: now))
         case .localTime(let weekday, let minute):
             return powerTime(weekday: weekday, minute: minute)
+        case .mqttState(let text):
+            mqtt = text
+            return []
         case .inputDevices(let devices, let problems):
             self.input = InputReport(devices: devices, problems: problems)
             return []

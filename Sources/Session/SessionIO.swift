@@ -52,6 +52,8 @@ public enum SessionInput: Sendable, Hashable {
     /// The local weekday (1 Monday … 7 Sunday) and minute after midnight, each minute: the screen's
     /// power plan follows it.
     case localTime(weekday: Int, minute: Int)
+    /// The MQTT connection's state, in words, for the status.
+    case mqttState(String)
     /// The input devices open now, and those that cannot be opened, in words (for the status).
     case inputDevices([String], problems: [String])
     /// The wall clock's minute changed: the status line's text for it.

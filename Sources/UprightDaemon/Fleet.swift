@@ -58,6 +58,7 @@ struct MQTTService: Service {
                 switch e {
                 case .connected:
                     logger.notice("mqtt: connected to \(settings.url)")
+                    session.noteMQTT("connected to \(settings.url) as \(base)")
                     said = nil
                     client.subscribe(base + "/command")
                     client.subscribe(base + "/command/+")
@@ -68,6 +69,7 @@ struct MQTTService: Service {
                     await published.forget()
                 case .disconnected(let why):
                     if why != said { logger.warning("mqtt: \(settings.url): \(why); trying again") }
+                    session.noteMQTT("\(settings.url): \(why); trying again")
                     said = why
                 case .message(let topic, let payload):
                     await command(topic: topic, payload: String(decoding: payload, as: UTF8.self))

@@ -326,6 +326,9 @@ public actor PlaySession {
         return "the compositor's screen (grim, output \(output))"
     }
 
+    /// The MQTT connection's state, for `ctl status`.
+    public nonisolated func noteMQTT(_ state: String) { feed.yield(.input(.mqttState(state))) }
+
     /// Asks for an action and waits for what came of it.
     public func request(_ action: Action, from origin: Origin = .control) async -> ControlReply {
         await ask { .command(action, from: origin, request: $0) }

@@ -79,9 +79,12 @@ struct MQTTTests {
         url = "mqtt://127.0.0.1:\(port)"
         device = "kiosk-7"
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
+        let socket = dir + "/control.sock"
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
         defer { kill(play.process.processIdentifier, SIGKILL) }
         #expect(await play.waitFor("mqtt: connected to mqtt://127.0.0.1:\(port)"), "\(play.stderr)")
+        let status = try await upright(["ctl", "--socket", socket, "status"]).stdout
+        #expect(status.contains(#""mqtt": "connected to mqtt://127.0.0.1:\#(port) as upright/kiosk-7""#), "\(status)")
 
         // Discovery: the screen as a device with its entities, retained.
         #expect(
@@ -113,6 +116,8 @@ struct MQTTTests {
         // The broker killed and started again: reconnected, online again, commands work.
         broker.stop()
         #expect(await play.waitFor("mqtt: mqtt://127.0.0.1:\(port):"), "\(play.stderr)")
+        let down = try await upright(["ctl", "--socket", socket, "status"]).stdout
+        #expect(down.contains("trying again"), "the status says the broker is being retried: \(down)")
         broker = try Self.broker(port: port, directory: dir)
         #expect(
             await play.waitFor({ $0.components(separatedBy: "mqtt: connected").count == 3 }, seconds: 40),
