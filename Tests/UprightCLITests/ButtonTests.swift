@@ -164,7 +164,7 @@ struct FitContentTests {
             """)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let run = try await upright([
-            "play", "--config", config, "--uri", "none", "--vo", "null", "--no-control", "--duration", "6.5",
+            "play", "--config", config, "--uri", "none", "--vo", "null", "--no-control", "--duration", "12",
         ])
         #expect(run.status == 0, "\(run.stderr)")
         let turns = run.stdout.split(separator: "\n").compactMap {
