@@ -260,19 +260,28 @@ public actor Player {
     }
 
     /// The playlist made concrete now: a stick's files while one is there, else the configured
-    /// list less the entries whose schedule is closed now (local time).
+    /// list less the entries whose schedule is closed now (local time). The next look is set
+    /// for when a file being written will be ready, or a schedule's window opens or closes.
     private func expanded() -> [String] {
         let shuffle: ((inout [String]) -> Void)? = settings.shuffle ? { $0.shuffle() } : nil
-        if let pattern = settings.removableMedia {
-            let stick = Playlist.expand(Playlist.directories(matching: pattern), shuffle: shuffle)
-            if !stick.isEmpty { return stick }
-        }
         let (weekday, minute) = Self.localNow()
+        var next = settings.itemOptions.values.compactMap {
+            $0.schedule?.minutesToNextChange(weekday: weekday, minute: minute)
+        }.min().map { Date().addingTimeInterval(Double($0 * 60 - Int(time(nil) % 60)) + 0.5) }
+        defer { lookAgain(at: next) }
+        if let pattern = settings.removableMedia {
+            let stick = Playlist.scan(Playlist.directories(matching: pattern), shuffle: shuffle)
+            if !stick.items.isEmpty {
+                next = [next, stick.settles].compactMap { $0 }.min()
+                return stick.items
+            }
+        }
         let open = settings.playlist.filter {
             settings.itemOptions[$0]?.schedule?.isActive(weekday: weekday, minute: minute) ?? true
         }
-        scheduleNextEdge(weekday: weekday, minute: minute)
-        return Playlist.expand(open, shuffle: shuffle)
+        let found = Playlist.scan(open, shuffle: shuffle)
+        next = [next, found.settles].compactMap { $0 }.min()
+        return found.items
     }
 
     /// The local weekday (1 Monday … 7 Sunday) and minute after midnight now.
@@ -283,18 +292,15 @@ public actor Player {
         return (parts.tm_wday == 0 ? 7 : Int(parts.tm_wday), Int(parts.tm_hour) * 60 + Int(parts.tm_min))
     }
 
-    private var edgeTimer: Task<Void, Never>?
+    /// The one timer for the playlist's next look (``refresh()``), replaced at each look.
+    private var lookTimer: Task<Void, Never>?
 
-    /// At the next window edge of any item's schedule, the playlist is looked at again.
-    private func scheduleNextEdge(weekday: Int, minute: Int) {
-        let next = settings.itemOptions.values.compactMap {
-            $0.schedule?.minutesToNextChange(weekday: weekday, minute: minute)
-        }.min()
-        edgeTimer?.cancel()
-        guard let next else { return }
-        let seconds = Double(next * 60 - Int(time(nil) % 60)) + 0.5
-        edgeTimer = Task { [weak self] in
-            guard (try? await Task.sleep(for: .seconds(max(0.5, seconds)))) != nil else { return }
+    private func lookAgain(at date: Date?) {
+        lookTimer?.cancel()
+        guard let date else { return }
+        let wait = max(0.1, date.timeIntervalSinceNow)
+        lookTimer = Task { [weak self] in
+            guard (try? await Task.sleep(for: .seconds(wait))) != nil else { return }
             await self?.refresh()
         }
     }
@@ -355,13 +361,6 @@ public actor Player {
     /// written is looked at again once it has stood still.
     public func refresh() {
         guard !isShuttingDown else { return }
-        if let settle = Playlist.nextSettle(settings.playlist) {
-            let wait = max(0.1, settle.timeIntervalSinceNow)
-            Task { [weak self] in
-                try? await Task.sleep(for: .seconds(wait))
-                await self?.refresh()
-            }
-        }
         let fresh = expanded()
         if settings.removableMedia != nil { watchFoldersIfChanged() }
         guard clip == nil else { return }
@@ -645,7 +644,7 @@ public actor Player {
     public func shutdown(timeout: Double = 5) async -> Bool {
         isShuttingDown = true
         idleRetry?.cancel()
-        edgeTimer?.cancel()
+        lookTimer?.cancel()
         watch?.cancel()
         folders?.stop()
         folderTask?.cancel()

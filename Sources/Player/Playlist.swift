@@ -43,19 +43,24 @@ public enum Playlist {
     }
 
     /// What `entry` is at `now`.
-    public static func inspect(_ entry: String, now: Date = Date()) -> Entry {
-        if entry.contains("://") && !entry.hasPrefix("file://") { return .url(entry) }
+    public static func inspect(_ entry: String, now: Date = Date()) -> Entry { look(entry, now: now).entry }
+
+    /// What `entry` is, and when the soonest of its files still being written will have stood
+    /// still: one listing and one `stat` a file.
+    private static func look(_ entry: String, now: Date) -> (entry: Entry, settles: Date?) {
+        if entry.contains("://") && !entry.hasPrefix("file://") { return (.url(entry), nil) }
         let path = entry.hasPrefix("file://") ? (URL(string: entry)?.path ?? entry) : entry
         var info = stat()
-        guard stat(path, &info) == 0 else { return .missing(path, reason: systemError(errno)) }
+        guard stat(path, &info) == 0 else { return (.missing(path, reason: systemError(errno)), nil) }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            if let problem = readProblem(path) { return .missing(path, reason: problem) }
-            return .file(entry)
+            if let problem = readProblem(path) { return (.missing(path, reason: problem), nil) }
+            return (.file(entry), nil)
         }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
-            return .missing(path, reason: readProblem(path + "/.") ?? "cannot be listed")
+            return (.missing(path, reason: readProblem(path + "/.") ?? "cannot be listed"), nil)
         }
         var ready: [String] = [], writing = 0
+        var settles: Date?
         for name in names.sorted() where !name.hasPrefix(".") {
             guard mediaExtensions.contains((name as NSString).pathExtension.lowercased()) else { continue }
             let file = path + "/" + name
@@ -64,11 +69,13 @@ public enum Playlist {
             let modified = Date(timeIntervalSince1970: Double(s.st_mtim.tv_sec) + Double(s.st_mtim.tv_nsec) / 1e9)
             if s.st_size == 0 || now.timeIntervalSince(modified) < settleTime {
                 writing += 1
+                let at = modified.addingTimeInterval(settleTime + 0.1)
+                if settles.map({ at < $0 }) ?? true { settles = at }
             } else {
                 ready.append(file)
             }
         }
-        return .folder(path, files: ready, writing: writing)
+        return (.folder(path, files: ready, writing: writing), settles)
     }
 
     /// The items to play, in order: each folder's ready files (shuffled with `shuffle`), files and
@@ -76,19 +83,32 @@ public enum Playlist {
     public static func expand(
         _ entries: [String], now: Date = Date(), shuffle: ((inout [String]) -> Void)? = nil
     ) -> [String] {
-        entries.flatMap { entry -> [String] in
-            switch inspect(entry, now: now) {
-            case .url(let u): return [u]
-            case .file(let f): return [f]
+        scan(entries, now: now, shuffle: shuffle).items
+    }
+
+    /// ``expand(_:now:shuffle:)``, with when a file still being written will be ready (`nil`: none
+    /// is), from the same look at each folder.
+    public static func scan(
+        _ entries: [String], now: Date = Date(), shuffle: ((inout [String]) -> Void)? = nil
+    ) -> (items: [String], settles: Date?) {
+        var items: [String] = []
+        var settles: Date?
+        for entry in entries {
+            let (found, at) = look(entry, now: now)
+            if let at, settles.map({ at < $0 }) ?? true { settles = at }
+            switch found {
+            case .url(let u): items.append(u)
+            case .file(let f): items.append(f)
             case .folder(_, var files, _):
                 shuffle?(&files)
-                return files
+                items += files
             case .missing(let path, _):
                 // A missing file stays: mpv tries it, and its failure is shown and skipped. A
                 // missing folder (no extension: a stick not plugged in) adds nothing.
-                return (path as NSString).pathExtension.isEmpty ? [] : [entry]
+                if !(path as NSString).pathExtension.isEmpty { items.append(entry) }
             }
         }
+        return (items, settles)
     }
 
     /// The directories that match `pattern` now (`*` stands for one name, at any level).
@@ -118,20 +138,5 @@ public enum Playlist {
     public static func fixedPrefix(of pattern: String) -> String {
         let parts = pattern.split(separator: "/").prefix { !$0.contains("*") }
         return "/" + parts.joined(separator: "/")
-    }
-
-    /// When a folder's file that is still being written will have stood still long enough.
-    public static func nextSettle(_ entries: [String], now: Date = Date()) -> Date? {
-        var soonest: Date?
-        for entry in entries {
-            guard case .folder(let path, _, let writing) = inspect(entry, now: now), writing > 0 else { continue }
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
-                var s = stat()
-                guard stat(path + "/" + name, &s) == 0 else { continue }
-                let ready = Date(timeIntervalSince1970: Double(s.st_mtim.tv_sec) + settleTime + 0.1)
-                if ready > now, soonest.map({ ready < $0 }) ?? true { soonest = ready }
-            }
-        }
-        return soonest
     }
 }
