@@ -163,8 +163,7 @@ extension DisplayDetection {
             if desktops.contains("GNOME") || bus.hasOwner(mutterName) {
                 let why =
                     desktops.contains("GNOME") ? "XDG_CURRENT_DESKTOP is GNOME" : "\(mutterName) is on the session bus"
-                guard let gnome = try? GnomeBackend(busAddress: address, environment: environment) else { return nil }
-                return (gnome, why + ": mutter's DisplayConfig")
+                return (GnomeBackend(bus: bus, environment: environment), why + ": mutter's DisplayConfig")
             }
             if desktops.contains("KDE") || bus.hasOwner(kwinName) {
                 let why = desktops.contains("KDE") ? "XDG_CURRENT_DESKTOP is KDE" : "\(kwinName) is on the session bus"

@@ -23,10 +23,15 @@ public struct GnomeBackend: DisplayBackend {
     /// configuration directories and backend).
     public init(busAddress: String, environment: [String: String] = [:]) throws(DisplayError) {
         do {
-            bus = try DBusConnection(address: busAddress)
+            self.init(bus: try DBusConnection(address: busAddress), environment: environment)
         } catch {
             throw DisplayError("\(error)")
         }
+    }
+
+    /// The same over a connection already open (the one detection asked the bus with).
+    init(bus: DBusConnection, environment: [String: String]) {
+        self.bus = bus
         var extra = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
         for key in ["XDG_RUNTIME_DIR", "HOME", "XDG_CONFIG_HOME", "GSETTINGS_BACKEND"] { extra[key] = environment[key] }
         gsettings = HelperProgram(name: "gsettings", environment: extra)

@@ -115,7 +115,8 @@ struct MQTTService: Service {
             case ("lock", "ON"): action = .success(.lock)
             case ("lock", "OFF"): action = .success(.unlock)
             case ("lock", _):
-                action = .failure(.badArgument("lock", payload, .orientation))
+                logger.warning("mqtt: \(topic) '\(payload.prefix(80))' ignored: the lock takes ON or OFF")
+                return
             default:
                 let takes = Action.vocabulary.first { $0.name == Action.canonicalName(name) }?.argument != nil
                 action = Action.parse(name: name, argument: takes ? words.joined(separator: " ") : nil)
