@@ -414,7 +414,7 @@ public actor Player {
     /// A stall is a position that stands still for the timeout while mpv is neither paused, idle,
     /// nor showing a still image; the item is loaded again, and too many stalls give up.
     private func checkForStall(at now: ContinuousClock.Instant) {
-        guard let timeout = settings.stallTimeout, let current else { return }
+        guard let timeout = settings.stallTimeout, let current, !isShuttingDown else { return }
         let paused = (try? mpv.get(.pause)) ?? false, idle = (try? mpv.get(.idleActive)) ?? false
         let position = try? mpv.get(.timePosition)
         if paused || idle || mpv.string("current-tracks/video/image") == "yes" || position != lastPosition {
@@ -759,7 +759,7 @@ public actor Player {
         }
         Task { [weak self] in
             for _ in 0..<40 {
-                guard let self, await self.current == item else { return }
+                guard let self, await self.current == item, await !self.isShuttingDown else { return }
                 if let shape = await self.pictureShape() {
                     await self.emit(.shape(shape))
                     return
@@ -771,6 +771,7 @@ public actor Player {
     }
 
     private func pictureShape() -> ContentShape? {
+        guard !isShuttingDown else { return nil }  // no call into a core that is quitting
         let w = Int((try? mpv.get(MPVProperty<Int64>("dwidth"))) ?? 0)
         let h = Int((try? mpv.get(MPVProperty<Int64>("dheight"))) ?? 0)
         guard w > 0, h > 0 else { return nil }
