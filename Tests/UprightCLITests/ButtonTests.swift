@@ -104,7 +104,7 @@ struct ButtonTests {
     }
 
     @Test func aButtonPlaysAClipOnceInItsOwnOrientationAndTheLoopComesBack() async throws {
-        let clip = "av://lavfi:testsrc2=size=480x640:rate=25:duration=1.5"
+        let clip = "av://lavfi:testsrc2=size=480x640:rate=25:duration=4"
         let setup = try Setup(
             """
             [hotkeys]
@@ -128,7 +128,7 @@ struct ButtonTests {
 
         // It ends by itself: the scene goes, the orientation and the loop come back.
         #expect(
-            await Self.eventually(6) { !Self.decisions(play.stdout, cause: "clip-ended").isEmpty }, "\(play.stderr)")
+            await Self.eventually(12) { !Self.decisions(play.stdout, cause: "clip-ended").isEmpty }, "\(play.stderr)")
         let entered = Self.decisions(play.stdout, cause: "play")
         #expect(
             entered.first?["interface"] as? String == "landscape-left" && entered.first?["scene"] as? String == "promo")
