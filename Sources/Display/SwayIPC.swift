@@ -89,21 +89,29 @@ public final class SwayIPC: Sendable {
             return stream
         }
         UnixSocket.setTimeout(fd, seconds: 0)  // wait for events as long as sway lives
-        let ended = Mutex(false)
+        // `ended`: the stream's reader went away; `closed`: the thread closed the socket. Both under
+        // one lock, so the socket is never shut down after it is closed (its number may be reused).
+        let state = Mutex((ended: false, closed: false))
+        let ended: @Sendable () -> Bool = { state.withLock { $0.ended } }
         continuation.onTermination = { _ in
-            ended.withLock { $0 = true }
-            shutdown(fd, Int32(SHUT_RDWR))
+            state.withLock {
+                $0.ended = true
+                if !$0.closed { shutdown(fd, Int32(SHUT_RDWR)) }
+            }
         }
         let payload = "[" + kinds.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         Blocking.thread(named: "upright-sway-events") {
             defer {
                 continuation.finish()
-                close(fd)
+                state.withLock {
+                    $0.closed = true
+                    close(fd)
+                }
             }
             struct Reply: Decodable { var success: Bool }
             guard case .success(let reply) = Self.exchange(fd, .subscribe, payload) else { return }
             guard (try? JSONDecoder().decode(Reply.self, from: reply))?.success == true else {
-                while !ended.withLock({ $0 }) {
+                while !ended() {
                     usleep(1_000_000)
                     continuation.yield()
                 }

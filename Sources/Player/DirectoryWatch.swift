@@ -17,7 +17,7 @@ final class DirectoryWatch: Sendable {
         changes = stream
         let stopped = stopped
         let thread = Thread {
-            let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            var fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             defer {
                 if fd >= 0 { close(fd) }
                 continuation.finish()
@@ -38,11 +38,14 @@ final class DirectoryWatch: Sendable {
                 }
                 let now = Set(directories.filter { FileManager.default.fileExists(atPath: $0) })
                 if now != present {
+                    // The watches move to the folders (or their parents) at the next round, on a
+                    // new descriptor (the old one is closed once, here, and never again).
                     present = now
-                    watched = [:]  // the watches move to the folders (or their parents) next round
+                    watched = [:]
                     if fd >= 0 { close(fd) }
+                    fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
                     continuation.yield()
-                    return
+                    continue
                 }
                 var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 if poll(&p, 1, 1000) > 0 {

@@ -121,6 +121,36 @@ struct PlaylistTests {
         _ = await player.shutdown()
     }
 
+    @Test func aFolderThatAppearsLaterIsWatchedFromThen() async throws {
+        let root = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let dir = root + "/later"
+        var settings = PlayerSettings()
+        settings.playlist = [dir]
+        settings.imageDuration = 0.4
+        settings.retryInterval = .seconds(60)  // what follows comes from the watch, not the retry
+        let player = try Player(settings: settings, extra: headless)
+        try await player.start()
+        // The folder appears (a mount, a copy): its file plays.
+        let staging = root + "/staging"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        try Self.image(staging + "/1.png", (255, 0, 0))
+        try FileManager.default.moveItem(atPath: staging, toPath: dir)
+        #expect(await waitFor(player.events, seconds: 5) { $0 == .playing(dir + "/1.png") } != nil)
+        // The watch goes on in the folder now there: a second file is picked up too.
+        try Self.image(dir + "/2.png", (0, 0, 255))
+        #expect(await waitFor(player.events, seconds: 5) { $0 == .playing(dir + "/2.png") } != nil)
+        // Gone and back again, twice: each change is followed (the watch's descriptor renewed each time).
+        for round in 0..<2 {
+            try FileManager.default.moveItem(atPath: dir, toPath: staging)
+            try await Task.sleep(for: .milliseconds(1500))
+            try FileManager.default.moveItem(atPath: staging, toPath: dir)
+            try Self.image(dir + "/r\(round).png", (0, 255, 0))
+            #expect(await waitFor(player.events, seconds: 5) { $0 == .playing(dir + "/r\(round).png") } != nil)
+        }
+        _ = await player.shutdown()
+    }
+
     @Test func aStickWithMediaIsThePlaylistWhileItIsThere() async throws {
         let root = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: root) }
