@@ -5,42 +5,62 @@ import Player
 
 /// Item changes through the software render API, Upright's player beside plain libmpv with the
 /// same files: black frames between items (the gap, in frames) and how long the image shows
-/// against its configured duration. Rendered every 20 ms (twice a frame at 25 fps).
+/// against its configured duration.
+///
+/// Frames are counted as a screen shows them: a frame is presented when mpv has a new one
+/// (`mpv_render_context_update`), and stays until the next. `polled_black` counts, besides, what
+/// rendering every 20 ms without being asked shows: after a change of format mpv's render context
+/// holds no frame until the next item's first (black), which a window system shows only if it
+/// asks for a redraw (an expose) in that moment.
 struct ItemsRun {
     var changes = 0
     var black = 0
-    var frames = 0
+    var presented = 0
+    var polledBlack = 0
     var imageShown: [Double] = []
     /// The item shown before each black frame.
     var blackAfter: [String: Int] = [:]
 }
 
-/// Watches frames from `render` until `wanted` item changes: red image, blue video, green video.
-func watchItems(_ render: () throws -> MPVFrame, wanted: Int) async -> ItemsRun {
+func colour(_ f: MPVFrame) -> String {
+    let p = f.rgb(80, 60)
+    return p.r > 128 ? "red" : p.b > 128 ? "blue" : p.g > 128 ? "green" : (max(p.r, p.g, p.b) < 24 ? "black" : "other")
+}
+
+/// Watches the frames of `renderer` until `wanted` item changes: red image, blue video, green video.
+func watchItems(_ renderer: MPVSoftwareRenderer, wanted: Int) async -> ItemsRun {
     var run = ItemsRun()
     var last: String?
     var redSince: Date?
+    var lastPoll = Date.distantPast
     let end = Date().addingTimeInterval(60)
     while Date() < end, run.changes < wanted {
-        guard let f = try? render() else { break }
-        let p = f.rgb(80, 60)
-        let colour =
-            p.r > 128 ? "red" : p.b > 128 ? "blue" : p.g > 128 ? "green" : (max(p.r, p.g, p.b) < 24 ? "black" : "other")
-        run.frames += 1
-        if colour == "black", let l = last {
+        try? await Task.sleep(for: .milliseconds(5))
+        guard let f = try? renderer.present(width: 160, height: 120) else {
+            // Between presentations, now and then: what an unasked redraw would show.
+            if last != nil, Date().timeIntervalSince(lastPoll) >= 0.02 {
+                lastPoll = Date()
+                if let polled = try? renderer.render(width: 160, height: 120), colour(polled) == "black" {
+                    run.polledBlack += 1
+                }
+            }
+            continue
+        }
+        let c = colour(f)
+        run.presented += 1
+        if c == "black", let l = last {
             run.black += 1
             run.blackAfter[l, default: 0] += 1
         }
-        if colour != "black", let l = last, l != colour {
+        if c != "black", let l = last, l != c {
             run.changes += 1
             if l == "red", let since = redSince { run.imageShown.append(Date().timeIntervalSince(since)) }
-            if colour == "red" { redSince = Date() }
+            if c == "red" { redSince = Date() }
         }
-        if colour != "black" {
-            if last == nil, colour == "red" { redSince = Date() }
-            last = colour
+        if c != "black" {
+            if last == nil, c == "red" { redSince = Date() }
+            last = c
         }
-        try? await Task.sleep(for: .milliseconds(20))
     }
     return run
 }
@@ -66,7 +86,7 @@ func measureItems() async {
         let renderer = try? MPVSoftwareRenderer(player.mpvHandle)
     else { fatalError("cannot start the player") }
     try? await player.start()
-    let upright = await watchItems({ try renderer.render(width: 160, height: 120) }, wanted: wanted)
+    let upright = await watchItems(renderer, wanted: wanted)
     renderer.close()
     _ = await player.shutdown()
 
@@ -79,12 +99,13 @@ func measureItems() async {
     else { fatalError("cannot start plain mpv") }
     try? mpv.command(["loadfile", items[0], "replace"])
     for i in items.dropFirst() { try? mpv.command(["loadfile", i, "append"]) }
-    let plain = await watchItems({ try plainRenderer.render(width: 160, height: 120) }, wanted: wanted)
+    let plain = await watchItems(plainRenderer, wanted: wanted)
     plainRenderer.close()
     _ = await mpv.shutdown(timeout: 5)
 
     func json(_ r: ItemsRun) -> String {
-        "{\"item_changes\": \(r.changes), \"black_frames\": \(r.black), \"frames\": \(r.frames), "
+        "{\"item_changes\": \(r.changes), \"black_frames\": \(r.black), \"frames_presented\": \(r.presented), "
+            + "\"polled_black\": \(r.polledBlack), "
             + "\"image_shown_median_s\": \(String(format: "%.3f", median(r.imageShown))), "
             + "\"image_configured_s\": \(duration), \"black_after\": \"\(r.blackAfter.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))\"}"
     }

@@ -52,6 +52,21 @@ public final class MPVSoftwareRenderer {
         player.lifetime.add(-1)
     }
 
+    /// Whether mpv has a frame for the screen now (`mpv_render_context_update` with
+    /// `MPV_RENDER_UPDATE_FRAME`). A client presents when it does, as a window shows its last
+    /// buffer until the next: rendering at other times shows the context's state between two
+    /// presentations (after a format change, no frame at all: black), which no screen shows.
+    public func hasNewFrame() -> Bool {
+        guard let context else { return false }
+        return mpv_render_context_update(context) & UInt64(MPV_RENDER_UPDATE_FRAME.rawValue) != 0
+    }
+
+    /// The frame mpv wants on the screen now, rendered at `width` × `height`, when it has a new
+    /// one (``hasNewFrame()``); `nil` while the screen keeps the one presented before.
+    public func present(width: Int, height: Int) throws(MPVError) -> MPVFrame? {
+        hasNewFrame() ? try render(width: width, height: height) : nil
+    }
+
     /// Renders the current frame (and the OSD) at `width` × `height` (`mpv_render_context_render`).
     public func render(width: Int, height: Int) throws(MPVError) -> MPVFrame {
         guard let context else {
