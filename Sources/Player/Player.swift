@@ -140,6 +140,10 @@ public actor Player {
     private var clip: ClipState?
     /// The mpv entry that plays now.
     private var currentEntry: Int64?
+    /// The splash leads the playlist at the first start, until the first item is loaded: it stays
+    /// on screen while that item opens (a stream, a slow disk), then leaves the playlist.
+    private var leadingSplash = false
+    private var startedOnce = false
 
     struct ClipState {
         var file: String
@@ -248,8 +252,16 @@ public actor Player {
     public func start() throws(MPVError) {
         items = settings.playlist.isEmpty ? [testPattern] : expanded()
         current = nil
+        let first = !startedOnce
+        startedOnce = true
+        leadingSplash = false
         if items.isEmpty {
             try mpv.command(["stop"])
+        } else if first, let splash = settings.splash, !items.contains(splash) {
+            // Shown for one frame, which stays until the first item's own first frame is ready.
+            try mpv.command(["loadfile", splash, "replace", "image-display-duration=0,video-latency-hacks=no"])
+            leadingSplash = true
+            for item in items { try load(item, "append") }
         } else {
             try load(items[0], "replace")
             for item in items.dropFirst() { try load(item, "append") }
@@ -781,6 +793,18 @@ public actor Player {
 
     private func emit(_ e: PlayerEvent) { continuation.yield(e) }
 
+    /// The first item starts: the splash that led the playlist leaves it (it is not played
+    /// again at the next round).
+    private func dropLeadingSplash() {
+        leadingSplash = false
+        guard let splash = settings.splash else { return }
+        let position = Int((try? mpv.get(.playlistPosition)) ?? -1)
+        let count = Int((try? mpv.get(.playlistCount)) ?? 0)
+        for i in (0..<count).reversed() where i != position && mpv.string("playlist/\(i)/filename") == splash {
+            try? mpv.command(["playlist-remove", String(i)])
+        }
+    }
+
     /// Entry `entry` ended: when it is the clip, the session hears of it once.
     private func clipEnded(_ entry: Int64) {
         guard var c = clip, c.entry == entry, !c.ended else { return }
@@ -804,11 +828,15 @@ public actor Player {
             // nor the `path` property, which may already name the next file.
             current = entryPath(entry) ?? mpv.string("path")
             if let current { entries[entry] = current }
+            // The first item starts: the splash leaves the list (its picture stays until the item's).
+            if leadingSplash, current != settings.splash { dropLeadingSplash() }
             if var c = clip, c.entry == nil, !c.ended, current == c.file {
                 c.entry = entry
                 clip = c
             }
             releaseStepWaiters()
+        case .fileLoaded where leadingSplash && current == settings.splash:
+            if let current { continuation.yield(.playing(current)) }
         case .fileLoaded:
             if let c = clip, c.ended { resumeAfterClip(c) }
             // Each item change looks at the folders again (inotify brings changes sooner).

@@ -49,4 +49,40 @@ struct NoBlackFlashTests {
         // black frame now and then: about 1 in 30 changes in `make bench` (plain libmpv: 1 to 5).
         #expect(black <= 1, "\(black) black frames across \(changes) item changes (\(frames) frames)")
     }
+
+    /// The splash is the first picture, stays until the first item's first frame, and is not
+    /// shown again when the playlist loops.
+    @Test func theSplashShowsBeforeTheFirstFrameAndNotAgain() async throws {
+        let dir = NSTemporaryDirectory() + "splash-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(Picture(width: 320, height: 240, fill: (255, 255, 255)).png()).write(
+            to: URL(fileURLWithPath: dir + "/splash.png"))
+        var settings = PlayerSettings()
+        settings.playlist = [
+            "av://lavfi:color=c=blue:size=320x240:rate=25:duration=0.5",
+            "av://lavfi:color=c=green:size=320x240:rate=25:duration=0.5",
+        ]
+        settings.splash = dir + "/splash.png"
+        let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
+        let renderer = try MPVSoftwareRenderer(player.mpvHandle)
+        try await player.start()
+        var seen: [String] = []
+        let end = Date().addingTimeInterval(60)
+        while Date() < end, seen.filter({ $0 == "blue" }).count < 3 {
+            try await Task.sleep(for: .milliseconds(5))
+            guard let f = try renderer.present(width: 160, height: 120) else { continue }
+            let p = f.rgb(80, 60)
+            let colour =
+                min(p.r, p.g, p.b) > 200
+                ? "white" : p.b > 128 ? "blue" : p.g > 100 ? "green" : max(p.r, p.g, p.b) < 24 ? "black" : "other"
+            if colour != "black", colour != seen.last { seen.append(colour) }
+        }
+        renderer.close()
+        _ = await player.shutdown()
+        #expect(seen.first == "white", "the first picture: \(seen)")
+        #expect(seen.dropFirst().first == "blue", "after the splash: \(seen)")
+        #expect(seen.filter { $0 == "white" }.count == 1, "the splash once, at the start: \(seen)")
+        #expect(seen.filter { $0 == "blue" }.count == 3, "three rounds: \(seen)")
+    }
 }

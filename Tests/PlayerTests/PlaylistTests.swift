@@ -109,7 +109,9 @@ struct PlaylistTests {
         settings.retryInterval = .seconds(30)
         let player = try Player(settings: settings, extra: headless)
         try await player.start()
+        // The splash leads the playlist, then shows again once every entry has failed.
         #expect(await waitFor(player.events) { $0 == .playing(splash) } != nil, "the splash shows")
+        #expect(await waitFor(player.events) { $0 == .idle } != nil, "nothing could play")
         let message = await player.overlays.message ?? ""
         #expect(
             message == "Nothing to play (the last: missing.mp4: no such file or directory); trying again", "\(message)")
