@@ -13,9 +13,16 @@ struct SignalTests {
         private var err = Data()
         private var out = Data()
 
-        /// `fileLimit` sets the process's descriptor limit (`ulimit -n`) before it starts.
-        init(_ arguments: [String], fileLimit: Int? = nil, environment: [String: String]? = nil) throws {
-            if let fileLimit {
+        /// `fileLimit` sets the process's descriptor limit (`ulimit -n`) before it starts;
+        /// `launcher` runs it (`["/usr/bin/env"]`: `env` execs it).
+        init(
+            _ arguments: [String], fileLimit: Int? = nil, environment: [String: String]? = nil,
+            launcher: [String] = []
+        ) throws {
+            if let launch = launcher.first {
+                process.executableURL = URL(fileURLWithPath: launch)
+                process.arguments = launcher.dropFirst() + [uprightBinary.path, "play"] + arguments
+            } else if let fileLimit {
                 process.executableURL = URL(fileURLWithPath: "/bin/sh")
                 process.arguments =
                     ["-c", "ulimit -n \(fileLimit) && exec \"$0\" play \"$@\"", uprightBinary.path] + arguments

@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The power plan in the real `upright play`, on a real headless sway, with the wall clock moved
+/// by libfaketime (Debian's `faketime` package): the screen goes off at 22:00 and on at 07:00.
+@Suite("The power plan end to end, under libfaketime", .serialized)
+struct ScheduleEndToEndTests {
+    /// libfaketime's preload library, where Debian puts it.
+    static let libfaketime: String? = {
+        let lib = "/usr/lib"
+        let arches = (try? FileManager.default.contentsOfDirectory(atPath: lib)) ?? []
+        return arches.map { "\(lib)/\($0)/faketime/libfaketime.so.1" }.first {
+            FileManager.default.fileExists(atPath: $0)
+        }
+    }()
+
+    /// The fixture that lets libdispatch's timers run under libfaketime, built into `directory`.
+    static func passthrough(in directory: String) throws -> String {
+        let output = directory + "/timerfd-passthrough.so"
+        let compiler = ["/usr/bin/cc", "/usr/bin/clang", "/opt/swift/usr/bin/clang"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        let swiftClang = ProcessInfo.processInfo.environment["PATH", default: ""].split(separator: ":")
+            .map { "\($0)/clang" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let cc = compiler ?? swiftClang else { throw CocoaError(.executableNotLoadable) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: cc)
+        p.arguments = ["-shared", "-fPIC", "-O2", "-o", output, fixture("timerfd-passthrough.c")]
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+        return output
+    }
+
+    /// `ctl status` as JSON.
+    static func status(_ socket: String) async -> [String: Any] {
+        guard let reply = try? await upright(["ctl", "--socket", socket, "status"]).stdout,
+            let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+        else { return [:] }
+        return object["status"] as? [String: Any] ?? [:]
+    }
+
+    /// Waits up to `seconds` for the status to show the screen `state` with its next change `next`.
+    static func screen(_ socket: String, is state: String, next: String, seconds: Double) async -> [String: Any] {
+        let end = Date().addingTimeInterval(seconds)
+        var last: [String: Any] = [:]
+        while Date() < end {
+            last = await status(socket)
+            if last["screen"] as? String == state, last["screen_next_change"] as? String == next { return last }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return last
+    }
+
+    @Test(.enabled(if: libfaketime != nil, "libfaketime is not installed (Debian: faketime)"))
+    func offAtNightAndOnInTheMorning() async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let shim = try Self.passthrough(in: sway.directory)
+        let config = sway.directory + "/upright.toml"
+        try """
+        [sensor]
+        uri = "none"
+        [screen]
+        on = "07:00"
+        off = "22:00"
+        [player.mpv]
+        vo = "wlshm"
+        ao = "null"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+
+        // Each run starts a few seconds before the plan's edge, on a Wednesday (UTC): the wall clock
+        // is libfaketime's, every timer's clock (monotonic) the real one.
+        for (start, before, after) in [
+            ("2026-11-25 21:59:52", ("on", "22:00"), ("off", "07:00")),
+            ("2026-11-26 06:59:52", ("off", "07:00"), ("on", "22:00")),
+        ] {
+            let socket = sway.directory + "/control-\(before.0).sock"
+            var environment = ProcessInfo.processInfo.environment
+            for name in ["DISPLAY", "UPRIGHT_CONTROL"] { environment[name] = nil }
+            environment.merge(sway.environment) { $1 }
+            environment["TZ"] = "UTC"
+            environment["FAKETIME"] = "@" + start
+            environment["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+            environment["LD_PRELOAD"] = shim + " " + Self.libfaketime!
+            // Through env: a Swift program whose own start loads libfaketime sees no arguments
+            // (CommandLine.arguments is empty); started by a process that already has it, it does.
+            let play = try SignalTests.Play(
+                ["--config", config, "--control", socket], environment: environment, launcher: ["/usr/bin/env"])
+            defer { kill(play.process.processIdentifier, SIGKILL) }
+
+            let first = await Self.screen(socket, is: before.0, next: before.1, seconds: 6)
+            #expect(first["screen"] as? String == before.0, "at \(start): \(first)\n\(play.stderr)")
+            let then = await Self.screen(socket, is: after.0, next: after.1, seconds: 20)
+            #expect(then["screen"] as? String == after.0, "after \(start): \(then)\n\(play.stderr)")
+            // The log says so; off, nothing plays meanwhile (the player is paused with the screen).
+            let said = "screen \(after.0) (power plan) until \(after.1)" + (after.0 == "off" ? "; nothing plays meanwhile" : "")
+            #expect(play.stderr.contains(said), "\(play.stderr)")
+            #expect(!play.stderr.contains("screen power: "), "sway refused the power command: \(play.stderr)")
+        }
+    }
+}
