@@ -96,7 +96,9 @@ struct ScheduleEndToEndTests {
             let then = await Self.screen(socket, is: after.0, next: after.1, seconds: 20)
             #expect(then["screen"] as? String == after.0, "after \(start): \(then)\n\(play.stderr)")
             // The log says so; off, nothing plays meanwhile (the player is paused with the screen).
-            let said = "screen \(after.0) (power plan) until \(after.1)" + (after.0 == "off" ? "; nothing plays meanwhile" : "")
+            let said =
+                "screen \(after.0) (power plan) until \(after.1)"
+                + (after.0 == "off" ? "; nothing plays meanwhile" : "")
             #expect(play.stderr.contains(said), "\(play.stderr)")
             #expect(!play.stderr.contains("screen power: "), "sway refused the power command: \(play.stderr)")
         }
