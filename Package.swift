@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // The kernel's HDMI-CEC interface (<linux/cec.h>): its structures and ioctl numbers.
+        .systemLibrary(name: "CLinuxCEC"),
         .target(
             name: "IIO", dependencies: ["CIIO", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
@@ -48,6 +50,8 @@ let package = Package(
         .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
         // Linux input devices (evdev): buttons, keypads, remotes and the rotation-lock switch.
         .target(name: "Input", swiftSettings: strict),
+        // HDMI-CEC adapters (/dev/cecN): the TV to standby and back on.
+        .target(name: "CEC", dependencies: ["CLinuxCEC"], swiftSettings: strict),
         .target(name: "MPV", dependencies: ["Blocking", "CMPV"], swiftSettings: strict),
 
         // Pure core: no I/O, no clock; only the standard library and swift-numerics' elementary functions.
@@ -82,8 +86,8 @@ let package = Package(
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Blocking", "Config", "Display", "Input", "MPV", "MQTT", "OrientationCore", "Picture", "Player",
-                "Sensors",
+                "Blocking", "CEC", "Config", "Display", "Input", "MPV", "MQTT", "OrientationCore", "Picture",
+                "Player", "Sensors",
                 "Session",
                 "Systemd", "UnixSocket",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -115,7 +119,7 @@ let package = Package(
         .target(
             name: "UprightCLI",
             dependencies: [
-                "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display", "Player",
+                "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display", "Player",
                 "Session", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -154,6 +158,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
         .testTarget(name: "InputTests", dependencies: ["Input"], swiftSettings: strict),
+        .testTarget(name: "CECTests", dependencies: ["CEC"], swiftSettings: strict),
         .testTarget(name: "UdevTests", dependencies: ["Udev"], swiftSettings: strict),
         .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
         .testTarget(

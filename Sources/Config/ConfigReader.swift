@@ -29,7 +29,7 @@ struct ConfigReader {
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
         "metrics": ["textfile", "listen", "interval", "items"],
-        "screen": ["on", "off", "days"],
+        "screen": ["on", "off", "days", "cec"],
         "mqtt": [
             "url", "ca_file", "username", "password", "password_file", "prefix", "device", "discovery",
             "discovery_prefix",
@@ -576,6 +576,20 @@ struct ConfigReader {
     /// `[screen]`: the screen is on from `on` until `off` (local time, across midnight too), on
     /// `days` (every day when absent); off, and nothing plays, the rest of the time.
     mutating func readScreen(_ t: TOMLTable, into c: inout UprightConfiguration) {
+        if let v = t["cec"] {
+            if let text = v.string, text == "auto" || text == "off" || text.hasPrefix("/") {
+                c.screenCEC = text
+                if text.hasPrefix("/"), !FileManager.default.fileExists(atPath: text) {
+                    report(
+                        .warning, "'screen.cec': \(text): no such device (used when it appears)",
+                        at: map.valuePlace(of: ["screen", "cec"]))
+                }
+            } else {
+                error(
+                    "'screen.cec' must be \"auto\", \"off\" or an adapter's path (\"/dev/cec0\")",
+                    at: ["screen", "cec"])
+            }
+        }
         var plan = Schedule()
         for (key, keyPath) in [("on", \Schedule.from), ("off", \Schedule.until)] {
             guard let v = t[key] else { continue }

@@ -24,6 +24,9 @@ public struct UprightConfiguration: Sendable {
     public var mqtt = MQTTSettings()
     /// The screen's power plan (`[screen]`): the window it is on; `nil`: always on.
     public var screenPlan: Schedule?
+    /// HDMI-CEC with the power plan (`screen.cec`): `auto` (the first `/dev/cecN` present, if any),
+    /// `off`, or an adapter's path.
+    public var screenCEC = "auto"
     /// Warnings found while reading (unknown keys, with the closest known one).
     public var warnings: [Diagnostic] = []
     /// The file it came from; `nil` for the built-in defaults.

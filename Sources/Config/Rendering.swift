@@ -120,6 +120,7 @@ extension UprightConfiguration {
                 out +=
                     "days = [" + plan.days.sorted().map { q(Schedule.dayNames[$0 - 1]) }.joined(separator: ", ") + "]\n"
             }
+            out += "cec = \(q(screenCEC))\n"
         }
         out += "\n[mqtt]\nurl = \(q(mqtt.url))\nca_file = \(q(mqtt.caFile))\nusername = \(q(mqtt.username))\n"
         out += "password = \(q(mqtt.password.isEmpty ? "" : "********"))\npassword_file = \(q(mqtt.passwordFile))\n"

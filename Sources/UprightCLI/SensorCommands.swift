@@ -1,4 +1,5 @@
 import ArgumentParser
+import CEC
 import Config
 import Display
 import Foundation
@@ -281,6 +282,7 @@ struct DoctorCommand: AsyncParsableCommand {
             print("no sensor configured: Upright stays in the launch orientation")
         }
         doctorInput(configuration, problems: &problems)
+        doctorScreen(configuration, problems: &problems)
         await doctorDisplay(configuration.display, problems: &problems)
         if problems.isEmpty {
             print("no problems found")
@@ -368,6 +370,33 @@ func doctorInput(_ configuration: UprightConfiguration, problems: inout [String]
     for p in survey.problems {
         print("input: cannot open \(p.path): \(p.reason)")
         if plan.paths.contains(p.path) { problems.append("input device \(p.path): \(p.reason)") }
+    }
+}
+
+/// The screen's power plan and the HDMI-CEC adapter it would switch the TV with (opened and
+/// asked what it is; nothing is sent).
+func doctorScreen(_ configuration: UprightConfiguration, problems: inout [String]) {
+    guard let plan = configuration.screenPlan, let on = plan.from, let off = plan.until else {
+        print("screen power plan: none (the screen is never switched)")
+        return
+    }
+    let days =
+        plan.days.isEmpty ? "" : " on " + plan.days.sorted().map { Schedule.dayNames[$0 - 1] }.joined(separator: ", ")
+    print("screen power plan: on \(Schedule.text(on)), off \(Schedule.text(off))\(days)")
+    let choice = configuration.screenCEC
+    let path = choice == "auto" ? CECAdapter.present().first : choice == "off" ? nil : choice
+    guard let path else {
+        print("HDMI-CEC: " + (choice == "off" ? "off" : "no adapter (/dev/cec*): the TV is not switched over HDMI"))
+        return
+    }
+    do throws(CECError) {
+        let adapter = try CECAdapter(path: path)
+        let address =
+            (try? adapter.physicalAddress()).flatMap { $0 }.map(cecAddressText) ?? "none (no HDMI sink connected?)"
+        print("HDMI-CEC: \(path): \(adapter.driver) \(adapter.name), physical address \(address)")
+    } catch {
+        print("\(error)")
+        problems.append(error.description)
     }
 }
 

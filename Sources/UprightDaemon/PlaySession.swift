@@ -73,7 +73,7 @@ public actor PlaySession {
             monitor: OrientationMonitor(
                 sensor: configuration.sensor, parameters: configuration.classifier, lock: configuration.lock),
             input: InputHub(plan: configuration.inputPlan), inputActions: configuration.inputActions,
-            metrics: SessionMetrics(items: configuration.metrics.items),
+            metrics: SessionMetrics(items: configuration.metrics.items), cec: configuration.screenCEC,
             sensor: configuration.sensor, classifier: configuration.classifier, log: log, logger: logger, feed: feed)
     }
 

@@ -123,6 +123,9 @@ extension UprightConfiguration {
             notes.append("sensor and lock-switch settings take effect at the next start")
         }
         if new.display != display { notes.append("display settings take effect at the next start") }
+        if new.screenPlan != screenPlan || new.screenCEC != screenCEC {
+            notes.append("the screen's power plan takes effect at the next start")
+        }
         if new.player.hotkeys != player.hotkeys || new.input != input {
             notes.append("hotkeys and input devices take effect at the next start")
         }

@@ -20,6 +20,8 @@ struct SessionShell: Sendable {
     /// The action of each bound input-device key.
     let inputActions: [UInt16: Action]
     let metrics: SessionMetrics
+    /// `screen.cec`: the TV switched over HDMI-CEC with the power plan.
+    let cec: String
     let sensor: SensorSettings
     let classifier: OrientationClassifier.Parameters
     let log: @Sendable (RotationDecision) -> Void
@@ -68,6 +70,11 @@ struct SessionShell: Sendable {
                 logger.notice("\(line)")
             case .screenPower(let on):
                 if let failure = await display.setPower(on) { logger.warning("screen power: \(failure)") }
+                switch await ScreenCEC.set(on, choice: cec) {
+                case .success(let done): logger.notice("\(done)")
+                case .failure(let failure): logger.warning("screen power: \(failure)")
+                case nil: break
+                }
             }
         }
         return replies

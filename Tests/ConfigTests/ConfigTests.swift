@@ -404,3 +404,43 @@ struct DropInTests {
         }
     }
 }
+
+@Suite("Configuration: the screen's power plan")
+struct ScreenConfigurationTests {
+    @Test func aPlanWithDaysAndCEC() throws {
+        let c = try parse("[screen]\non = \"07:00\"\noff = \"22:30\"\ndays = [\"mon\", \"Friday\"]\ncec = \"off\"\n")
+        #expect(c.screenPlan?.from == 7 * 60 && c.screenPlan?.until == 22 * 60 + 30)
+        #expect(c.screenPlan?.days == [1, 5])
+        #expect(c.screenCEC == "off")
+        #expect(
+            c.toml.contains("[screen]\non = \"07:00\"\noff = \"22:30\"\ndays = [\"mon\", \"fri\"]\ncec = \"off\"\n"))
+        #expect(try parse("[screen]\non = \"07:00\"\noff = \"22:00\"\n").screenCEC == "auto")
+    }
+
+    @Test(arguments: [
+        (
+            "[screen]\non = \"07:00\"\noff = \"7:00\"\n",
+            "u.toml:3:7: error: [screen] 'on' and 'off' are the same time: an empty window"
+        ),
+        (
+            "[screen]\non = \"7h\"\noff = \"22:00\"\n",
+            "u.toml:2:6: error: 'screen.on' must be a time HH:MM (\"07:00\", \"22:30\")"
+        ),
+        ("[screen]\non = \"07:00\"\n", "u.toml:1:1: error: [screen] needs both 'on' and 'off'"),
+        (
+            "[screen]\non = \"07:00\"\noff = \"22:00\"\ndays = [\"mon\", \"funday\"]\n",
+            "u.toml:4:16: error: unknown day 'funday' in 'screen.days'; expected: mon, tue, wed, thu, fri, sat, sun"
+        ),
+        (
+            "[screen]\non = \"07:00\"\noff = \"22:00\"\ncec = \"hdmi\"\n",
+            "u.toml:4:7: error: 'screen.cec' must be \"auto\", \"off\" or an adapter's path (\"/dev/cec0\")"
+        ),
+        (
+            "[screen]\non = \"07:00\"\noff = \"22:00\"\ncec = \"/dev/cec9\"\n",
+            "u.toml:4:7: warning: 'screen.cec': /dev/cec9: no such device (used when it appears)"
+        ),
+    ])
+    func badPlansSayWhereAndWhy(text: String, expected: String) {
+        #expect(diagnostics(text) == [expected])
+    }
+}

@@ -66,6 +66,7 @@ struct ScheduleEndToEndTests {
         [screen]
         on = "07:00"
         off = "22:00"
+        cec = "/dev/null"
         [player.mpv]
         vo = "wlshm"
         ao = "null"
@@ -100,7 +101,17 @@ struct ScheduleEndToEndTests {
                 "screen \(after.0) (power plan) until \(after.1)"
                 + (after.0 == "off" ? "; nothing plays meanwhile" : "")
             #expect(play.stderr.contains(said), "\(play.stderr)")
-            #expect(!play.stderr.contains("screen power: "), "sway refused the power command: \(play.stderr)")
+            // sway took the command; HDMI-CEC (here a device that is not an adapter) says why not,
+            // and playback goes on.
+            let refusals = play.stderr.split(separator: "\n").filter { $0.contains("screen power: ") }
+            // (A start outside the window switches off at once: then once more at the edge.)
+            #expect(
+                !refusals.isEmpty
+                    && refusals.allSatisfy {
+                        $0 == "upright: warning: screen power: HDMI-CEC /dev/null: not a CEC adapter"
+                    },
+                "\(play.stderr)")
+            #expect(play.process.isRunning)
         }
     }
 }
