@@ -168,6 +168,32 @@ public struct GnomeBackend: DisplayBackend {
         []
     }
 
+    /// mutter's `PowerSaveMode` (0 on, 3 off): every monitor at once (mutter has no per-monitor
+    /// power through this interface).
+    public func setPower(_ on: Bool, of output: OutputState) async throws(DisplayError) {
+        let bus = bus
+        try await Blocking.run { () throws(DisplayError) in
+            do {
+                _ = try bus.call(
+                    Self.destination, Self.path, "org.freedesktop.DBus.Properties", "Set",
+                    [.string(Self.destination), .string("PowerSaveMode"), .variant(.int32(on ? 0 : 3))])
+            } catch {
+                throw DisplayError("cannot switch mutter's monitors \(on ? "on" : "off"): \(error)")
+            }
+        }
+    }
+
+    /// mutter's `PowerSaveMode` now: true on, false in power saving; `nil` when it cannot be read.
+    public func powered() async -> Bool? {
+        let bus = bus
+        let reply = await Blocking.run { () -> [DBusValue]? in
+            try? bus.call(
+                Self.destination, Self.path, "org.freedesktop.DBus.Properties", "Get",
+                [.string(Self.destination), .string("PowerSaveMode")])
+        }
+        return reply?.first?.int.map { $0 == 0 }
+    }
+
     public func desktopRotationLocked() async -> Bool? {
         guard let text = try? await gsettings.run(["get", Self.lockSchema, "orientation-lock"]) else { return nil }
         switch text.trimmingCharacters(in: .whitespacesAndNewlines) {
@@ -255,6 +281,16 @@ public struct KdeBackend: DisplayBackend {
 
     public func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
         _ = try await program.run(Self.arguments(transform, of: output.name))
+    }
+
+    /// `kscreen-doctor --dpms off|on` (Wayland only): every output at once. A KWin whose outputs
+    /// offer no power control (a virtual one) leaves kscreen-doctor waiting: its time limit says so.
+    public func setPower(_ on: Bool, of output: OutputState) async throws(DisplayError) {
+        do {
+            _ = try await program.run(["--dpms", on ? "on" : "off"])
+        } catch {
+            throw DisplayError("KWin did not switch the outputs \(on ? "on" : "off"): \(error)")
+        }
     }
 
     /// KWin maps touchscreens to their output itself.

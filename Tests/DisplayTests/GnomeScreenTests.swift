@@ -45,6 +45,21 @@ struct GnomeScreenTests {
         _ = await player.shutdown()
     }
 
+    @Test func theScreenIsSwitchedOffAndOnThroughPowerSaveMode() async throws {
+        let gnome = try await HeadlessDesktop.start(.gnome)
+        defer { gnome.stop() }
+        var settings = DisplaySettings()
+        settings.backend = .gnome
+        let display = DisplayController(
+            settings: settings, stateDirectory: gnome.directory + "/state", environment: gnome.environment)
+        _ = await display.start()
+        #expect(try gnome.powerSaveMode() == 0)
+        #expect(await display.setPower(false) == nil)
+        #expect(try gnome.powerSaveMode() == 3)
+        #expect(await display.setPower(true) == nil)
+        #expect(try gnome.powerSaveMode() == 0)
+    }
+
     @Test func aMonitorBesideItKeepsItsConfigurationAndStaysAdjacent() async throws {
         let gnome = try await HeadlessDesktop.start(.gnome, mode: "800x1280,1024x768")
         defer { gnome.stop() }

@@ -74,6 +74,19 @@ public final class HeadlessDesktop: Sendable {
     /// The transform of `connector`'s logical monitor.
     public func transform(of connector: String = "Meta-0") throws -> Int { try logicalMonitor(of: connector).transform }
 
+    /// mutter's `PowerSaveMode` (0 on, 3 off), read with gdbus.
+    public func powerSaveMode() throws -> Int {
+        let reply = try HeadlessSway.run(
+            [
+                "gdbus", "call", "--session", "--dest", "org.gnome.Mutter.DisplayConfig", "--object-path",
+                "/org/gnome/Mutter/DisplayConfig", "--method", "org.freedesktop.DBus.Properties.Get",
+                "org.gnome.Mutter.DisplayConfig", "PowerSaveMode",
+            ], environment: environment)
+        // (<3>,)
+        guard let n = Int(reply.filter(\.isNumber)) else { throw HarnessError("PowerSaveMode: \(reply)") }
+        return n
+    }
+
     /// `gsettings ARGS` in this session; its standard output, trimmed.
     public func gsettings(_ arguments: [String]) throws -> String {
         try HeadlessSway.run(["gsettings"] + arguments, environment: environment)

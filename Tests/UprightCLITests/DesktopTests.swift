@@ -63,6 +63,33 @@ struct DesktopTests {
         #expect(run.stdout.contains("KDE's auto-rotation (KWin, per output)"), "\(run.stdout)")
     }
 
+    /// KWin's virtual output offers no power control: kscreen-doctor waits, and its time limit
+    /// ends the wait with the reason (playback is never held up by it).
+    @Test func kwinsVirtualOutputCannotBeSwitchedOffAndSaysSo() async throws {
+        let kde = try await HeadlessDesktop.start(.kde)
+        defer { kde.stop() }
+        var settings = DisplaySettings()
+        settings.backend = .kde
+        let display = DisplayController(
+            settings: settings, stateDirectory: kde.directory + "/state", environment: kde.environment)
+        _ = await display.start()
+        let started = Date()
+        let refusal = await display.setPower(false)
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(
+            refusal?.description
+                == "KWin did not switch the outputs off: kscreen-doctor --dpms off did not finish within 5 s",
+            "\(String(describing: refusal))")
+        // The waiting kscreen-doctor was ended, not left behind.
+        try await Task.sleep(for: .milliseconds(500))
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { pid in
+            let line = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            return String(decoding: line, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
+                .contains("kscreen-doctor --dpms")
+        }
+        #expect(left.isEmpty, "kscreen-doctor still running: \(left)")
+    }
+
     @Test func doctorUnderKDENamesKWinsOwnRotation() async throws {
         var environment = ProcessInfo.processInfo.environment
         for name in ["SWAYSOCK", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS"] { environment[name] = nil }
