@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 public import Picture
 
@@ -84,6 +85,42 @@ public final class HeadlessSway: Sendable {
         let data = try Self.runData(["grim", "-t", "ppm", "-"], environment: ["WAYLAND_DISPLAY": wayland])
         guard let picture = Picture(ppm: [UInt8](data)) else { throw HarnessError("grim's output is not a PPM image") }
         return picture
+    }
+
+    /// What the screen shows at the centre of `region` in each frame the compositor makes there,
+    /// for `seconds`: wf-recorder (screencopy, one frame per repaint with damage) writing raw BGR0
+    /// frames. Waits without holding a thread of the cooperative pool.
+    public func recordCentre(
+        x: Int, y: Int, width: Int, height: Int, seconds: Double
+    ) async throws -> [(r: UInt8, g: UInt8, b: UInt8)] {
+        let file = directory + "/recording-\(UUID().uuidString.prefix(6)).raw"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [
+            "wf-recorder", "-m", "rawvideo", "-c", "rawvideo", "-x", "bgr0", "-g", "\(x),\(y) \(width)x\(height)",
+            "-f", file,
+        ]
+        p.environment = ProcessInfo.processInfo.environment.merging(
+            ["WAYLAND_DISPLAY": wayland, "XDG_RUNTIME_DIR": runtimeDirectory]
+        ) { $1 }
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        try await Task.sleep(for: .seconds(seconds))
+        // It stops on SIGINT; one started from a thread that blocks signals may not hear it.
+        kill(p.processIdentifier, SIGINT)
+        for _ in 0..<40 where p.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        await Blocking.run { p.waitUntilExit() }
+        let data = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data())
+        try? FileManager.default.removeItem(atPath: file)
+        let size = width * height * 4
+        guard data.count >= size else { throw HarnessError("wf-recorder recorded no frame") }
+        let centre = ((height / 2) * width + width / 2) * 4
+        return stride(from: 0, through: data.count - size, by: size).map { f in
+            (data[f + centre + 2], data[f + centre + 1], data[f + centre])
+        }
     }
 
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
