@@ -728,8 +728,10 @@ public actor Player {
     /// ready. The message says so over the splash (when one is configured), and the playlist is
     /// tried again every ``PlayerSettings/retryInterval`` (and at once when a folder changes).
     private func nothingToPlay() {
-        // A playlist that played to its end (loop = false) is not "nothing to play".
-        guard !settings.playlist.isEmpty, clip == nil, !isShuttingDown, lastFailure != nil || items.isEmpty else {
+        // A playlist that played to its end (loop = false) is not "nothing to play"; nor is mpv idle
+        // before the playlist was first loaded (its first idle event comes before ``start()``).
+        guard startedOnce, !settings.playlist.isEmpty, clip == nil, !isShuttingDown, lastFailure != nil || items.isEmpty
+        else {
             return
         }
         let why =

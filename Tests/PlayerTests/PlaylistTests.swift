@@ -123,6 +123,32 @@ struct PlaylistTests {
         _ = await player.shutdown()
     }
 
+    /// mpv is idle before the playlist is loaded (a session waits for its display first): that is
+    /// not "nothing to play", and no retry starts the playlist again under the playing item.
+    @Test func mpvIdleBeforeTheFirstStartIsNotNothingToPlay() async throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.image(dir + "/1.png", (255, 0, 0))
+        try Self.image(dir + "/2.png", (0, 0, 255))
+        var settings = PlayerSettings()
+        settings.playlist = [dir + "/1.png", dir + "/2.png"]
+        settings.imageDuration = 0.5
+        settings.retryInterval = .milliseconds(700)
+        let player = try Player(settings: settings, extra: headless)
+        #expect(await waitFor(player.events) { $0 == .idle } != nil, "mpv's own idle event, before start()")
+        try await player.start()
+        #expect(await waitFor(player.events) { $0 == .playing(dir + "/2.png") } != nil)
+        #expect(await player.overlays.message == nil)
+        // Past the retry interval the order goes on: 1, 2, 1, 2 (a retry would start again at 1).
+        var order: [String] = []
+        for await e in player.events {
+            if case .playing(let item) = e { order.append((item as NSString).lastPathComponent) }
+            if order.count == 4 { break }
+        }
+        #expect(order == ["1.png", "2.png", "1.png", "2.png"])
+        _ = await player.shutdown()
+    }
+
     @Test func aFolderThatAppearsLaterIsWatchedFromThen() async throws {
         let root = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: root) }
