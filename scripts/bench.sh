@@ -10,8 +10,10 @@ python3 scripts/bench_sensor.py "$bin"
 echo
 "$bin/upright-bench" --display
 echo
-echo "Item changes (image, video, video; rendered twice a frame), Upright beside plain libmpv:"
+echo "Item changes (image, video, video) through libmpv's render API, Upright beside plain libmpv:"
 "$bin/upright-bench" --items
+echo "The same on a screen (mpv's GPU output on a headless sway; every frame recorded by wf-recorder):"
+python3 scripts/bench_screen.py "$bin"
 echo
 python3 scripts/bench_appliance.py "$bin"
 echo

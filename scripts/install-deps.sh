@@ -20,8 +20,9 @@ case "${1:-test}" in
         prometheus-node-exporter curl mosquitto mosquitto-clients faketime
         wf-recorder) ;;
     # The sensor benchmark also builds a C baseline against libiio; the display one runs sway.
-    # The appliance benchmark runs plain mpv beside upright play.
-    bench) need+=(python3 iiod gcc sway grim wlr-randr mpv) ;;
+    # The appliance and screen benchmarks run plain mpv beside upright play; the screen one records
+    # with wf-recorder.
+    bench) need+=(python3 iiod gcc sway grim wlr-randr mpv wf-recorder) ;;
     # The Debian package: objdump reads the libraries the binary needs.
     deb) need+=(binutils) ;;
     *) echo "usage: $0 [build|test|bench|deb]" >&2; exit 2 ;;
