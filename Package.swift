@@ -172,7 +172,7 @@ let package = Package(
         .testTarget(name: "MPVTests", dependencies: ["MPV", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PlayerTests",
-            dependencies: ["Picture", "Player", "MPV", "OrientationCore", "TestSupport"],
+            dependencies: ["Blocking", "Picture", "Player", "MPV", "OrientationCore", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -144,6 +144,16 @@ public actor Player {
     /// on screen while that item opens (a stream, a slow disk), then leaves the playlist.
     private var leadingSplash = false
     private var startedOnce = false
+    /// What each overlay level was last given (its text and the OSD size): a level is sent to mpv
+    /// again only when it changes, since each change makes mpv redraw.
+    private var sentOverlays: [OverlayLevel: String] = [:]
+    /// An item is starting: from its start until its first frame is on screen (mpv's
+    /// playback-restart), or a second at most. Overlays drawn then wait for it: a redraw after the
+    /// video output dropped the last frame for the next item's format and before that item's
+    /// first frame would show a black frame.
+    private var itemStarting = false
+    private var overlaysWaiting = false
+    private var itemStartTimer: Task<Void, Never>?
 
     struct ClipState {
         var file: String
@@ -229,6 +239,8 @@ public actor Player {
         let handle = try Self.makeHandle(options: options, hotkeys: settings.hotkeys)
         mpv = handle
         handleBox.withLock { $0 = handle }
+        sentOverlays = [:]
+        itemStarted()
         handleEnded = false
         pump(handle)
         if clip != nil {
@@ -691,6 +703,10 @@ public actor Player {
     }
 
     private func drawOverlays() throws(MPVError) {
+        guard !itemStarting else {
+            overlaysWaiting = true
+            return
+        }
         let w = Int((try? mpv.get(.osdWidth)) ?? 0), h = Int((try? mpv.get(.osdHeight)) ?? 0)
         let l = OverlayLayout(width: w, height: h, angle: surfaceAngle)
         let viewer = l.viewerSize
@@ -717,12 +733,33 @@ public actor Player {
         }
         for level in OverlayLevel.allCases {
             let text = texts.first { $0.0 == level }?.1 ?? ""
+            let sent = text.isEmpty ? "" : "\(l.width)x\(l.height) \(text)"
+            guard sentOverlays[level, default: ""] != sent else { continue }
             try mpv.command([
                 "osd-overlay", String(level.rawValue), text.isEmpty ? "none" : "ass-events", text,
                 String(l.width), String(l.height), String(level.rawValue),
             ])
+            sentOverlays[level] = sent
         }
     }
+
+    /// An item starts: overlay changes wait for its first frame (a second at most).
+    private func itemStarting(_ starting: Bool) {
+        itemStartTimer?.cancel()
+        itemStarting = starting
+        if starting {
+            itemStartTimer = Task { [weak self] in
+                guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
+                await self?.itemStarted()
+            }
+        } else if overlaysWaiting {
+            overlaysWaiting = false
+            try? drawOverlays()
+        }
+    }
+
+    /// The item's first frame is on screen (or it failed, or a second passed): waiting overlays are drawn.
+    private func itemStarted() { itemStarting(false) }
 
     /// mpv went idle with a playlist configured: every item failed, or the folders hold nothing
     /// ready. The message says so over the splash (when one is configured), and the playlist is
@@ -800,9 +837,11 @@ public actor Player {
     private func dropLeadingSplash() {
         leadingSplash = false
         guard let splash = settings.splash else { return }
-        let position = Int((try? mpv.get(.playlistPosition)) ?? -1)
+        // By name, wherever it is now: this runs a moment after the item started, and mpv may
+        // have moved on since (a first item that failed at once: back to the splash, which then
+        // leaves at once too).
         let count = Int((try? mpv.get(.playlistCount)) ?? 0)
-        for i in (0..<count).reversed() where i != position && mpv.string("playlist/\(i)/filename") == splash {
+        for i in (0..<count).reversed() where mpv.string("playlist/\(i)/filename") == splash {
             try? mpv.command(["playlist-remove", String(i)])
         }
     }
@@ -825,6 +864,7 @@ public actor Player {
                 continuation.yield(args[0] == "upright-tap" ? .tap(action) : .hotkey(action))
             }
         case .startFile(let entry):
+            itemStarting(true)
             currentEntry = entry
             // mpv's own entry, never a guess from a list of ours (its ids keep counting across a reload),
             // nor the `path` property, which may already name the next file.
@@ -846,7 +886,10 @@ public actor Player {
             if let current { reportShape(of: current) }
             if let current { continuation.yield(.playing(current)) }
             clearFailureMessage()
+        case .playbackRestart:
+            if itemStarting { itemStarted() }
         case .endFile(let reason, let error, let entry) where reason == "error":
+            itemStarted()
             let path = entries[entry] ?? entryPath(entry) ?? current ?? "?"
             let why = Self.whyUnplayable(path) ?? error ?? "unknown error"
             let reason = why.hasPrefix(path + ": ") ? String(why.dropFirst(path.count + 2)) : why
@@ -858,6 +901,7 @@ public actor Player {
             entries[entry] = nil
             clipEnded(entry)
         case .idle:
+            itemStarted()
             if let c = clip, c.ended { resumeAfterClip(c) }
             releaseStepWaiters()
             continuation.yield(.idle)

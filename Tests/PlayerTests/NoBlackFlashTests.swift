@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 import MPV
 import Picture
@@ -10,6 +11,32 @@ import Testing
 /// video and another video, looped.
 @Suite("No black flash between items", .serialized)
 struct NoBlackFlashTests {
+    /// The colour at the centre of each frame mpv presents, in order, until `done` says so (or
+    /// 60 s). The renderer is asked every 2 ms on a thread of its own: a loaded cooperative pool
+    /// could leave a frame unrendered past the 200 ms mpv waits for it, and mpv would drop it.
+    static func presented(
+        by renderer: MPVSoftwareRenderer, classify: @escaping @Sendable ((r: UInt8, g: UInt8, b: UInt8)) -> String,
+        until done: @escaping @Sendable ([String]) -> Bool
+    ) async -> [String] {
+        final class Watch: @unchecked Sendable {  // the renderer is used by the watching thread alone
+            let renderer: MPVSoftwareRenderer
+            init(_ renderer: MPVSoftwareRenderer) { self.renderer = renderer }
+        }
+        let watch = Watch(renderer)
+        return await withCheckedContinuation { answer in
+            Blocking.thread(named: "screen-watch") {
+                var seen: [String] = []
+                let end = Date().addingTimeInterval(60)
+                while Date() < end, !done(seen) {
+                    usleep(2000)
+                    guard let f = try? watch.renderer.present(width: 160, height: 120) else { continue }
+                    seen.append(classify(f.rgb(80, 60)))
+                }
+                answer.resume(returning: seen)
+            }
+        }
+    }
+
     @Test func noBlackFrameAcrossTenItemChanges() async throws {
         let dir = NSTemporaryDirectory() + "bf-\(UUID().uuidString.prefix(6))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -25,32 +52,30 @@ struct NoBlackFlashTests {
         let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
         let renderer = try MPVSoftwareRenderer(player.mpvHandle)
         try await player.start()
-        var black = 0, frames = 0, changes = 0
-        var last: String?
-        // A loaded machine slows libmpv's render loop (vo=libmpv waits for the frames it renders).
-        let end = Date().addingTimeInterval(60)
-        while Date() < end, changes < 10 {
-            try await Task.sleep(for: .milliseconds(5))
-            // Frames as a screen shows them: each one mpv presents stays until the next.
-            guard let f = try renderer.present(width: 160, height: 120) else { continue }
-            let p = f.rgb(80, 60)
-            let colour =
+        // Frames as a screen shows them: each one mpv presents stays until the next.
+        let frames = await Self.presented(
+            by: renderer,
+            classify: { p in
                 p.r > 128
-                ? "red" : p.b > 128 ? "blue" : p.g > 128 ? "green" : (max(p.r, p.g, p.b) < 24 ? "black" : "other")
-            if colour == "black", last != nil { black += 1 }
-            if colour != "black", let l = last, l != colour { changes += 1 }
-            if colour != "black" { last = colour }
-            frames += 1
-        }
+                    ? "red" : p.b > 128 ? "blue" : p.g > 100 ? "green" : max(p.r, p.g, p.b) < 24 ? "black" : "other"
+            },
+            until: { seen in Self.changes(seen) >= 10 })
         renderer.close()
         _ = await player.shutdown()
-        #expect(changes >= 10, "\(changes) item changes seen in \(frames) frames")
-        // On a screen (mpv's GPU output on sway) there is none: NoBlackFlashOnScreenTests. Through
-        // the render API mpv 0.35 presents one now and then when the picture format changes (a
-        // video, then the image): it drops the frame it holds at the change, and the redraw this
-        // output asks for at every item change then has nothing to draw. `make bench`: Upright 3
-        // in 180 changes, plain libmpv 10.
-        #expect(black <= 1, "\(black) black frames across \(changes) item changes (\(frames) frames)")
+        let changes = Self.changes(frames)
+        let black = frames.drop { $0 == "black" }.filter { $0 == "black" }.count
+        #expect(changes >= 10, "\(changes) item changes seen in \(frames.count) frames")
+        // The overlays (the status line names each item) wait for the item's first frame: a redraw
+        // between mpv dropping the last frame for the next item's format and that item's first
+        // frame would present an empty, black one. (Plain libmpv, which has no overlays, shows a
+        // few still: its own redraw at each item change can fall there; `make bench`.)
+        #expect(black == 0, "\(black) black frames across \(changes) item changes (\(frames.count) frames)")
+    }
+
+    /// Changes of colour, black frames aside.
+    static func changes(_ frames: [String]) -> Int {
+        let shown = frames.filter { $0 != "black" }
+        return zip(shown, shown.dropFirst()).filter { $0 != $1 }.count
     }
 
     /// The splash is the first picture, stays until the first item's first frame, and is not
@@ -70,22 +95,20 @@ struct NoBlackFlashTests {
         let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
         let renderer = try MPVSoftwareRenderer(player.mpvHandle)
         try await player.start()
-        var seen: [String] = []
-        let end = Date().addingTimeInterval(60)
-        while Date() < end, seen.filter({ $0 == "blue" }).count < 3 {
-            try await Task.sleep(for: .milliseconds(5))
-            guard let f = try renderer.present(width: 160, height: 120) else { continue }
-            let p = f.rgb(80, 60)
-            let colour =
+        let frames = await Self.presented(
+            by: renderer,
+            classify: { p in
                 min(p.r, p.g, p.b) > 200
-                ? "white" : p.b > 128 ? "blue" : p.g > 100 ? "green" : max(p.r, p.g, p.b) < 24 ? "black" : "other"
-            if colour != "black", colour != seen.last { seen.append(colour) }
-        }
+                    ? "white" : p.b > 128 ? "blue" : p.g > 100 ? "green" : max(p.r, p.g, p.b) < 24 ? "black" : "other"
+            },
+            until: { seen in seen.filter { $0 == "blue" }.count >= 30 })
         renderer.close()
         _ = await player.shutdown()
+        var seen: [String] = []
+        for c in frames where c != "black" && c != seen.last { seen.append(c) }
         #expect(seen.first == "white", "the first picture: \(seen)")
         #expect(seen.dropFirst().first == "blue", "after the splash: \(seen)")
         #expect(seen.filter { $0 == "white" }.count == 1, "the splash once, at the start: \(seen)")
-        #expect(seen.filter { $0 == "blue" }.count == 3, "three rounds: \(seen)")
+        #expect(seen.filter { $0 == "blue" }.count >= 2, "two rounds at least: \(seen)")
     }
 }

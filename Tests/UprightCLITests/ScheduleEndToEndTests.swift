@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 import Glibc
 import TestSupport
@@ -5,7 +6,7 @@ import Testing
 
 /// The power plan in the real `upright play`, on a real headless sway, with the wall clock moved
 /// by libfaketime (Debian's `faketime` package): the screen goes off at 22:00 and on at 07:00.
-@Suite("The power plan end to end, under libfaketime", .serialized)
+@Suite("The power plan end to end, under libfaketime")
 struct ScheduleEndToEndTests {
     /// libfaketime's preload library, where Debian puts it.
     static let libfaketime: String? = {
@@ -17,19 +18,19 @@ struct ScheduleEndToEndTests {
     }()
 
     /// The fixture that lets libdispatch's timers run under libfaketime, built into `directory`.
-    static func passthrough(in directory: String) throws -> String {
+    static func passthrough(in directory: String) async throws -> String {
         let output = directory + "/timerfd-passthrough.so"
-        let compiler = ["/usr/bin/cc", "/usr/bin/clang", "/opt/swift/usr/bin/clang"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-        let swiftClang = ProcessInfo.processInfo.environment["PATH", default: ""].split(separator: ":")
-            .map { "\($0)/clang" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let cc = compiler ?? swiftClang else { throw CocoaError(.executableNotLoadable) }
+        // The C compiler: the system's, or the clang beside the Swift toolchain on PATH.
+        let compiler =
+            (["/usr/bin/cc"]
+            + ProcessInfo.processInfo.environment["PATH", default: ""].split(separator: ":")
+            .map { "\($0)/clang" }).first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let cc = compiler else { throw CocoaError(.executableNotLoadable) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: cc)
         p.arguments = ["-shared", "-fPIC", "-O2", "-o", output, fixture("timerfd-passthrough.c")]
         try p.run()
-        p.waitUntilExit()
+        await Blocking.run { p.waitUntilExit() }
         guard p.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
         return output
     }
@@ -54,11 +55,22 @@ struct ScheduleEndToEndTests {
         return last
     }
 
-    @Test(.enabled(if: libfaketime != nil, "libfaketime is not installed (Debian: faketime)"))
-    func offAtNightAndOnInTheMorning() async throws {
+    /// Each run starts 20 s before the plan's edge (a loaded machine takes seconds to start), on a
+    /// Wednesday night or Thursday morning (UTC): the wall clock is libfaketime's, every timer's
+    /// clock (monotonic) the real one. The two run side by side, each on a sway of its own.
+    @Test(
+        .enabled(if: libfaketime != nil, "libfaketime is not installed (Debian: faketime)"),
+        arguments: [
+            ("2026-11-25 21:59:40", "on", "22:00", "off", "07:00"),
+            ("2026-11-26 06:59:40", "off", "07:00", "on", "22:00"),
+        ])
+    func offAtNightAndOnInTheMorning(
+        start: String, beforeState: String, beforeNext: String, afterState: String, afterNext: String
+    ) async throws {
+        let (before, after) = ((beforeState, beforeNext), (afterState, afterNext))
         let sway = try HeadlessSway()
         defer { sway.stop() }
-        let shim = try Self.passthrough(in: sway.directory)
+        let shim = try await Self.passthrough(in: sway.directory)
         let config = sway.directory + "/upright.toml"
         try """
         [sensor]
@@ -71,13 +83,7 @@ struct ScheduleEndToEndTests {
         vo = "wlshm"
         ao = "null"
         """.write(toFile: config, atomically: true, encoding: .utf8)
-
-        // Each run starts a few seconds before the plan's edge, on a Wednesday (UTC): the wall clock
-        // is libfaketime's, every timer's clock (monotonic) the real one.
-        for (start, before, after) in [
-            ("2026-11-25 21:59:52", ("on", "22:00"), ("off", "07:00")),
-            ("2026-11-26 06:59:52", ("off", "07:00"), ("on", "22:00")),
-        ] {
+        do {
             let socket = sway.directory + "/control-\(before.0).sock"
             var environment = ProcessInfo.processInfo.environment
             for name in ["DISPLAY", "UPRIGHT_CONTROL"] { environment[name] = nil }
@@ -92,9 +98,9 @@ struct ScheduleEndToEndTests {
                 ["--config", config, "--control", socket], environment: environment, launcher: ["/usr/bin/env"])
             defer { kill(play.process.processIdentifier, SIGKILL) }
 
-            let first = await Self.screen(socket, is: before.0, next: before.1, seconds: 6)
+            let first = await Self.screen(socket, is: before.0, next: before.1, seconds: 18)
             #expect(first["screen"] as? String == before.0, "at \(start): \(first)\n\(play.stderr)")
-            let then = await Self.screen(socket, is: after.0, next: after.1, seconds: 20)
+            let then = await Self.screen(socket, is: after.0, next: after.1, seconds: 40)
             #expect(then["screen"] as? String == after.0, "after \(start): \(then)\n\(play.stderr)")
             // The log says so; off, nothing plays meanwhile (the player is paused with the screen).
             let said =
