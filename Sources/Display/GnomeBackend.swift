@@ -216,7 +216,8 @@ public struct KdeBackend: DisplayBackend {
     private let program: HelperProgram
 
     public init(environment: [String: String] = [:]) {
-        program = HelperProgram(name: "kscreen-doctor", environment: environment)
+        // A Qt program: on a loaded or slow machine it takes seconds to start.
+        program = HelperProgram(name: "kscreen-doctor", environment: environment, timeout: 10)
     }
 
     /// kscreen-doctor's rotation numbers (KScreen::Output::Rotation): 1 none, 2 left, 4 inverted, 8 right.

@@ -50,7 +50,7 @@ struct PlaylistTests {
         #expect(await waitFor(player.events) { $0 == .playing(dir + "/2.png") } != nil)
         // Copied in while playing (its copy just finished: it waits until it has stood still).
         try Self.image(dir + "/3.png", (0, 255, 0), age: 0)
-        let seen = await waitFor(player.events, seconds: 8) { $0 == .playing(dir + "/3.png") }
+        let seen = await waitFor(player.events, seconds: 15) { $0 == .playing(dir + "/3.png") }
         #expect(seen != nil, "the new file was never played")
         // Removed while playing: after the round under way (mpv may already hold it as the entry
         // it loads), it is not played again.

@@ -78,7 +78,7 @@ struct DesktopTests {
         #expect(Date().timeIntervalSince(started) < 30)
         #expect(
             refusal?.description
-                == "KWin did not switch the outputs off: kscreen-doctor --dpms off did not finish within 5 s",
+                == "KWin did not switch the outputs off: kscreen-doctor --dpms off did not finish within 10 s",
             "\(String(describing: refusal))")
         // The waiting kscreen-doctor was ended, not left behind.
         try await Task.sleep(for: .milliseconds(500))

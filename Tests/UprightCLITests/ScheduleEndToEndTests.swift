@@ -79,8 +79,10 @@ struct ScheduleEndToEndTests {
         on = "07:00"
         off = "22:00"
         cec = "/dev/null"
+        [player]
+        playlist = ["av://lavfi:color=c=gray:size=64x64:rate=5"]
         [player.mpv]
-        vo = "wlshm"
+        vo = "null"
         ao = "null"
         """.write(toFile: config, atomically: true, encoding: .utf8)
         do {
