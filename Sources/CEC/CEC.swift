@@ -68,26 +68,31 @@ public final class CECAdapter {
     /// Opens the adapter and asks what it is; fails, saying why, when it is not a CEC adapter or
     /// cannot send.
     public init(path: String) throws(CECError) {
-        self.path = path
-        fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else {
+        // Every check on a local descriptor, closed here on failure: once all the properties are
+        // set, a throw would run deinit, which closes `fd` (a second close could hit a descriptor
+        // opened since by another thread).
+        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else {
             let e = errno
             let hint = e == EACCES ? ": add the user Upright runs as to the 'video' group" : ""
             throw CECError(path, String(cString: strerror(e)) + hint)
         }
         var caps = cec_caps()
-        guard ioctl(fd, upright_cec_adap_g_caps(), &caps) == 0 else {
+        guard ioctl(descriptor, upright_cec_adap_g_caps(), &caps) == 0 else {
             let e = errno
-            close(fd)
+            close(descriptor)
             throw CECError(path, e == ENOTTY ? "not a CEC adapter" : String(cString: strerror(e)))
         }
-        driver = Self.text(&caps.driver)
-        name = Self.text(&caps.name)
-        capabilities = caps.capabilities
-        guard capabilities & UInt32(CEC_CAP_TRANSMIT) != 0 else {
-            close(fd)
+        let driver = Self.text(&caps.driver)
+        guard caps.capabilities & UInt32(CEC_CAP_TRANSMIT) != 0 else {
+            close(descriptor)
             throw CECError(path, "the adapter (\(driver)) cannot send messages")
         }
+        self.path = path
+        self.driver = driver
+        name = Self.text(&caps.name)
+        capabilities = caps.capabilities
+        fd = descriptor
     }
 
     deinit { close(fd) }

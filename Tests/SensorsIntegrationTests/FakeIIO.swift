@@ -1,5 +1,6 @@
 import Blocking
 import Foundation
+import TestSupport
 import Testing
 
 /// A fake IIO accelerometer: a sysfs-like tree that `scripts/with-fake-iio.sh` mounts over
@@ -125,39 +126,22 @@ let namespacesWork: Bool = {
 let iiodPath: String? = ["/usr/sbin/iiod", "/usr/bin/iiod"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
 /// A running process whose output is collected.
-// @unchecked: `out` and `err` are only touched under `lock`; Process is used from the test thread only.
+// @unchecked: Process is used from the test thread only; the pipes hold their own locks.
 final class Running: @unchecked Sendable {
     let process = Process()
-    private let lock = NSLock()
-    private var out = Data(), err = Data()
+    private let out = CollectedPipe(), err = CollectedPipe()
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let o = Pipe(), e = Pipe()
-        process.standardOutput = o
-        process.standardError = e
-        // At the end of a pipe the handler is removed: a dispatch source left on a descriptor that is
-        // closed later (and its number reused) crashes libdispatch's event loop.
-        o.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h, error: false) }
-        e.fileHandleForReading.readabilityHandler = { [weak self] h in self?.append(h, error: true) }
+        process.standardOutput = out.pipe
+        process.standardError = err.pipe
         try process.run()
     }
 
-    private func append(_ h: FileHandle, error: Bool) {
-        let d = h.availableData
-        if d.isEmpty {
-            h.readabilityHandler = nil
-            return
-        }
-        lock.lock()
-        defer { lock.unlock() }
-        if error { err.append(d) } else { out.append(d) }
-    }
-
-    var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
-    var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
+    var stdout: String { out.text }
+    var stderr: String { err.text }
 
     /// Waits for the process to end by itself (at most `timeout` seconds), then for the pipes to
     /// drain. The waits hold no thread of the cooperative pool (on two cores, a test that does

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// MQTT and Home Assistant discovery against a real mosquitto broker on loopback, with
@@ -7,29 +8,19 @@ import Testing
 @Suite("MQTT with a real broker", .serialized)
 struct MQTTTests {
     /// A process whose standard output is collected as it comes, on a thread of its own.
-    final class Collected: @unchecked Sendable {  // `out` only under `lock`
+    final class Collected: @unchecked Sendable {  // the pipe holds its own lock
         let process = Process()
-        private let lock = NSLock()
-        private var out = Data()
+        private let out = CollectedPipe()
 
         init(_ path: String, _ arguments: [String]) throws {
             process.executableURL = URL(fileURLWithPath: path)
             process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
+            process.standardOutput = out.pipe
             process.standardError = FileHandle.nullDevice
-            let handle = pipe.fileHandleForReading
             try process.run()
-            Thread { [weak self] in
-                while true {
-                    let d = handle.availableData
-                    if d.isEmpty { return }
-                    self?.lock.withLock { self?.out.append(d) }
-                }
-            }.start()
         }
 
-        var text: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+        var text: String { out.text }
 
         func waitFor(_ check: (String) -> Bool, seconds: Double = 10) async -> Bool {
             let end = Date().addingTimeInterval(seconds)

@@ -1,5 +1,6 @@
 import Blocking
 import Foundation
+import TestSupport
 import Testing
 import UprightDaemon
 
@@ -7,11 +8,9 @@ import UprightDaemon
 @Suite("upright play signals", .serialized)
 struct SignalTests {
     /// Starts `upright play ARGS`, collecting standard error.
-    final class Play: @unchecked Sendable {  // `err` only under `lock`
+    final class Play: @unchecked Sendable {  // the pipes hold their own locks
         let process = Process()
-        private let lock = NSLock()
-        private var err = Data()
-        private var out = Data()
+        private let err = CollectedPipe(), out = CollectedPipe()
 
         /// `fileLimit` sets the process's descriptor limit (`ulimit -n`) before it starts;
         /// `launcher` runs it (`["/usr/bin/env"]`: `env` execs it).
@@ -35,31 +34,14 @@ struct SignalTests {
             var inherited = ProcessInfo.processInfo.environment
             for name in ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK"] { inherited[name] = nil }
             process.environment = environment ?? inherited
-            process.standardOutput = collect(\.out)
-            process.standardError = collect(\.err)
+            process.standardOutput = out.pipe
+            process.standardError = err.pipe
             try process.run()
         }
 
-        /// A pipe whose data is appended to `buffer` as it comes, read by a thread of its own until
-        /// the process's end closes it (no dispatch source: libdispatch has crashed here when a
-        /// readability handler's descriptor went away under it).
-        private func collect(_ buffer: any ReferenceWritableKeyPath<Play, Data> & Sendable) -> Pipe {
-            let pipe = Pipe()
-            let handle = pipe.fileHandleForReading
-            let reader = Thread { [weak self] in
-                while true {
-                    let d = handle.availableData
-                    if d.isEmpty { return }
-                    self?.lock.withLock { self?[keyPath: buffer].append(d) }
-                }
-            }
-            reader.start()
-            return pipe
-        }
-
-        var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+        var stderr: String { err.text }
         /// The decision log (JSON lines).
-        var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+        var stdout: String { out.text }
 
         /// Waits, holding no thread of the cooperative pool, until standard error passes `check`.
         func waitFor(_ check: (String) -> Bool, seconds: Double = 10) async -> Bool {

@@ -2,6 +2,7 @@ import Blocking
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 /// `upright play` under a service manager: a datagram socket stands in for systemd's
@@ -70,29 +71,22 @@ struct ServiceManagerTests {
 /// requests send `frames` frames at 25 fps and then nothing, keeping the connection open; later
 /// ones play without end. (A stall must be something mpv can abandon: a FIFO's blocking read is
 /// not, a network read is.)
-final class StallingStream: @unchecked Sendable {  // `out` only under `lock`
+final class StallingStream: @unchecked Sendable {  // the pipe holds its own lock
     let process = Process()
-    private let lock = NSLock()
-    private var out = ""
+    private let out = CollectedPipe()
 
     init(frames: Int, stalling: Int) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", fixture("stalling-stream.py"), String(frames), String(stalling)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
+        process.standardOutput = out.pipe
         process.standardError = FileHandle.nullDevice  // nothing of it may keep the test's output open
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
-            if d.isEmpty { h.readabilityHandler = nil }
-            self?.lock.withLock { self?.out += String(decoding: d, as: UTF8.self) }
-        }
         try process.run()
     }
 
     // SIGKILL: a child of a Swift concurrency thread starts with SIGTERM blocked.
     deinit { kill(process.processIdentifier, SIGKILL) }
 
-    private var lines: [Substring] { lock.withLock { out.split(separator: "\n") } }
+    private var lines: [Substring] { out.text.split(separator: "\n") }
     /// The requests served so far.
     var requests: Int { lines.filter { $0.hasPrefix("request") }.count }
 
