@@ -217,7 +217,7 @@ public struct KdeBackend: DisplayBackend {
 
     public init(environment: [String: String] = [:]) {
         // A Qt program: on a loaded or slow machine it takes seconds to start.
-        program = HelperProgram(name: "kscreen-doctor", environment: environment, timeout: 10)
+        program = HelperProgram(name: "kscreen-doctor", environment: environment, timeout: 15)
     }
 
     /// kscreen-doctor's rotation numbers (KScreen::Output::Rotation): 1 none, 2 left, 4 inverted, 8 right.

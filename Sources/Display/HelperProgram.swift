@@ -9,9 +9,11 @@ public struct HelperProgram: Sendable {
     public let name: String
     /// Extra environment (`WAYLAND_DISPLAY`, `DISPLAY`), over the process's own.
     public let environment: [String: String]
-    public var timeout: Double = 5
+    /// Seconds: a helper that has not answered by then is ended and its call fails. Generous: on
+    /// a machine that is starting everything at once (a kiosk's boot) helpers take seconds.
+    public var timeout: Double = 10
 
-    public init(name: String, environment: [String: String] = [:], timeout: Double = 5) {
+    public init(name: String, environment: [String: String] = [:], timeout: Double = 10) {
         self.name = name
         self.environment = environment
         self.timeout = timeout
