@@ -53,6 +53,17 @@ struct SignalTests {
             return false
         }
 
+        /// SIGHUP, sent again each second until standard error says `text` (15 s at most): one sent
+        /// before the reloader listens is ignored, and on a loaded machine it starts after the
+        /// first log lines.
+        func hangUp(until text: String) async -> Bool {
+            for _ in 0..<15 {
+                kill(process.processIdentifier, SIGHUP)
+                if await waitFor(text, seconds: 1) { return true }
+            }
+            return false
+        }
+
         /// Waits, holding no thread of the cooperative pool, until standard error says `text`.
         func waitFor(_ text: String, seconds: Double = 10) async -> Bool {
             await waitFor({ $0.contains(text) }, seconds: seconds)
@@ -67,8 +78,7 @@ struct SignalTests {
         #expect(await play.waitFor("display: "), "\(play.stderr)")
 
         try "[app]\nlaunch = \"sideways\"\n".write(toFile: config, atomically: true, encoding: .utf8)
-        kill(play.process.processIdentifier, SIGHUP)
-        #expect(await play.waitFor("reload refused, the running configuration stays"), "\(play.stderr)")
+        #expect(await play.hangUp(until: "reload refused, the running configuration stays"), "\(play.stderr)")
         #expect(play.stderr.contains("\(config):2:10: error: unknown orientation 'sideways'"))
         #expect(play.process.isRunning)
 
@@ -96,8 +106,7 @@ extension SignalTests {
         // A drop-in that a fleet tool wrote, with a mistake: refused with its own file's place.
         let dropIn = dir + "/upright.toml.d/50-fleet.toml"
         try "[transition]\nduration = -1\n".write(toFile: dropIn, atomically: true, encoding: .utf8)
-        kill(play.process.processIdentifier, SIGHUP)
-        #expect(await play.waitFor("reload refused, the running configuration stays"), "\(play.stderr)")
+        #expect(await play.hangUp(until: "reload refused, the running configuration stays"), "\(play.stderr)")
         #expect(play.stderr.contains("\(dropIn):2:12: error:"), "\(play.stderr)")
         try "[transition]\nduration = 0.5\n".write(toFile: dropIn, atomically: true, encoding: .utf8)
         kill(play.process.processIdentifier, SIGHUP)
