@@ -394,10 +394,12 @@ public actor Player {
         let count = Int((try? mpv.get(.playlistCount)) ?? 0)
         let names = (0..<count).map { mpv.string("playlist/\($0)/filename") ?? "" }
         let kept = position >= 0 && position < count ? names[position] : nil
-        // mpv between two entries (the one selected is not yet the one playing, or the player has
-        // not yet heard of it): looked at again a moment later, never in the middle of the change.
+        // mpv between two entries (the one selected is not yet the one playing): looked at again a
+        // moment later, never in the middle of the change. Only mpv's own state counts: the events
+        // this player has yet to handle may lag behind it for longer than an item lasts on a loaded
+        // machine, and waiting for them deferred a removed file's removal for rounds.
         let playingPosition = Int((try? mpv.get(MPVProperty<Int64>("playlist-playing-pos"))) ?? -1)
-        if !idle, kept != nil, playingPosition != position || kept != current {
+        if !idle, kept != nil, playingPosition != position {
             Task { [weak self] in
                 try? await Task.sleep(for: .milliseconds(150))
                 await self?.refresh()
