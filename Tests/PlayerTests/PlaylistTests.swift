@@ -85,13 +85,15 @@ struct PlaylistTests {
             if starts.count == 9 { break }
         }
         _ = await player.shutdown()
-        // short → long: 0.6 s; long → short: 1.4 s (the default): 2.0 s a round. A loaded test
-        // machine delays the player's events (they have come in bursts, seconds late), so the
-        // rounds are averaged from the first start to the last; the per-item figure is `make
-        // bench`'s (upright-bench --items). The one-frame bug this guards against gives ~0.1 s.
+        // short → long: 0.6 s; long → short: 1.4 s (the default): 2.0 s a round. The times are
+        // when this test hears of each start, and a loaded test machine delays the player's events
+        // (they have come in bursts, seconds late), so the rounds are averaged from the first start
+        // to the last and the bounds are wide: they tell 2.0 s from the ~0.1 s of the one-frame
+        // bug this guards against. The figure itself is `make bench`'s (upright-bench --items:
+        // 0.61 s shown for 0.6 s).
         let round = starts[0].1.duration(to: starts[8].1) / .seconds(1) / 4
         let rounds = starts.map { starts[0].1.duration(to: $0.1) / .seconds(1) }
-        #expect(round >= 1.8 && round <= 3.0, "a round took \(round) s, expected 2.0 s (starts at \(rounds))")
+        #expect(round >= 1.2 && round <= 4.0, "a round took \(round) s, expected 2.0 s (starts at \(rounds))")
     }
 
     @Test func nothingToPlayShowsTheSplashWithTheReasonUntilAFileArrives() async throws {
