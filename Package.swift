@@ -167,7 +167,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "TestSupport", dependencies: ["Blocking", "Picture"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["Blocking", "Display", "Picture"], path: "Tests/TestSupport",
             swiftSettings: strict),
         .testTarget(name: "MPVTests", dependencies: ["MPV", "TestSupport"], swiftSettings: strict),
         .testTarget(

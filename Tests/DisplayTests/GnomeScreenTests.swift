@@ -19,10 +19,7 @@ struct GnomeScreenTests {
         let player = try Player(settings: playerSettings, extra: [("vo", "wlshm"), ("ao", "null"), ("fs", "yes")])
         try await player.start()
         try await player.setLayout(.fullscreen)
-        var settings = DisplaySettings()
-        settings.backend = .gnome
-        let display = DisplayController(
-            settings: settings, stateDirectory: gnome.directory + "/state", environment: gnome.environment)
+        let display = DisplayController.forTest(.gnome, directory: gnome.directory, environment: gnome.environment)
         #expect(await display.start() == .kiosk)
         for (o, mutter) in [
             (InterfaceOrientation.landscapeRight, 3), (.portraitUpsideDown, 2), (.landscapeLeft, 1), (.portrait, 0),
@@ -48,10 +45,7 @@ struct GnomeScreenTests {
     @Test func theScreenIsSwitchedOffAndOnThroughPowerSaveMode() async throws {
         let gnome = try await HeadlessDesktop.start(.gnome)
         defer { gnome.stop() }
-        var settings = DisplaySettings()
-        settings.backend = .gnome
-        let display = DisplayController(
-            settings: settings, stateDirectory: gnome.directory + "/state", environment: gnome.environment)
+        let display = DisplayController.forTest(.gnome, directory: gnome.directory, environment: gnome.environment)
         _ = await display.start()
         #expect(try gnome.powerSaveMode() == 0)
         #expect(await display.setPower(false) == nil)
@@ -64,11 +58,8 @@ struct GnomeScreenTests {
         let gnome = try await HeadlessDesktop.start(.gnome, mode: "800x1280,1024x768")
         defer { gnome.stop() }
         #expect(try gnome.logicalMonitor(of: "Meta-1") == (800, 0, 0))
-        var settings = DisplaySettings()
-        settings.backend = .gnome
-        settings.output = "Meta-0"
-        let display = DisplayController(
-            settings: settings, stateDirectory: gnome.directory + "/state", environment: gnome.environment)
+        let display = DisplayController.forTest(
+            .gnome, directory: gnome.directory, environment: gnome.environment, output: "Meta-0")
         #expect(await display.start() == .kiosk)
         #expect(await display.apply(.landscapeRight) == nil)
         #expect(try gnome.logicalMonitor(of: "Meta-0") == (0, 0, 3))

@@ -42,10 +42,7 @@ struct ScreenTests {
         let sway = try HeadlessSway()
         defer { sway.stop() }
         let player = try await player(on: sway)
-        var settings = DisplaySettings()
-        settings.backend = .sway
-        let display = DisplayController(
-            settings: settings, stateDirectory: sway.directory + "/state", environment: sway.environment)
+        let display = DisplayController.forTest(.sway, directory: sway.directory, environment: sway.environment)
         #expect(await display.start() == .kiosk)
         var content = OverlayContent()
         content.clock = "12:00"

@@ -109,10 +109,7 @@ struct SwayPowerTests {
     @Test func offAndOnAgain() async throws {
         let sway = try HeadlessSway()
         defer { sway.stop() }
-        var settings = DisplaySettings()
-        settings.backend = .sway
-        let display = DisplayController(
-            settings: settings, stateDirectory: sway.directory + "/state", environment: sway.environment)
+        let display = DisplayController.forTest(.sway, directory: sway.directory, environment: sway.environment)
         _ = await display.start()
         #expect(try Self.powered(sway) == true)
         // sway accepts both commands. Its headless output in 1.7 keeps reporting "dpms": true

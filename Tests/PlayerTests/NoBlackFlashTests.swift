@@ -37,21 +37,32 @@ struct NoBlackFlashTests {
         }
     }
 
-    @Test func noBlackFrameAcrossTenItemChanges() async throws {
-        let dir = NSTemporaryDirectory() + "bf-\(UUID().uuidString.prefix(6))"
+    /// A new folder holding `name`: a 320x240 picture of one colour.
+    static func folder(_ prefix: String, image name: String, fill: (UInt8, UInt8, UInt8)) throws -> String {
+        let dir = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString.prefix(6))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Data(Picture(width: 320, height: 240, fill: fill).png()).write(to: URL(fileURLWithPath: dir + "/" + name))
+        return dir
+    }
+
+    /// The player playing `settings` through the software render API, and its renderer.
+    static func playing(_ settings: PlayerSettings) async throws -> (Player, MPVSoftwareRenderer) {
+        let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
+        let renderer = try MPVSoftwareRenderer(player.mpvHandle)
+        try await player.start()
+        return (player, renderer)
+    }
+
+    @Test func noBlackFrameAcrossTenItemChanges() async throws {
+        let dir = try Self.folder("bf", image: "red.png", fill: (255, 0, 0))
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Data(Picture(width: 320, height: 240, fill: (255, 0, 0)).png()).write(
-            to: URL(fileURLWithPath: dir + "/red.png"))
         var settings = PlayerSettings()
         settings.playlist = [
             dir + "/red.png", "av://lavfi:color=c=blue:size=320x240:rate=25:duration=0.8",
             "av://lavfi:color=c=green:size=320x240:rate=25:duration=0.8",
         ]
         settings.imageDuration = 0.6
-        let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
-        let renderer = try MPVSoftwareRenderer(player.mpvHandle)
-        try await player.start()
+        let (player, renderer) = try await Self.playing(settings)
         // Frames as a screen shows them: each one mpv presents stays until the next.
         let frames = await Self.presented(
             by: renderer,
@@ -86,20 +97,15 @@ struct NoBlackFlashTests {
     /// The splash is the first picture, stays until the first item's first frame, and is not
     /// shown again when the playlist loops.
     @Test func theSplashShowsBeforeTheFirstFrameAndNotAgain() async throws {
-        let dir = NSTemporaryDirectory() + "splash-\(UUID().uuidString.prefix(6))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try Self.folder("splash", image: "splash.png", fill: (255, 255, 255))
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Data(Picture(width: 320, height: 240, fill: (255, 255, 255)).png()).write(
-            to: URL(fileURLWithPath: dir + "/splash.png"))
         var settings = PlayerSettings()
         settings.playlist = [
             "av://lavfi:color=c=blue:size=320x240:rate=25:duration=0.5",
             "av://lavfi:color=c=green:size=320x240:rate=25:duration=0.5",
         ]
         settings.splash = dir + "/splash.png"
-        let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
-        let renderer = try MPVSoftwareRenderer(player.mpvHandle)
-        try await player.start()
+        let (player, renderer) = try await Self.playing(settings)
         let frames = await Self.presented(
             by: renderer,
             classify: { p in

@@ -68,10 +68,7 @@ struct DesktopTests {
     @Test func kwinsVirtualOutputCannotBeSwitchedOffAndSaysSo() async throws {
         let kde = try await HeadlessDesktop.start(.kde)
         defer { kde.stop() }
-        var settings = DisplaySettings()
-        settings.backend = .kde
-        let display = DisplayController(
-            settings: settings, stateDirectory: kde.directory + "/state", environment: kde.environment)
+        let display = DisplayController.forTest(.kde, directory: kde.directory, environment: kde.environment)
         _ = await display.start()
         // kscreen-doctor processes there before (another run's) are not this one's.
         func helpers() -> Set<String> {
