@@ -65,6 +65,16 @@ public final class CECAdapter {
             .map { directory + "/" + $0 }
     }
 
+    /// The adapter `choice` names (`screen.cec`): `auto` the first present (`nil` when there is
+    /// none), `off` none, else the path given.
+    public static func chosen(_ choice: String) -> String? {
+        switch choice {
+        case "off": nil
+        case "auto": present().first
+        default: choice
+        }
+    }
+
     /// Opens the adapter and asks what it is; fails, saying why, when it is not a CEC adapter or
     /// cannot send.
     public init(path: String) throws(CECError) {

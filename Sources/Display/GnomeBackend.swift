@@ -98,16 +98,23 @@ public struct GnomeBackend: DisplayBackend {
         }
     }
 
-    func state() async throws(DisplayError) -> State {
+    /// Calls `method` of `interface` on mutter's DisplayConfig object, off the cooperative pool; a
+    /// failure is `failing`, then the bus's words.
+    private func call(
+        _ method: String, _ arguments: [DBusValue] = [], of interface: String = Self.destination, failing: String
+    ) async throws(DisplayError) -> [DBusValue] {
         let bus = bus
-        let reply = try await Blocking.run { () throws(DisplayError) -> [DBusValue] in
+        return try await Blocking.run { () throws(DisplayError) -> [DBusValue] in
             do {
-                return try bus.call(Self.destination, Self.path, Self.destination, "GetCurrentState")
+                return try bus.call(Self.destination, Self.path, interface, method, arguments)
             } catch {
-                throw DisplayError("cannot read mutter's monitors: \(error)")
+                throw DisplayError("\(failing): \(error)")
             }
         }
-        return try State(reply)
+    }
+
+    func state() async throws(DisplayError) -> State {
+        try State(await call("GetCurrentState", failing: "cannot read mutter's monitors"))
     }
 
     public func outputs() async throws(DisplayError) -> [OutputState] {
@@ -153,14 +160,7 @@ public struct GnomeBackend: DisplayBackend {
         let arguments: [DBusValue] = [
             .uint32(s.serial), .uint32(1), .array("(iiduba(ssa{sv}))", logical), .dictionary([]),
         ]
-        let bus = bus
-        try await Blocking.run { () throws(DisplayError) in
-            do {
-                _ = try bus.call(Self.destination, Self.path, Self.destination, "ApplyMonitorsConfig", arguments)
-            } catch {
-                throw DisplayError("mutter refused to turn \(output.name): \(error)")
-            }
-        }
+        _ = try await call("ApplyMonitorsConfig", arguments, failing: "mutter refused to turn \(output.name)")
     }
 
     /// mutter maps the built-in touchscreen to its monitor itself.
@@ -171,27 +171,9 @@ public struct GnomeBackend: DisplayBackend {
     /// mutter's `PowerSaveMode` (0 on, 3 off): every monitor at once (mutter has no per-monitor
     /// power through this interface).
     public func setPower(_ on: Bool, of output: OutputState) async throws(DisplayError) {
-        let bus = bus
-        try await Blocking.run { () throws(DisplayError) in
-            do {
-                _ = try bus.call(
-                    Self.destination, Self.path, "org.freedesktop.DBus.Properties", "Set",
-                    [.string(Self.destination), .string("PowerSaveMode"), .variant(.int32(on ? 0 : 3))])
-            } catch {
-                throw DisplayError("cannot switch mutter's monitors \(on ? "on" : "off"): \(error)")
-            }
-        }
-    }
-
-    /// mutter's `PowerSaveMode` now: true on, false in power saving; `nil` when it cannot be read.
-    public func powered() async -> Bool? {
-        let bus = bus
-        let reply = await Blocking.run { () -> [DBusValue]? in
-            try? bus.call(
-                Self.destination, Self.path, "org.freedesktop.DBus.Properties", "Get",
-                [.string(Self.destination), .string("PowerSaveMode")])
-        }
-        return reply?.first?.int.map { $0 == 0 }
+        _ = try await call(
+            "Set", [.string(Self.destination), .string("PowerSaveMode"), .variant(.int32(on ? 0 : 3))],
+            of: "org.freedesktop.DBus.Properties", failing: "cannot switch mutter's monitors \(on ? "on" : "off")")
     }
 
     public func desktopRotationLocked() async -> Bool? {

@@ -746,22 +746,24 @@ public actor Player {
     }
 
     /// An item starts: overlay changes wait for its first frame (a second at most).
-    private func itemStarting(_ starting: Bool) {
+    private func itemStarts() {
         itemStartTimer?.cancel()
-        itemStarting = starting
-        if starting {
-            itemStartTimer = Task { [weak self] in
-                guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
-                await self?.itemStarted()
-            }
-        } else if overlaysWaiting {
-            overlaysWaiting = false
-            try? drawOverlays()
+        itemStarting = true
+        itemStartTimer = Task { [weak self] in
+            guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
+            await self?.itemStarted()
         }
     }
 
     /// The item's first frame is on screen (or it failed, or a second passed): waiting overlays are drawn.
-    private func itemStarted() { itemStarting(false) }
+    private func itemStarted() {
+        itemStartTimer?.cancel()
+        itemStarting = false
+        if overlaysWaiting {
+            overlaysWaiting = false
+            try? drawOverlays()
+        }
+    }
 
     /// mpv went idle with a playlist configured: every item failed, or the folders hold nothing
     /// ready. The message says so over the splash (when one is configured), and the playlist is
@@ -866,7 +868,7 @@ public actor Player {
                 continuation.yield(args[0] == "upright-tap" ? .tap(action) : .hotkey(action))
             }
         case .startFile(let entry):
-            itemStarting(true)
+            itemStarts()
             currentEntry = entry
             // mpv's own entry, never a guess from a list of ours (its ids keep counting across a reload),
             // nor the `path` property, which may already name the next file.
@@ -889,7 +891,7 @@ public actor Player {
             if let current { continuation.yield(.playing(current)) }
             clearFailureMessage()
         case .playbackRestart:
-            if itemStarting { itemStarted() }
+            itemStarted()
         case .endFile(let reason, let error, let entry) where reason == "error":
             itemStarted()
             let path = entries[entry] ?? entryPath(entry) ?? current ?? "?"

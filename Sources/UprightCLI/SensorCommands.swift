@@ -384,8 +384,7 @@ func doctorScreen(_ configuration: UprightConfiguration, problems: inout [String
         plan.days.isEmpty ? "" : " on " + plan.days.sorted().map { Schedule.dayNames[$0 - 1] }.joined(separator: ", ")
     print("screen power plan: on \(Schedule.text(on)), off \(Schedule.text(off))\(days)")
     let choice = configuration.screenCEC
-    let path = choice == "auto" ? CECAdapter.present().first : choice == "off" ? nil : choice
-    guard let path else {
+    guard let path = CECAdapter.chosen(choice) else {
         print("HDMI-CEC: " + (choice == "off" ? "off" : "no adapter (/dev/cec*): the TV is not switched over HDMI"))
         return
     }

@@ -6,13 +6,7 @@ import CEC
 enum ScreenCEC {
     /// Switches the TV; says what was done, or why it could not be.
     static func set(_ on: Bool, choice: String) async -> Result<String, CECError>? {
-        let path: String? =
-            switch choice {
-            case "off": nil
-            case "auto": CECAdapter.present().first
-            default: choice
-            }
-        guard let path else { return nil }
+        guard let path = CECAdapter.chosen(choice) else { return nil }
         return await Blocking.run { () -> Result<String, CECError> in
             do throws(CECError) {
                 let adapter = try CECAdapter(path: path)
