@@ -62,7 +62,9 @@ let package = Package(
         ),
 
         // The session's rules as a value (pure): inputs in, effects out; `upright play` and the dry run drive it.
-        .target(name: "Session", dependencies: ["OrientationCore"], swiftSettings: strict),
+        .target(name: "Session", dependencies: ["OrientationCore", "Playback"], swiftSettings: strict),
+        // The player's rules as a value (pure): mpv's events, scans and requests in, mpv commands out.
+        .target(name: "Playback", dependencies: ["OrientationCore"], swiftSettings: strict),
 
         .target(
             name: "Sensors",
@@ -72,7 +74,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "Player", dependencies: ["Files", "MPV", "OrientationCore"], swiftSettings: strict),
+        .target(name: "Player", dependencies: ["Files", "MPV", "OrientationCore", "Playback"], swiftSettings: strict),
         .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
         .target(
             name: "Display",
@@ -87,7 +89,7 @@ let package = Package(
             name: "UprightDaemon",
             dependencies: [
                 "Blocking", "CEC", "Config", "Display", "Input", "MPV", "MQTT", "OrientationCore", "Picture",
-                "Player", "Sensors",
+                "Playback", "Player", "Sensors",
                 "Session",
                 "Systemd", "UnixSocket",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -111,7 +113,7 @@ let package = Package(
         .target(
             name: "Config",
             dependencies: [
-                "Display", "Files", "Input", "MQTT", "OrientationCore", "Player", "Sensors",
+                "Display", "Files", "Input", "MQTT", "OrientationCore", "Playback", "Player", "Sensors",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
@@ -130,7 +132,7 @@ let package = Package(
         .executableTarget(name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict),
         .executableTarget(
             name: "upright-bench",
-            dependencies: ["OrientationCore", "Sensors", "Player", "MPV", "Display", "Picture"],
+            dependencies: ["OrientationCore", "Sensors", "Player", "Playback", "MPV", "Display", "Picture"],
             path: "Benchmarks/upright-bench",
             swiftSettings: strict
         ),
@@ -143,6 +145,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "PlaybackTests",
+            dependencies: [
+                "Playback", "OrientationCore", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SessionTests",
             dependencies: [
                 "Session", "OrientationCore", .product(name: "PropertyBased", package: "swift-property-based"),
@@ -151,7 +160,7 @@ let package = Package(
         ),
         .testTarget(name: "SensorsTests", dependencies: ["Demo", "Sensors", "OrientationCore"], swiftSettings: strict),
         .testTarget(
-            name: "ConfigTests", dependencies: ["Config", "Display", "OrientationCore", "Player", "Sensors"],
+            name: "ConfigTests", dependencies: ["Config", "Display", "OrientationCore", "Playback", "Player", "Sensors"],
             swiftSettings: strict),
         .testTarget(
             name: "SensorsIntegrationTests", dependencies: ["Blocking", "upright", "TestSupport", "Picture"],
@@ -163,16 +172,16 @@ let package = Package(
         .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
         .testTarget(
             name: "DisplayTests",
-            dependencies: ["Display", "Player", "MPV", "OrientationCore", "TestSupport"],
+            dependencies: ["Display", "Player", "Playback", "MPV", "OrientationCore", "TestSupport"],
             swiftSettings: strict
         ),
         .target(
             name: "TestSupport", dependencies: ["Blocking", "Display", "Picture"], path: "Tests/TestSupport",
             swiftSettings: strict),
-        .testTarget(name: "MPVTests", dependencies: ["MPV", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MPVTests", dependencies: ["MPV", "Playback", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PlayerTests",
-            dependencies: ["Blocking", "Picture", "Player", "MPV", "OrientationCore", "TestSupport"],
+            dependencies: ["Blocking", "Picture", "Playback", "Player", "MPV", "OrientationCore", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

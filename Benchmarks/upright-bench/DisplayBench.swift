@@ -7,6 +7,7 @@ import Foundation
 import MPV
 import OrientationCore
 import Picture
+import Playback
 import Player
 import Sensors
 

@@ -1,6 +1,7 @@
 import Foundation
 import MPV
 import Picture
+import Playback
 import Player
 
 /// Item changes through the software render API, Upright's player beside plain libmpv with the

@@ -2,6 +2,7 @@
 // initialised in the order the top-level code runs, these are initialised when first used.
 import Foundation
 import MPV
+import Playback
 import Player
 import Sensors
 

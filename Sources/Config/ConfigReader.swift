@@ -4,6 +4,7 @@ import Foundation
 import Input
 import MQTT
 import OrientationCore
+import Playback
 import Player
 import Sensors
 import TOMLKit

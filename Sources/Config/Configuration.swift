@@ -3,7 +3,8 @@ import Files
 import Foundation
 public import Input
 public import OrientationCore
-public import Player
+public import Playback
+import Player
 public import Sensors
 import TOMLKit
 

@@ -107,6 +107,8 @@ extension MPVProperty where Value == Int64 {
     public static let videoMetadataRotate = MPVProperty("video-params/rotate")
     public static let playlistCount = MPVProperty("playlist-count")
     public static let playlistPosition = MPVProperty("playlist-pos")
+    /// The entry mpv plays now; it differs from `playlist-pos` while mpv goes from one entry to the next.
+    public static let playlistPlayingPosition = MPVProperty("playlist-playing-pos")
 }
 
 extension MPVProperty where Value == Bool {

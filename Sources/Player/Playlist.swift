@@ -1,5 +1,6 @@
 import Files
 public import Foundation
+public import Playback
 
 /// The playlist as configured, made concrete: a folder plays its media files sorted by name; a
 /// file still being written (changed in the last ``settleTime`` seconds) waits until it has
@@ -138,5 +139,74 @@ public enum Playlist {
     public static func fixedPrefix(of pattern: String) -> String {
         let parts = pattern.split(separator: "/").prefix { !$0.contains("*") }
         return "/" + parts.joined(separator: "/")
+    }
+}
+
+extension Playlist {
+    /// The playlist of `settings` on disk now, for the core: each configured entry's items with
+    /// their files' stamps, a stick's files, when a file being written settles, the folders to
+    /// watch, and the local time of the look.
+    public static func snapshot(_ settings: PlayerSettings, now: Date = Date()) -> PlaylistScan {
+        let shuffle: ((inout [String]) -> Void)? = settings.shuffle ? { $0.shuffle() } : nil
+        var settles: Date?
+        func items(_ entries: [String]) -> [PlaylistScan.Item] {
+            let found = scan(entries, now: now, shuffle: shuffle)
+            if let at = found.settles, settles.map({ at < $0 }) ?? true { settles = at }
+            return found.items.map { PlaylistScan.Item($0, stamp: stamp($0)) }
+        }
+        let entries = settings.playlist.map { entry in
+            PlaylistScan.Entry(entry: entry, items: items([entry]), description: inspect(entry, now: now).description)
+        }
+        var watch = settings.playlist.filter { entry in
+            switch inspect(entry, now: now) {
+            case .folder, .missing: true
+            case .file, .url: false
+            }
+        }
+        var stick: [PlaylistScan.Item] = []
+        if let pattern = settings.removableMedia {
+            // The folder the sticks appear in (`/media` for `/media/*/*`), and each stick there now.
+            let sticks = directories(matching: pattern)
+            watch += [fixedPrefix(of: pattern)] + sticks
+            watch += directories(matching: (pattern as NSString).deletingLastPathComponent)
+            stick = items(sticks)
+        }
+        let local = LocalTime.now()
+        return PlaylistScan(
+            entries: entries, stick: stick, settlesIn: settles.map { $0.timeIntervalSince(now) }, watch: watch,
+            weekday: local.weekday, minute: local.minute, second: local.second)
+    }
+
+    /// What changes when a file changes: its size and modification time ("missing": not there; a
+    /// URL has none).
+    static func stamp(_ item: String) -> String {
+        if item.contains("://") && !item.hasPrefix("file://") { return "" }
+        let path = item.hasPrefix("file://") ? (URL(string: item)?.path ?? item) : item
+        var s = stat()
+        guard stat(path, &s) == 0 else { return "missing" }
+        return "\(s.st_size):\(s.st_mtim.tv_sec).\(s.st_mtim.tv_nsec)"
+    }
+}
+
+/// The local time, as schedules and the power plan read it.
+public enum LocalTime {
+    /// The local weekday (1 Monday … 7 Sunday), minute after midnight and second now.
+    public static func now() -> (weekday: Int, minute: Int, second: Int) {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        let weekday = parts.tm_wday == 0 ? 7 : Int(parts.tm_wday)
+        return (weekday, Int(parts.tm_hour) * 60 + Int(parts.tm_min), Int(parts.tm_sec))
+    }
+}
+
+extension Player {
+    /// Why a local file cannot be played, in the system's words (mpv says only "loading failed"):
+    /// missing, a directory, unreadable. `nil` for a URL or a file that can be read.
+    public static func whyUnplayable(_ item: String) -> String? {
+        if item.contains("://") && !item.hasPrefix("file://") { return nil }
+        let path = item.hasPrefix("file://") ? (URL(string: item)?.path ?? item) : item
+        guard let problem = readProblem(path) else { return nil }
+        return problem == "is a directory" ? "\(path) is a directory" : "\(path): \(problem)"
     }
 }

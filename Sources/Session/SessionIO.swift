@@ -1,4 +1,5 @@
 public import OrientationCore
+public import Playback
 
 /// Names a request that waits for a reply (a control-socket command, a reload).
 public typealias RequestID = Int
@@ -85,11 +86,6 @@ public enum SessionEffect: Sendable, Hashable {
     case status(String)
     /// Switch the screen on or off (the power plan).
     case screenPower(Bool)
-}
-
-public enum PlaylistStep: String, Sendable, Hashable {
-    case next
-    case previous
 }
 
 /// What the player is asked to do.

@@ -85,7 +85,7 @@ public actor PlaySession {
 
     /// Shows a message line over the video (`nil` clears it).
     public func showMessage(_ text: String?) async {
-        try? await shell.player.updateOverlays { $0.message = text }
+        await shell.player.updateOverlays { $0.message = text }
     }
 
     /// Plays until `stop` yields (a signal, a duration) or mpv shuts down.
@@ -133,7 +133,7 @@ public actor PlaySession {
         var core = try SessionCore(
             policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: report)
         core.powerPlan = configuration.screenPlan
-        if case .waiting = presence {} else { try await shell.player.start() }
+        if case .waiting = presence {} else { await shell.player.start() }
         sources = shell.startSources(stop: stop, clock: clock)
         if presence != .present { sources.append(watchForDisplay(presence)) }
         if case .waiting = presence {} else { sources.append(watchOutputs()) }
@@ -158,7 +158,7 @@ public actor PlaySession {
                     shell.metrics.restarted()
                     try await shell.player.restart()
                 } else {
-                    try await shell.player.start()
+                    await shell.player.start()
                 }
                 playerLost = false
                 continue
@@ -356,11 +356,9 @@ public actor PlaySession {
     public func reload(_ new: UprightConfiguration) async -> [String] {
         let answer = await ask { .reload(new.policy, request: $0) }
         if let refusal = answer.error { return [refusal] }
-        var notes = configuration.restartNotes(for: new)
+        let notes = configuration.restartNotes(for: new)
         if playlistOverride.isEmpty, new.player.playlist != configuration.player.playlist {
-            do { try await shell.player.setPlaylist(new.player.playlist) } catch {
-                notes.append("the new playlist: \(error)")
-            }
+            await shell.player.setPlaylist(new.player.playlist)
         }
         configuration = new
         return notes

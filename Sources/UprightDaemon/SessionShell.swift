@@ -4,6 +4,7 @@ import Foundation
 import Input
 import Logging
 import OrientationCore
+import Playback
 import Player
 import Sensors
 import Session
@@ -83,17 +84,17 @@ struct SessionShell: Sendable {
     private func perform(_ effect: PlayerEffect) async {
         switch effect {
         case .apply(let interface, let strategy, let layout):
-            try? await player.apply(interface, strategy: strategy, layout: layout)
+            await player.apply(interface, strategy: strategy, layout: layout)
         case .layout(let layout):
-            try? await player.setLayout(layout)
+            await player.setLayout(layout)
         case .overlay(.hidden(let hidden)):
-            try? await player.setOverlaysHidden(hidden)
+            await player.setOverlaysHidden(hidden)
         case .pause(let paused):
-            try? await player.setPaused(paused)
+            await player.setPaused(paused)
         case .playClip(let file):
-            do { try await player.playClip(file) } catch { logger.error("cannot play the clip \(file): \(error)") }
+            await player.playClip(file)
         case .overlay(let change):
-            try? await player.updateOverlays { content in
+            await player.updateOverlays { content in
                 switch change {
                 case .locked(let on): content.locked = on
                 case .suggestion(let s): content.suggestion = s
@@ -115,12 +116,8 @@ struct SessionShell: Sendable {
     }
 
     private func stepPlaylist(_ step: PlaylistStep) async -> ControlReply {
-        do {
-            let playing = step == .next ? try await player.next() : try await player.previous()
-            return ControlReply(ok: true, playing: playing)
-        } catch {
-            return .refused("\(step.rawValue): \(error)")
-        }
+        let playing = step == .next ? await player.next() : await player.previous()
+        return ControlReply(ok: true, playing: playing)
     }
 
     /// Starts the tasks that turn the sensor, the player, the clock and `stop` into inputs.
@@ -165,6 +162,8 @@ struct SessionShell: Sendable {
                     case .fileFailed(let path, let reason):
                         metrics.fileFailed()
                         feed.yield(.input(.fileFailed(path: path, reason: reason)))
+                    case .problem(let text):
+                        logger.warning("player: \(text)")
                     case .stalled(let item):
                         metrics.stalled()
                         logger.warning("playback stalled on \(item): loading it again")
@@ -188,7 +187,7 @@ struct SessionShell: Sendable {
                 while !Task.isCancelled {
                     let wall = time(nil)
                     feed.yield(.input(.clock(PlaySession.clockText(wall))))
-                    let (weekday, minute) = Player.localNow()
+                    let (weekday, minute, _) = LocalTime.now()
                     feed.yield(.input(.localTime(weekday: weekday, minute: minute)))
                     try? await clock.sleep(for: .seconds(Int(60 - wall % 60)), tolerance: nil)
                 }

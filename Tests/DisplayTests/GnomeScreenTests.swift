@@ -2,6 +2,7 @@ import Display
 import Foundation
 import MPV
 import OrientationCore
+import Playback
 import Player
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import Blocking
 import Foundation
 import MPV
 import Picture
+import Playback
 import Player
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import MPV
 import OrientationCore
+import Playback
 import Player
 import TestSupport
 import Testing

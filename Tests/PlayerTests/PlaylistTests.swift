@@ -2,6 +2,7 @@ import Foundation
 import MPV
 import OrientationCore
 import Picture
+import Playback
 import Player
 import TestSupport
 import Testing

@@ -1,4 +1,3 @@
-import Foundation
 public import OrientationCore
 
 /// Text overlays drawn by mpv's OSD (`osd-overlay`, ASS events), laid out in a virtual canvas of the
@@ -36,8 +35,14 @@ public struct OverlayLayout: Sendable, Hashable {
     /// upright to the viewer, in `size` pixels. ASS's `\frz` turns counter-clockwise, hence the minus.
     public func text(_ text: String, x: Double, y: Double, size: Int) -> String {
         let p = toPanel(x: x, y: y)
-        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "{", with: "\\{")
-            .replacingOccurrences(of: "}", with: "\\}").replacingOccurrences(of: "\n", with: "\\N")
+        var escaped = ""
+        for c in text {
+            switch c {
+            case "\\", "{", "}": escaped += "\\\(c)"
+            case "\n": escaped += "\\N"
+            default: escaped.append(c)
+            }
+        }
         return "{\\an5\\pos(\(Int(p.x.rounded())),\(Int(p.y.rounded())))\\frz\(-angle)\\fs\(size)\\bord2}\(escaped)"
     }
 }

@@ -1,0 +1,241 @@
+import OrientationCore
+
+/// The playlist's rules: what plays, in what order, what changes it, what failed.
+extension PlaybackCore {
+    // MARK: - Starting
+
+    /// Loads the playlist: the built-in test pattern when none is configured, else after a look at
+    /// the disk (``scanned(_:at:)`` loads it).
+    mutating func start(at now: Double) -> [PlaybackEffect] {
+        if stallCheckAt == nil, settings.stallTimeout != nil { stallCheckAt = now + 1 }
+        stillSince = now
+        guard !settings.playlist.isEmpty else { return load([testPattern], at: now) }
+        return look(.start)
+    }
+
+    /// A new mpv (the old one ended on its own): it numbers its entries from 1 again and has drawn
+    /// nothing. A clip that played has ended; the loop starts again from the entry that played.
+    mutating func restarted(at now: Double) -> [PlaybackEffect] {
+        nextID = 1
+        entries = []
+        sentOverlays = [:]
+        rotateFilter = false
+        var out = itemStarted()
+        if clipState != nil {
+            clipState = nil
+            clip = nil
+            out.append(.event(.clipEnded))
+        }
+        let resume = current.flatMap { items.firstIndex(of: $0) }
+        out += settings.playlist.isEmpty ? load([testPattern], at: now) : load(items, at: now)
+        if let resume, resume > 0, resume < entries.count { out.append(.mpv(.play(entry: entries[resume].id))) }
+        return out + apply(interface, strategy: strategy, layout: layout)
+    }
+
+    /// mpv's playlist becomes `list`, played from its start (the splash first, at the first start).
+    mutating func load(_ list: [String], at now: Double) -> [PlaybackEffect] {
+        items = list
+        current = nil
+        currentEntry = nil
+        leadingSplash = nil
+        let first = !startedOnce
+        startedOnce = true
+        var out: [PlaybackEffect] = []
+        if list.isEmpty {
+            entries = []
+            out.append(.mpv(.stop))
+        } else if first, let splash = settings.splash, !list.contains(splash) {
+            // Shown for one frame, which stays until the first item's own first frame is ready.
+            out.append(add(splash, append: false, options: ["image-display-duration=0", "video-latency-hacks=no"]))
+            leadingSplash = entries.last?.id
+            out += list.map { add($0, append: true) }
+        } else {
+            out += list.enumerated().map { add($1, append: $0 > 0) }
+        }
+        return out + applyLayout()
+    }
+
+    /// `loadfile` of `item` with its own options (its image duration, mute), noted as mpv's next id.
+    mutating func add(_ item: String, append: Bool, options extra: [String]? = nil) -> PlaybackEffect {
+        var pairs: [String] = []
+        if let extra {
+            pairs = extra
+        } else {
+            // mpv 0.35 shows an image for one frame only with video-latency-hacks (which the turns
+            // want for video): off for images, so their display duration holds.
+            if Self.isImage(item) { pairs.append("video-latency-hacks=no") }
+            if let d = options(of: item)?.duration { pairs.append("image-display-duration=\(d)") }
+            if let m = options(of: item)?.mute { pairs.append("mute=\(m ? "yes" : "no")") }
+        }
+        if !append { entries = [] }
+        entries.append((nextID, item))
+        paths[nextID] = item
+        nextID += 1
+        return .mpv(.load(item, append: append, options: pairs))
+    }
+
+    /// Removes mpv's entries `ids` (the model at once; the shell by index).
+    mutating func remove(_ ids: [Int64]) -> [MPVCommand] {
+        entries.removeAll { ids.contains($0.id) }
+        return ids.map { .remove(entry: $0) }
+    }
+
+    // MARK: - Looking at the disk
+
+    mutating func look(_ purpose: ScanPurpose) -> [PlaybackEffect] {
+        // A start wins over a refresh asked for meanwhile.
+        scanFor = scanFor == .start ? .start : purpose
+        return [.scan]
+    }
+
+    mutating func scanned(_ scan: PlaylistScan, at now: Double) -> [PlaybackEffect] {
+        guard let purpose = scanFor else { return [] }
+        scanFor = nil
+        lastScan = scan
+        let fresh = made(from: scan, at: now)
+        var out: [PlaybackEffect] = []
+        if scan.watch != watched {
+            watched = scan.watch
+            out.append(.watch(scan.watch))
+        }
+        switch purpose {
+        case .start:
+            out += load(fresh, at: now)
+            if fresh.isEmpty { out += nothingToPlay(at: now) }
+        case .refresh:
+            out += refresh(fresh, at: now)
+        }
+        return out
+    }
+
+    /// The playlist made concrete from `scan`: a stick's files while one is there, else the
+    /// configured entries whose schedule is open, less the entries that failed and have not
+    /// changed since. Sets the next look: a file settling, or a schedule opening or closing.
+    mutating func made(from scan: PlaylistScan, at now: Double) -> [String] {
+        let (weekday, minute) = (scan.weekday, scan.minute)
+        let change = settings.itemOptions.values.compactMap {
+            $0.schedule?.minutesToNextChange(weekday: weekday, minute: minute)
+        }.min().map { now + Double($0 * 60 - scan.second) + 0.5 }
+        lookAt = [change, scan.settlesIn.map { now + $0 }].compactMap { $0 }.min()
+        let found: [PlaylistScan.Item] =
+            !scan.stick.isEmpty
+            ? scan.stick
+            : scan.entries.filter {
+                options(of: $0.entry)?.schedule?.isActive(weekday: weekday, minute: minute) ?? true
+            }.flatMap(\.items)
+        for item in found { stamps[item.path] = item.stamp }
+        return found.filter { item in
+            guard let f = failed[item.path] else { return true }
+            let retried = item.stamp.isEmpty && now - f.at >= settings.retryInterval.seconds
+            if f.stamp != item.stamp || retried {
+                failed[item.path] = nil
+                return true
+            }
+            return false
+        }.map(\.path)
+    }
+
+    /// Takes the playlist as now: the entry playing goes on, and what follows it is the new list
+    /// from the item after it (from its start when it is gone). Idle, or the splash showing: the
+    /// playlist starts again when it has something new.
+    mutating func refresh(_ fresh: [String], at now: Double) -> [PlaybackEffect] {
+        guard clipState == nil else { return [] }
+        guard !between else {
+            refreshAtNextStart = true
+            return []
+        }
+        guard !idle, let kept = current, let keptEntry = currentEntry, kept != settings.splash else {
+            guard Set(fresh) != Set(items) else { return [] }
+            retryAt = nil
+            var out = setMessage(nil)
+            out += load(fresh, at: now)
+            return fresh.isEmpty ? out + nothingToPlay(at: now) : out
+        }
+        items = fresh
+        let order = fresh.firstIndex(of: kept).map { Array(fresh[($0 + 1)...] + fresh[..<$0]) } ?? fresh
+        let others = entries.filter { $0.id != keptEntry }
+        guard others.map(\.path) != order else { return [] }
+        var commands = remove(others.map(\.id))
+        for item in order {
+            if case .mpv(let load) = add(item, append: true) { commands.append(load) }
+        }
+        return [.guarded(entry: keptEntry, commands)]
+    }
+
+    // MARK: - Failures
+
+    /// Entry `entry` could not be played: named in the system's words where the file is the
+    /// cause, taken out of mpv's playlist until its file changes, and shown over the video.
+    mutating func failed(_ path: String, entry: Int64, problem: String?, error: String?, at now: Double)
+        -> [PlaybackEffect]
+    {
+        let why = problem ?? error ?? "unknown error"
+        let reason = why.hasPrefix(path + ": ") ? String(why.dropFirst(path.count + 2)) : why
+        let name = Self.lastName(of: path)
+        lastFailure = "\(name): \(reason)"
+        if path != settings.splash { failed[path] = (stamps[path] ?? "", now) }
+        var out: [PlaybackEffect] = [.event(.fileFailed(path, reason: why))]
+        if entries.contains(where: { $0.id == entry }), clipState?.entry != entry {
+            out += remove([entry]).map { .mpv($0) }
+        }
+        let text = "Cannot play \(name): \(why)"
+        failure = (text, now)
+        failureClearAt = nil
+        return out + setMessage(text)
+    }
+
+    /// A file plays: the failure message goes, once it has been up for the settings' time.
+    mutating func clearFailureMessage(at now: Double) -> [PlaybackEffect] {
+        guard let failure else { return [] }
+        let due = failure.shown + settings.failureMessageTime.seconds
+        guard due <= now else {
+            failureClearAt = due
+            return []
+        }
+        self.failure = nil
+        failureClearAt = nil
+        return overlays.message == failure.text ? setMessage(nil) : []
+    }
+
+    /// mpv went idle with a playlist configured: every item failed, or the folders hold nothing
+    /// ready. The message says so over the splash, and the playlist is tried again later.
+    mutating func nothingToPlay(at now: Double) -> [PlaybackEffect] {
+        // A playlist that played to its end (loop = false) is not "nothing to play"; nor is mpv idle
+        // before the playlist was first loaded (its first idle event comes before the start).
+        guard startedOnce, !settings.playlist.isEmpty, clipState == nil, lastFailure != nil || items.isEmpty
+        else { return [] }
+        let why =
+            lastFailure.map { "the last: \($0)" }
+            ?? (lastScan?.entries ?? []).map { entry in
+                // Each entry by its last name: "missing.mp4: no such file or directory".
+                let d = entry.description
+                guard d.hasPrefix("/"), let colon = d.firstRange(of: ": ") else { return d }
+                return Self.lastName(of: String(d[..<colon.lowerBound])) + d[colon.lowerBound...]
+            }.joined(separator: "; ")
+        var out = setMessage("Nothing to play (\(why)); trying again")
+        if let splash = settings.splash, current != splash {
+            out.append(add(splash, append: false, options: ["image-display-duration=inf", "video-latency-hacks=no"]))
+        }
+        retryAt = now + settings.retryInterval.seconds
+        return out
+    }
+
+    /// The playlist is tried again from its start, every entry with it.
+    mutating func retry(at now: Double) -> [PlaybackEffect] {
+        guard clipState == nil else { return [] }
+        lastFailure = nil
+        failed = [:]
+        return setMessage(nil) + start(at: now)
+    }
+
+    mutating func setMessage(_ text: String?) -> [PlaybackEffect] {
+        guard overlays.message != text else { return [] }
+        overlays.message = text
+        return drawOverlays()
+    }
+
+    static func isImage(_ path: String) -> Bool {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        return ["png", "jpg", "jpeg", "webp", "gif", "bmp"].contains(path[path.index(after: dot)...].lowercased())
+    }
+}

@@ -1,0 +1,229 @@
+import OrientationCore
+
+/// Clips, steps, stalls, the item's shape, and what the screen shows: layout, turn, overlays.
+extension PlaybackCore {
+    // MARK: - Clips
+
+    /// Plays `file` once, then goes back to the loop: the entry that played, at its position. The
+    /// clip goes into mpv's playlist before that entry (so mpv itself goes on to it at the clip's
+    /// end), and leaves the playlist once the loop plays again. A clip asked for while the loop is
+    /// still coming back takes the place of the clip that ended.
+    mutating func playClip(_ file: String, position: Double?) -> [PlaybackEffect] {
+        var out: [PlaybackEffect] = []
+        var resume: (entry: Int64, time: Double?)?
+        if let old = clipState, old.resume != nil {
+            resume = old.resume
+            out += remove([old.entry]).map { .mpv($0) }
+        } else if let entry = currentEntry {
+            resume = (entry, position)
+        }
+        out.append(add(file, append: true, options: []))
+        let id = nextID - 1
+        clipState = Clip(file: file, entry: id, resume: resume)
+        clip = file
+        if let resume, entries.contains(where: { $0.id == resume.entry }) {
+            out.append(.mpv(.move(entry: id, before: resume.entry)))
+            let clipEntry = entries.removeLast()
+            entries.insert(clipEntry, at: entries.firstIndex { $0.id == resume.entry } ?? entries.endIndex)
+        }
+        out.append(.mpv(.play(entry: id)))
+        return out
+    }
+
+    /// Entry `entry` ended: when it is the clip, the session hears of it once.
+    mutating func clipEnded(_ entry: Int64) -> [PlaybackEffect] {
+        guard var c = clipState, c.entry == entry, !c.ended else { return [] }
+        c.ended = true
+        clipState = c
+        return [.event(.clipEnded)]
+    }
+
+    /// The loop plays again after a clip: at the position it had when it is the entry that was
+    /// interrupted (not one stepped to meanwhile), and the clip leaves the playlist.
+    mutating func resumeAfterClip(_ c: Clip) -> [PlaybackEffect] {
+        clipState = nil
+        clip = nil
+        var out: [PlaybackEffect] = []
+        if let resume = c.resume, resume.entry == currentEntry, let time = resume.time, time > 0 {
+            out.append(.mpv(.seek(time)))
+        }
+        if entries.contains(where: { $0.id == c.entry }) { out += remove([c.entry]).map { .mpv($0) } }
+        return out
+    }
+
+    // MARK: - Steps
+
+    /// mpv carries a step out in its own loop: what plays is known when its file starts (3 s at
+    /// most). A step asked for before the first item started waits for that start first, so that
+    /// the start is not taken for the step's.
+    mutating func step(_ step: PlaylistStep, request: Int, at now: Double) -> [PlaybackEffect] {
+        let ready = current != nil
+        steps.append(Step(step: step, request: request, deadline: now + 3, sent: ready))
+        return ready ? [.mpv(.step(step))] : []
+    }
+
+    /// An entry started (or mpv went idle): the steps sent are answered; those waiting are sent.
+    mutating func answerSteps(at now: Double) -> [PlaybackEffect] {
+        var out: [PlaybackEffect] = []
+        var waiting: [Step] = []
+        for s in steps {
+            if s.sent {
+                out.append(.stepped(request: s.request, playing: current))
+            } else {
+                waiting.append(Step(step: s.step, request: s.request, deadline: now + 3, sent: true))
+                out.append(.mpv(.step(s.step)))
+            }
+        }
+        steps = waiting
+        return out
+    }
+
+    mutating func stepTimeouts(at now: Double) -> [PlaybackEffect] {
+        var out: [PlaybackEffect] = []
+        steps = steps.compactMap { s in
+            guard s.deadline <= now else { return s }
+            if s.sent {
+                out.append(.stepped(request: s.request, playing: current))
+                return nil
+            }
+            out.append(.mpv(.step(s.step)))
+            return Step(step: s.step, request: s.request, deadline: now + 3, sent: true)
+        }
+        return out
+    }
+
+    // MARK: - Stalls
+
+    /// A stall is a position that stands still for the timeout while mpv is neither paused, idle,
+    /// nor showing a still image; the item is loaded again, and too many stalls give up.
+    mutating func stallCheck(_ s: PositionSample, at now: Double) -> [PlaybackEffect] {
+        guard let timeout = settings.stallTimeout?.seconds, let current else { return [] }
+        if s.paused || s.idle || s.image || s.position != lastPosition {
+            lastPosition = s.position
+            stillSince = now
+            return []
+        }
+        guard now - stillSince >= timeout else { return [] }
+        let window = settings.stallWindow.seconds
+        stalls = stalls.filter { now - $0 < window } + [now]
+        var out: [PlaybackEffect]
+        if stalls.count >= settings.stallLimit {
+            let text =
+                "playback stalled \(stalls.count) times within \(Int(window)) s, the last on \(current)"
+            out = [.event(.gaveUp(text))]
+            stalls = []
+        } else {
+            out = [.event(.stalled(current))]
+        }
+        stillSince = now
+        lastPosition = nil
+        return out + [.mpv(.reload)]
+    }
+
+    // MARK: - The item's shape
+
+    /// mpv's picture size, once it knows it (every 50 ms, 2 s at most: an audio file has none, and
+    /// the mask then stays).
+    mutating func shapeSampled(_ shape: ContentShape?, at now: Double) -> [PlaybackEffect] {
+        guard let item = shapeFor, item == current else { return [] }
+        if let shape {
+            shapeFor = nil
+            return [.event(.shape(shape))]
+        }
+        shapeAttempts += 1
+        guard shapeAttempts < 40 else {
+            shapeFor = nil
+            return [.event(.shape(.unknown))]
+        }
+        shapeAt = now + 0.05
+        return []
+    }
+
+    // MARK: - Layout, turn, overlays
+
+    /// Applies the interface orientation the policy decided. In the `surface` strategy the video
+    /// (and its overlays) turn by the orientation's clockwise angle on top of the file's own
+    /// rotation metadata; in the `interface` strategy the output turns and the video shows by its
+    /// metadata alone, so nothing is turned twice.
+    mutating func apply(_ o: InterfaceOrientation, strategy: AppliedStrategy, layout: PlayerLayout?)
+        -> [PlaybackEffect]
+    {
+        interface = o
+        self.strategy = strategy
+        if let layout { self.layout = layout }
+        var out: [PlaybackEffect] = []
+        if rotateByFilter {
+            if rotateFilter { out.append(.mpv(.command(["vf", "remove", "@upright-rotate"]))) }
+            let filter: String? =
+                switch surfaceAngle {
+                case 90: "transpose=clock"
+                case 180: "hflip,vflip"
+                case 270: "transpose=cclock"
+                default: nil
+                }
+            rotateFilter = filter != nil
+            if let filter { out.append(.mpv(.command(["vf", "add", "@upright-rotate:lavfi=[\(filter)]"]))) }
+        } else {
+            out.append(.mpv(.set("video-rotate", .int(Int64(surfaceAngle)))))
+        }
+        return out + applyLayout()
+    }
+
+    /// Inline keeps the lower part of a portrait screen for the overlays; with the output turned
+    /// (interface strategy) or the video turned (surface), "portrait" is the viewer's portrait.
+    mutating func applyLayout() -> [PlaybackEffect] {
+        let bottom = layout == .inline && interface.isPortrait ? settings.inlineBottomMargin : 0
+        // The margin lies on the panel edge that is the viewer's bottom.
+        let sides: [(String, Int)] = [("top", 180), ("bottom", 0), ("left", 90), ("right", 270)]
+        let sets = sides.map { side, angle -> PlaybackEffect in
+            .mpv(.set("video-margin-ratio-\(side)", .double(surfaceAngle == angle ? bottom : 0)))
+        }
+        return sets + drawOverlays()
+    }
+
+    /// How to accept the rotate suggestion: its key when one is bound, else the command.
+    private var acceptHint: String {
+        settings.hotkeys[.acceptSuggestion]?.first.map { "Press \($0) to accept" } ?? "(upright ctl accept-suggestion)"
+    }
+
+    /// The overlays as mpv should show them: each level whose text or size changed is sent again.
+    mutating func drawOverlays() -> [PlaybackEffect] {
+        guard !starting else {
+            overlaysWaiting = true
+            return []
+        }
+        let l = OverlayLayout(width: osd.width, height: osd.height, angle: surfaceAngle)
+        let viewer = l.viewerSize
+        let size = max(16, min(viewer.width, viewer.height) / 24)
+        let (w, h, s) = (Double(viewer.width), Double(viewer.height), Double(size))
+        var texts: [OverlayLevel: String] = [:]
+        if !overlaysHidden {
+            let status = overlays.statusLine
+            if !status.isEmpty { texts[.status] = l.text(status, x: w / 2, y: s, size: size) }
+            if let o = overlays.suggestion {
+                texts[.suggestion] = l.text("Turn to \(o)? " + acceptHint, x: w / 2, y: h - s * 3, size: size)
+            }
+            if let m = overlays.message { texts[.message] = l.text(m, x: w / 2, y: h / 2, size: size) }
+        }
+        var out: [PlaybackEffect] = []
+        for level in OverlayLevel.allCases {
+            let text = texts[level] ?? ""
+            let sent = text.isEmpty ? "" : "\(l.width)x\(l.height) \(text)"
+            guard sentOverlays[level, default: ""] != sent else { continue }
+            let id = String(level.rawValue)
+            let command = ["osd-overlay", id, text.isEmpty ? "none" : "ass-events", text, String(l.width)]
+            out.append(.mpv(.command(command + [String(l.height), id])))
+            sentOverlays[level] = sent
+        }
+        return out
+    }
+
+    /// The item's first frame is on screen (or it failed, or a second passed): waiting overlays are drawn.
+    mutating func itemStarted() -> [PlaybackEffect] {
+        starting = false
+        startDeadline = nil
+        guard overlaysWaiting else { return [] }
+        overlaysWaiting = false
+        return drawOverlays()
+    }
+}

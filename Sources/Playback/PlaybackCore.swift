@@ -1,0 +1,296 @@
+public import OrientationCore
+
+/// The player's rules, as a value: no libmpv, no clock, no I/O. It takes mpv's events, the
+/// playlist's folders as scanned, requests and ticks, each with its time, and returns what to do,
+/// in order: mpv commands, the player's events, looks at the disk. The `Player` actor carries the
+/// effects out; the tests feed inputs at explicit times.
+///
+/// The rules:
+/// - **mpv's playlist by its own ids.** Every entry is added by the core (`loadfile`), and mpv
+///   numbers entries 1, 2, 3 … in the order they are added (`playlist_add`): the core knows which
+///   file each id is. The shell finds an id's index in mpv's playlist when it carries a command out.
+/// - **The playlist made concrete** from a scan: a stick's files while one is there, else the
+///   configured entries whose schedule is open (local time), a folder's ready files by name, a file
+///   still being written left out until it stood still. The next look is due when a file settles or
+///   a schedule opens or closes, at each item's start, and 0.2 s after a folder changed.
+/// - **Changes take effect at the next item**: the entry playing goes on; what follows it is the
+///   new list from the item after it. The change is made only while mpv plays that entry (never
+///   between two entries: it waits for the next start).
+/// - **A failed entry leaves mpv's playlist** and is not played again until its file changes (a URL:
+///   until ``PlayerSettings/retryInterval`` passed). Its failure is named in the system's words
+///   and shown over the video for ``PlayerSettings/failureMessageTime`` at least.
+/// - **Nothing to play** (every entry failed, the folders are empty): the splash with the reason,
+///   and the playlist is tried again every ``PlayerSettings/retryInterval`` and at every change.
+///   mpv idle before the first start is not that.
+/// - **The splash leads** the playlist at the first start (shown until the first item's own first
+///   frame), then leaves it.
+/// - **Clips** play once before the loop's entry; at their end the loop goes on where it was.
+/// - **Overlays wait while an item starts** (from its start to its first frame, 1 s at most), and
+///   each level is sent only when it changes: a redraw between mpv dropping the last frame and the
+///   next item's first frame would show a black frame.
+/// - **Stalls**: a position that stands still for the timeout while playing loads the item again;
+///   too many in the window and the player gives up.
+/// - **Steps** (`next`/`previous`) are answered once each, with what plays once mpv started it
+///   (3 s at most); one asked for before the first item started waits for that start first.
+public struct PlaybackCore: Sendable {
+    public private(set) var settings: PlayerSettings
+    /// With the software render API (vo=libmpv) mpv 0.35 aborts on `video-rotate`: turn with a filter.
+    let rotateByFilter: Bool
+
+    // mpv's playlist, as the core made it.
+    /// mpv's entries in order: id and file.
+    public internal(set) var entries: [(id: Int64, path: String)] = []
+    /// The id mpv gives the next entry added.
+    var nextID: Int64 = 1
+    /// The playlist made concrete at the last look.
+    public internal(set) var items: [String] = []
+    var stamps: [String: String] = [:]
+    /// The entry playing (mpv's last start) and its file.
+    public internal(set) var currentEntry: Int64?
+    public internal(set) var current: String?
+    /// mpv ended the entry playing and has not started the next one yet.
+    var between = false
+    public internal(set) var idle = true
+    var startedOnce = false
+    /// The splash's entry while it leads the playlist (until the first item starts).
+    var leadingSplash: Int64?
+
+    // Looks at the disk.
+    /// Why a scan was asked for: the start loads the playlist, a refresh changes what follows.
+    enum ScanPurpose { case start, refresh }
+    var scanFor: ScanPurpose?
+    var lastScan: PlaylistScan?
+    var watched: [String] = []
+    var lookAt: Double?
+    var folderChangeAt: Double?
+    var refreshAtNextStart = false
+
+    // Failures.
+    /// Entries that could not be played, with their file's stamp then and when.
+    var failed: [String: (stamp: String, at: Double)] = [:]
+    var lastFailure: String?
+    var failure: (text: String, shown: Double)?
+    var failureClearAt: Double?
+    var retryAt: Double?
+
+    // Clips and steps.
+    struct Clip: Sendable {
+        var file: String
+        var entry: Int64
+        var resume: (entry: Int64, time: Double?)?
+        var ended = false
+    }
+    public internal(set) var clip: String?
+    var clipState: Clip?
+    struct Step: Sendable {
+        var step: PlaylistStep
+        var request: Int
+        var deadline: Double
+        var sent: Bool
+    }
+    var steps: [Step] = []
+
+    // The screen: layout, rotation, overlays.
+    public internal(set) var layout: PlayerLayout = .inline
+    public internal(set) var interface: InterfaceOrientation = .portrait
+    public internal(set) var strategy: AppliedStrategy = .none
+    public internal(set) var overlays = OverlayContent()
+    var overlaysHidden = false
+    var osd = (width: 0, height: 0)
+    var sentOverlays: [OverlayLevel: String] = [:]
+    var rotateFilter = false
+    /// An item is starting: overlay changes wait until its first frame (``startDeadline``).
+    var starting = false
+    var startDeadline: Double?
+    var overlaysWaiting = false
+
+    // Stalls and shapes.
+    var stallCheckAt: Double?
+    var lastPosition: Double?
+    var stillSince = 0.0
+    var stalls: [Double] = []
+    var shapeFor: String?
+    var shapeAttempts = 0
+    var shapeAt: Double?
+
+    /// A core for `settings`; `rotateByFilter` for mpv's software render API.
+    public init(settings: PlayerSettings, rotateByFilter: Bool = false) {
+        self.settings = settings
+        self.rotateByFilter = rotateByFilter
+    }
+
+    /// When the next thing is due with no input.
+    public var nextDeadline: Double? {
+        let due = [
+            retryAt, startDeadline, failureClearAt, lookAt, folderChangeAt, stallCheckAt, shapeAt,
+        ]
+        return (due + steps.map { Optional($0.deadline) }).compactMap { $0 }.min()
+    }
+
+    /// The video surface's own turn (clockwise degrees): the orientation's angle for `surface`, else 0.
+    public var surfaceAngle: Int { strategy == .surface ? interface.angle : 0 }
+
+    /// Handles one input at `now` (seconds, never earlier than the previous input's).
+    public mutating func handle(_ input: PlaybackInput, at now: Double) -> [PlaybackEffect] {
+        switch input {
+        case .start: return start(at: now)
+        case .restarted: return restarted(at: now)
+        case .setPlaylist(let list):
+            guard list != settings.playlist else { return [] }
+            settings.playlist = list
+            return start(at: now)
+        case .mpv(let event): return mpv(event, at: now)
+        case .scanned(let scan): return scanned(scan, at: now)
+        case .foldersChanged:
+            // A burst of changes is one: looked at once, 0.2 s after the first.
+            if folderChangeAt == nil { folderChangeAt = now + 0.2 }
+            return []
+        case .lookedUp(let path, let entry, let problem, let error):
+            return failed(path, entry: entry, problem: problem, error: error, at: now)
+        case .sample(let sample): return stallCheck(sample, at: now)
+        case .shapeSample(let shape): return shapeSampled(shape, at: now)
+        case .removeRefused(let entry):
+            // mpv plays it again already (a lagging event): it stays, and the next look decides.
+            if let path = paths[entry] { entries.append((entry, path)) }
+            refreshAtNextStart = true
+            return []
+        case .movedOn:
+            refreshAtNextStart = true
+            return []
+        case .clip(let file, let position): return playClip(file, position: position)
+        case .step(let step, let request): return self.step(step, request: request, at: now)
+        case .apply(let o, let strategy, let layout): return apply(o, strategy: strategy, layout: layout)
+        case .layout(let l):
+            layout = l
+            return applyLayout()
+        case .overlays(let content):
+            guard content != overlays else { return [] }
+            overlays = content
+            return drawOverlays()
+        case .overlaysHidden(let hidden):
+            overlaysHidden = hidden
+            return drawOverlays()
+        case .pause(let paused): return [.mpv(.set("pause", .flag(paused)))]
+        case .tick: return tick(at: now)
+        }
+    }
+
+    /// The file of each entry the core added, by id, including those since removed.
+    var paths: [Int64: String] = [:]
+
+    // MARK: - mpv's events
+
+    private mutating func mpv(_ event: MPVInput, at now: Double) -> [PlaybackEffect] {
+        switch event {
+        case .startFile(let entry, let path): return startFile(entry, path: path, at: now)
+        case .fileLoaded: return fileLoaded(at: now)
+        case .playbackRestart: return itemStarted()
+        case .endFile(let entry, let error):
+            if entry == currentEntry { between = true }
+            var out = error == nil ? [] : itemStarted()
+            if let error {
+                let path = paths[entry] ?? current ?? "?"
+                out.append(.lookUp(path: path, entry: entry, error: error))
+            }
+            return out + clipEnded(entry)
+        case .idle:
+            idle = true
+            between = false
+            var out = itemStarted()
+            if let c = clipState, c.ended { out += resumeAfterClip(c) }
+            out += answerSteps(at: now)
+            out.append(.event(.idle))
+            return out + nothingToPlay(at: now)
+        case .osdSize(let w, let h):
+            osd = (w, h)
+            return drawOverlays()
+        }
+    }
+
+    private mutating func startFile(_ entry: Int64, path: String?, at now: Double) -> [PlaybackEffect] {
+        starting = true
+        startDeadline = now + 1
+        idle = false
+        between = false
+        currentEntry = entry
+        current = paths[entry] ?? path
+        if paths[entry] == nil, let path {
+            // An entry mpv added by itself (a playlist file's items): known from now on.
+            paths[entry] = path
+            entries.append((entry, path))
+        }
+        var out: [PlaybackEffect] = []
+        if let splash = leadingSplash, splash != entry {
+            // The first item starts: the splash leaves the list (its picture stays until the item's).
+            leadingSplash = nil
+            out.append(.guarded(entry: entry, remove([splash])))
+        }
+        out += answerSteps(at: now)
+        if refreshAtNextStart {
+            refreshAtNextStart = false
+            out += look(.refresh)
+        }
+        return out
+    }
+
+    private mutating func fileLoaded(at now: Double) -> [PlaybackEffect] {
+        guard let current else { return [] }
+        if leadingSplash != nil, current == settings.splash { return [.event(.playing(current))] }
+        var out: [PlaybackEffect] = []
+        if let c = clipState, c.ended { out += resumeAfterClip(c) }
+        // Each item change looks at the folders again (a watch brings changes sooner).
+        if !watched.isEmpty, clipState == nil { out += look(.refresh) }
+        if let shape = options(of: current)?.shape {
+            out.append(.event(.shape(shape)))
+        } else {
+            shapeFor = current
+            shapeAttempts = 0
+            out.append(.sampleShape)
+        }
+        out.append(.event(.playing(current)))
+        return out + clearFailureMessage(at: now)
+    }
+
+    // MARK: - Time
+
+    private mutating func tick(at now: Double) -> [PlaybackEffect] {
+        var out: [PlaybackEffect] = []
+        if let t = startDeadline, t <= now { out += itemStarted() }
+        if let t = failureClearAt, t <= now { out += clearFailureMessage(at: now) }
+        if let t = retryAt, t <= now {
+            retryAt = nil
+            out += retry(at: now)
+        }
+        if let t = lookAt, t <= now {
+            lookAt = nil
+            out += look(.refresh)
+        }
+        if let t = folderChangeAt, t <= now {
+            folderChangeAt = nil
+            out += look(.refresh)
+        }
+        if let t = stallCheckAt, t <= now {
+            stallCheckAt = now + 1
+            out.append(.samplePosition)
+        }
+        if let t = shapeAt, t <= now {
+            shapeAt = nil
+            out.append(.sampleShape)
+        }
+        return out + stepTimeouts(at: now)
+    }
+
+    /// The item's own settings (its folder's for a folder's file).
+    func options(of item: String) -> ItemOptions? {
+        settings.itemOptions[item] ?? settings.itemOptions[Self.folder(of: item)]
+    }
+
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func lastName(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+    }
+}

@@ -1,0 +1,196 @@
+public import OrientationCore
+
+/// What mpv tells the player, as the core takes it (copied out of mpv's events by the shell).
+public enum MPVInput: Sendable, Hashable {
+    /// mpv starts playlist entry `entry`; `path` is its file as mpv names it (the shell reads it
+    /// from mpv's playlist, for an entry the core did not add itself).
+    case startFile(entry: Int64, path: String?)
+    case fileLoaded
+    /// The item's first frame is on screen (or it was sought and plays again).
+    case playbackRestart
+    /// Entry `entry` ended; `error` is mpv's word when it could not be played.
+    case endFile(entry: Int64, error: String?)
+    /// mpv has nothing to play.
+    case idle
+    /// The OSD's size changed (the output turned, the window resized, the first frame).
+    case osdSize(width: Int, height: Int)
+}
+
+/// How the shell found mpv's position when the core asked (``PlaybackEffect/samplePosition``).
+public struct PositionSample: Sendable, Hashable {
+    public var position: Double?
+    public var paused: Bool
+    public var idle: Bool
+    /// A still image shows: its position does not move, and that is no stall.
+    public var image: Bool
+    public init(position: Double?, paused: Bool = false, idle: Bool = false, image: Bool = false) {
+        (self.position, self.paused, self.idle, self.image) = (position, paused, idle, image)
+    }
+}
+
+/// The playlist's entries as the shell found them on disk (``PlaybackEffect/scan``), with the local
+/// time of the look: the core makes the playlist from it.
+public struct PlaylistScan: Sendable, Hashable {
+    /// One configured entry now.
+    public struct Entry: Sendable, Hashable {
+        public var entry: String
+        /// What it plays now: a folder's ready files, a file or URL as it is, nothing for a missing folder.
+        public var items: [Item]
+        /// What it is, in words ("x.mp4: no such file or directory").
+        public var description: String
+        public init(entry: String, items: [Item], description: String) {
+            (self.entry, self.items, self.description) = (entry, items, description)
+        }
+    }
+
+    /// A file or URL, with what changes when its file changes (size and modification time;
+    /// empty for a URL, "missing" for a file that is not there).
+    public struct Item: Sendable, Hashable {
+        public var path: String
+        public var stamp: String
+        public init(_ path: String, stamp: String = "") { (self.path, self.stamp) = (path, stamp) }
+    }
+
+    public var entries: [Entry]
+    /// A USB stick's media files, while one with media files is there.
+    public var stick: [Item]
+    /// Seconds until the soonest file still being written has stood still (`nil`: none is).
+    public var settlesIn: Double?
+    /// The folders to watch for changes: the playlist's folders and missing entries, where sticks appear.
+    public var watch: [String]
+    /// The local time of the look: weekday (1 Monday … 7 Sunday), minute after midnight, second.
+    public var weekday: Int
+    public var minute: Int
+    public var second: Int
+
+    public init(
+        entries: [Entry], stick: [Item] = [], settlesIn: Double? = nil, watch: [String] = [], weekday: Int = 1,
+        minute: Int = 0, second: Int = 0
+    ) {
+        (self.entries, self.stick, self.settlesIn, self.watch) = (entries, stick, settlesIn, watch)
+        (self.weekday, self.minute, self.second) = (weekday, minute, second)
+    }
+}
+
+/// Everything the player's core reacts to. Time comes with each input (``PlaybackCore/handle(_:at:)``).
+public enum PlaybackInput: Sendable, Hashable {
+    /// Load the playlist (at the start, and when the display came back); the core asks for a scan first.
+    case start
+    /// A new mpv took over from one that ended on its own: the playlist from the entry that played.
+    case restarted
+    /// A new configured playlist (a reload): played from its start; the same list changes nothing.
+    case setPlaylist([String])
+    case mpv(MPVInput)
+    /// The answer to ``PlaybackEffect/scan``.
+    case scanned(PlaylistScan)
+    /// A watched folder changed (a file copied in, removed, a stick mounted).
+    case foldersChanged
+    /// The answer to ``PlaybackEffect/lookUp(path:entry:error:)``: why the file cannot be read
+    /// (`nil`: it can, and mpv's own word stands).
+    case lookedUp(path: String, entry: Int64, problem: String?, error: String?)
+    /// The answer to ``PlaybackEffect/samplePosition``.
+    case sample(PositionSample)
+    /// The answer to ``PlaybackEffect/sampleShape``: the picture's shape, `nil` while mpv has none.
+    case shapeSample(ContentShape?)
+    /// The shell could not remove mpv's entry: mpv plays it now.
+    case removeRefused(entry: Int64)
+    /// The shell did not carry out a ``PlaybackEffect/guarded(entry:_:)`` batch: mpv had moved on.
+    case movedOn
+    /// Play `file` once, then go back to the loop where it was (`position`: the loop's position now).
+    case clip(String, position: Double?)
+    /// Step through the playlist; ``PlaybackEffect/stepped(request:playing:)`` answers `request`.
+    case step(PlaylistStep, request: Int)
+    /// Show the interface orientation, carried out by `strategy` (and the layout, when given).
+    case apply(InterfaceOrientation, AppliedStrategy, PlayerLayout?)
+    case layout(PlayerLayout)
+    /// What the overlays show now.
+    case overlays(OverlayContent)
+    /// Hidden during a transition, shown again after it.
+    case overlaysHidden(Bool)
+    /// Pause playback (the screen is off) or resume it.
+    case pause(Bool)
+    /// Time passed: what is due by now.
+    case tick
+}
+
+/// A step through the playlist.
+public enum PlaylistStep: String, Sendable, Hashable {
+    case next
+    case previous
+}
+
+/// A value for an mpv property.
+public enum PlaybackValue: Sendable, Hashable {
+    case flag(Bool)
+    case int(Int64)
+    case double(Double)
+}
+
+/// One thing mpv is asked to do. Playlist entries are named by mpv's own ids; the shell finds
+/// each one's index in mpv's playlist when it carries the command out.
+public enum MPVCommand: Sendable, Hashable {
+    /// `loadfile PATH replace|append [OPTIONS]`; mpv gives the new entry the next id.
+    case load(String, append: Bool, options: [String])
+    /// `playlist-remove` of the entry, unless mpv plays it now (``PlaybackInput/removeRefused(entry:)``).
+    case remove(entry: Int64)
+    /// `playlist-move`: the entry goes before `before`.
+    case move(entry: Int64, before: Int64)
+    /// `playlist-play-index` of the entry.
+    case play(entry: Int64)
+    /// `playlist-play-index current`: the entry playing is loaded again.
+    case reload
+    /// `playlist-next force` / `playlist-prev force`.
+    case step(PlaylistStep)
+    case stop
+    /// `seek SECONDS absolute`.
+    case seek(Double)
+    case set(String, PlaybackValue)
+    /// Any other command, its words as mpv takes them (`osd-overlay`, `vf`).
+    case command([String])
+}
+
+/// What the player's core asks its shell to do, in order.
+public enum PlaybackEffect: Sendable, Hashable {
+    case mpv(MPVCommand)
+    /// Carried out only while mpv's selected and playing entry are both `entry`; else nothing is,
+    /// and the core hears ``PlaybackInput/movedOn``.
+    case guarded(entry: Int64, [MPVCommand])
+    case event(PlayerEvent)
+    /// Look at the playlist's entries on disk; the answer is ``PlaybackInput/scanned(_:)``.
+    case scan
+    /// Watch these folders (none: stop watching); changes come as ``PlaybackInput/foldersChanged``.
+    case watch([String])
+    /// Why `path` could not be played, in the system's words: ``PlaybackInput/lookedUp(path:entry:problem:error:)``.
+    case lookUp(path: String, entry: Int64, error: String?)
+    /// Read mpv's position: ``PlaybackInput/sample(_:)``.
+    case samplePosition
+    /// Read the picture's shape: ``PlaybackInput/shapeSample(_:)``.
+    case sampleShape
+    /// The answer to a step: what plays now.
+    case stepped(request: Int, playing: String?)
+}
+
+/// What the player reports.
+public enum PlayerEvent: Sendable, Hashable {
+    /// A hotkey was pressed in mpv's window: the action bound to it.
+    case hotkey(Action)
+    /// A tap or click bound to an action (`MBTN_LEFT_DBL` …).
+    case tap(Action)
+    /// The clip started by ``PlaybackInput/clip(_:position:)`` ended (played through, failed or skipped).
+    case clipEnded
+    /// The shape of the item playing: its display size, turned by its rotation metadata.
+    case shape(ContentShape)
+    case playing(String)
+    /// A file could not be played; the playlist goes on.
+    case fileFailed(String, reason: String)
+    /// Nothing left to play: the idle scene shows.
+    case idle
+    /// Playing, but the position stood still for the stall timeout: the item is loaded again.
+    case stalled(String)
+    /// The player cannot do its job (the stream stalled too often); the process should end.
+    case gaveUp(String)
+    /// An mpv command failed: the command and mpv's reason. Playback goes on.
+    case problem(String)
+    /// mpv shut down.
+    case shutdown
+}

@@ -1,0 +1,66 @@
+public import OrientationCore
+
+/// What the player is asked to play, and how.
+public struct PlayerSettings: Sendable, Hashable {
+    /// Files, folders (their media files, by name) and URLs; empty shows the idle scene (the
+    /// built-in test pattern).
+    public var playlist: [String] = []
+    /// Each folder's files in a new random order at each start and change.
+    public var shuffle = false
+    /// How long an image shows, unless its item says otherwise (s).
+    public var imageDuration = 10.0
+    /// Per-item settings, by the item's path (a folder's apply to its files).
+    public var itemOptions: [String: ItemOptions] = [:]
+    /// An image shown whenever nothing can play (every item failed, the folders are empty), with
+    /// a message that says why; the playlist is tried again every ``retryInterval``.
+    public var splash: String?
+    public var retryInterval: Duration = .seconds(10)
+    /// mpv's audio output device (`audio-device`); `nil`: mpv's choice.
+    public var audioDevice: String?
+    /// Where a USB stick is mounted (`/media/*/*`, one `*` per level): while one with media files
+    /// is there, its files are the playlist; when it goes, the configured playlist returns.
+    public var removableMedia: String?
+    public var loop = true
+    /// mpv options passed through (vo, hwdec, ...).
+    public var mpv: [String: String] = [:]
+    /// Action → the mpv key names bound to it.
+    public var hotkeys: [Action: [String]] = PlayerSettings.defaultHotkeys
+    /// The keys a player has out of the box: `f`/`F11` and a double tap (or click) on the video
+    /// full screen, `l` the lock, `a` accepts the rotate suggestion, `>`/`<` the playlist.
+    public static let defaultHotkeys: [Action: [String]] = [
+        .fullscreen: ["f", "F11", "MBTN_LEFT_DBL"], .toggleLock: ["l"], .acceptSuggestion: ["a"], .next: [">"],
+        .previous: ["<"],
+    ]
+    /// The share of a portrait screen below the video in the inline layout, left to the overlays.
+    public var inlineBottomMargin = 0.4
+    /// How long "Cannot play ..." stays over the video at least, even when the next file plays at once.
+    public var failureMessageTime: Duration = .seconds(5)
+    /// Playing, but the position has not moved for this long: the item is loaded again (`nil`: never).
+    public var stallTimeout: Duration? = .seconds(10)
+    /// This many stalls within ``stallWindow`` and the player gives up (the process exits non-zero).
+    public var stallLimit = 3
+    public var stallWindow: Duration = .seconds(600)
+
+    public init() {}
+}
+
+/// One playlist item's own settings.
+public struct ItemOptions: Sendable, Hashable {
+    /// How long the image shows (s); for a folder, each of its images.
+    public var duration: Double?
+    public var mute: Bool?
+    /// The item's shape as `fit_content` should take it, whatever its picture says.
+    public var shape: ContentShape?
+    /// When it may play (local time); `nil`: always.
+    public var schedule: Schedule?
+    public init(duration: Double? = nil, mute: Bool? = nil, shape: ContentShape? = nil, schedule: Schedule? = nil) {
+        self.duration = duration
+        self.mute = mute
+        self.shape = shape
+        self.schedule = schedule
+    }
+}
+
+/// The built-in test pattern, shown when the playlist is empty.
+public let testPattern = "av://lavfi:testsrc2=size=1280x720:rate=25"
+
