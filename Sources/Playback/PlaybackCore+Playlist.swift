@@ -9,26 +9,28 @@ extension PlaybackCore {
     mutating func start(at now: Double) -> [PlaybackEffect] {
         if stallCheckAt == nil, settings.stallTimeout != nil { stallCheckAt = now + 1 }
         stillSince = now
-        guard !settings.playlist.isEmpty else { return load([testPattern], at: now) }
+        guard !settings.playlist.isEmpty else { return change(.load([testPattern]), at: now) }
         return look(.start)
     }
 
     /// A new mpv (the old one ended on its own): it numbers its entries from 1 again and has drawn
     /// nothing. A clip that played has ended; the loop starts again from the entry that played.
     mutating func restarted(at now: Double) -> [PlaybackEffect] {
-        nextID = 1
         entries = []
+        (adding, guards) = ([], [])
         sentOverlays = [:]
         rotateFilter = false
         var out = itemStarted()
+        if case .step(_, let request)? = inFlight?.change { out.append(.stepped(request: request, playing: current)) }
+        (inFlight, changes) = (nil, changes.filter { if case .step = $0 { true } else { false } })
         if clipState != nil {
             clipState = nil
             clip = nil
             out.append(.event(.clipEnded))
         }
         let resume = current.flatMap { items.firstIndex(of: $0) }
-        out += settings.playlist.isEmpty ? load([testPattern], at: now) : load(items, at: now)
-        if let resume, resume > 0, resume < entries.count { out.append(.mpv(.play(entry: entries[resume].id))) }
+        out += change(.load(settings.playlist.isEmpty ? [testPattern] : items), at: now)
+        if let resume, resume > 0, resume < items.count { out += change(.playItem(items[resume]), at: now) }
         return out + apply(interface, strategy: strategy, layout: layout)
     }
 
@@ -46,17 +48,17 @@ extension PlaybackCore {
             out.append(.mpv(.stop))
         } else if first, let splash = settings.splash, !list.contains(splash) {
             // Shown for one frame, which stays until the first item's own first frame is ready.
-            out.append(add(splash, append: false, options: ["image-display-duration=0", "video-latency-hacks=no"]))
-            leadingSplash = entries.last?.id
-            out += list.map { add($0, append: true) }
+            let options = ["image-display-duration=0", "video-latency-hacks=no"]
+            out.append(.mpv(add(splash, append: false, options: options, why: .leadingSplash)))
+            out += list.map { .mpv(add($0, append: true)) }
         } else {
-            out += list.enumerated().map { add($1, append: $0 > 0) }
+            out += list.enumerated().map { .mpv(add($1, append: $0 > 0)) }
         }
         return out + applyLayout()
     }
 
-    /// `loadfile` of `item` with its own options (its image duration, mute), noted as mpv's next id.
-    mutating func add(_ item: String, append: Bool, options extra: [String]? = nil) -> PlaybackEffect {
+    /// `loadfile` of `item` with its own options (its image duration, mute); mpv's answer names its entry.
+    mutating func add(_ item: String, append: Bool, options extra: [String]? = nil, why: Adding = .item) -> MPVCommand {
         var pairs: [String] = []
         if let extra {
             pairs = extra
@@ -68,10 +70,24 @@ extension PlaybackCore {
             if let m = options(of: item)?.mute { pairs.append("mute=\(m ? "yes" : "no")") }
         }
         if !append { entries = [] }
-        entries.append((nextID, item))
-        paths[nextID] = item
-        nextID += 1
-        return .mpv(.load(item, append: append, options: pairs))
+        adding.append((item, why))
+        return .load(item, append: append, options: pairs)
+    }
+
+    /// mpv added the entry asked for first: it is known by its id from now on.
+    mutating func added(_ entry: Int64?) -> [PlaybackEffect] {
+        guard !adding.isEmpty else { return [] }
+        let (path, why) = adding.removeFirst()
+        guard let entry else { return [] }
+        entries.append((entry, path))
+        paths[entry] = path
+        switch why {
+        case .item: return []
+        case .leadingSplash:
+            leadingSplash = entry
+            return []
+        case .clip: return clipAdded(entry)
+        }
     }
 
     /// Removes mpv's entries `ids` (the model at once; the shell by index).
@@ -100,8 +116,7 @@ extension PlaybackCore {
         }
         switch purpose {
         case .start:
-            out += load(fresh, at: now)
-            if fresh.isEmpty { out += nothingToPlay(at: now) }
+            out += change(.load(fresh), at: now)
         case .refresh:
             out += refresh(fresh, at: now)
         }
@@ -123,7 +138,6 @@ extension PlaybackCore {
             : scan.entries.filter {
                 options(of: $0.entry)?.schedule?.isActive(weekday: weekday, minute: minute) ?? true
             }.flatMap(\.items)
-        for item in found { stamps[item.path] = item.stamp }
         return found.filter { item in
             guard let f = failed[item.path] else { return true }
             let retried = item.stamp.isEmpty && now - f.at >= settings.retryInterval.seconds
@@ -140,44 +154,53 @@ extension PlaybackCore {
     /// playlist starts again when it has something new.
     mutating func refresh(_ fresh: [String], at now: Double) -> [PlaybackEffect] {
         guard clipState == nil else { return [] }
-        guard !between else {
-            refreshAtNextStart = true
+        guard !between, current != nil || inFlight == nil else {
+            refreshAtNextStart = true  // mpv goes from one entry to the next: at its start
             return []
         }
-        guard !idle, let kept = current, let keptEntry = currentEntry, kept != settings.splash else {
+        // Idle, or the splash shown because nothing could play: a new list starts when it differs.
+        guard !idle, let kept = current, let keptEntry = currentEntry, kept != settings.splash || leadingSplash != nil
+        else {
             guard Set(fresh) != Set(items) else { return [] }
             retryAt = nil
-            var out = setMessage(nil)
-            out += load(fresh, at: now)
-            return fresh.isEmpty ? out + nothingToPlay(at: now) : out
+            return setMessage(nil) + change(.load(fresh), at: now)
         }
         items = fresh
         let order = fresh.firstIndex(of: kept).map { Array(fresh[($0 + 1)...] + fresh[..<$0]) } ?? fresh
-        let others = entries.filter { $0.id != keptEntry }
+        // What follows the entry playing in mpv's list, from it round to it (mpv loops).
+        let at = entries.firstIndex { $0.id == keptEntry } ?? entries.endIndex
+        let others = Array(entries[min(at + 1, entries.endIndex)...] + entries[..<at])
         guard others.map(\.path) != order else { return [] }
-        var commands = remove(others.map(\.id))
-        for item in order {
-            if case .mpv(let load) = add(item, append: true) { commands.append(load) }
-        }
-        return [.guarded(entry: keptEntry, commands)]
+        return [guarded(keptEntry, removing: others.map(\.id), adding: order)]
+    }
+
+    /// A batch carried out only while mpv plays `entry`: its removals are taken from the model at
+    /// once (and put back if mpv had moved on), its entries added when mpv names them.
+    mutating func guarded(_ entry: Int64, removing ids: [Int64], adding items: [String] = []) -> PlaybackEffect {
+        let removed = entries.filter { ids.contains($0.id) }
+        var commands = remove(ids)
+        commands += items.map { add($0, append: true) }
+        guards.append((removed, items.count))
+        return .guarded(entry: entry, commands)
     }
 
     // MARK: - Failures
 
     /// Entry `entry` could not be played: named in the system's words where the file is the
     /// cause, taken out of mpv's playlist until its file changes, and shown over the video.
-    mutating func failed(_ path: String, entry: Int64, problem: String?, error: String?, at now: Double)
+    mutating func failed(_ path: String, entry: Int64, why: String, stamp: String, at now: Double)
         -> [PlaybackEffect]
     {
-        let why = problem ?? error ?? "unknown error"
         let reason = why.hasPrefix(path + ": ") ? String(why.dropFirst(path.count + 2)) : why
         let name = Self.lastName(of: path)
         lastFailure = "\(name): \(reason)"
-        if path != settings.splash { failed[path] = (stamps[path] ?? "", now) }
+        if path != settings.splash { failed[path] = (stamp, now) }
         var out: [PlaybackEffect] = [.event(.fileFailed(path, reason: why))]
-        if entries.contains(where: { $0.id == entry }), clipState?.entry != entry {
-            out += remove([entry]).map { .mpv($0) }
+        // Every entry of that file leaves mpv's playlist (but one playing it now, and a clip).
+        let gone = entries.filter {
+            $0.path == path && $0.id != clipState?.entry && ($0.id == entry || $0.id != currentEntry)
         }
+        out += remove(gone.map(\.id)).map { .mpv($0) }
         let text = "Cannot play \(name): \(why)"
         failure = (text, now)
         failureClearAt = nil
@@ -213,9 +236,7 @@ extension PlaybackCore {
                 return Self.lastName(of: String(d[..<colon.lowerBound])) + d[colon.lowerBound...]
             }.joined(separator: "; ")
         var out = setMessage("Nothing to play (\(why)); trying again")
-        if let splash = settings.splash, current != splash {
-            out.append(add(splash, append: false, options: ["image-display-duration=inf", "video-latency-hacks=no"]))
-        }
+        if settings.splash != nil, current != settings.splash { out += change(.splash, at: now) }
         retryAt = now + settings.retryInterval.seconds
         return out
     }

@@ -8,26 +8,32 @@ extension PlaybackCore {
     /// clip goes into mpv's playlist before that entry (so mpv itself goes on to it at the clip's
     /// end), and leaves the playlist once the loop plays again. A clip asked for while the loop is
     /// still coming back takes the place of the clip that ended.
-    mutating func playClip(_ file: String, position: Double?) -> [PlaybackEffect] {
+    mutating func playClip(_ file: String, position: Double?, at now: Double) -> [PlaybackEffect] {
         var out: [PlaybackEffect] = []
         var resume: (entry: Int64, time: Double?)?
         if let old = clipState, old.resume != nil {
             resume = old.resume
-            out += remove([old.entry]).map { .mpv($0) }
+            if let entry = old.entry { out += remove([entry]).map { .mpv($0) } }
         } else if let entry = currentEntry {
             resume = (entry, position)
         }
-        out.append(add(file, append: true, options: []))
-        let id = nextID - 1
-        clipState = Clip(file: file, entry: id, resume: resume)
+        clipState = Clip(file: file, entry: nil, resume: resume)
         clip = file
-        if let resume, entries.contains(where: { $0.id == resume.entry }) {
+        return out + [.mpv(add(file, append: true, options: [], why: .clip))]
+    }
+
+    /// mpv added the clip: it moves before the loop's entry and plays.
+    mutating func clipAdded(_ id: Int64) -> [PlaybackEffect] {
+        guard var c = clipState, c.entry == nil else { return [] }
+        c.entry = id
+        clipState = c
+        var out: [PlaybackEffect] = []
+        if let resume = c.resume, entries.contains(where: { $0.id == resume.entry }) {
             out.append(.mpv(.move(entry: id, before: resume.entry)))
             let clipEntry = entries.removeLast()
             entries.insert(clipEntry, at: entries.firstIndex { $0.id == resume.entry } ?? entries.endIndex)
         }
-        out.append(.mpv(.play(entry: id)))
-        return out
+        return out + change(.play(entry: id), at: lastNow)
     }
 
     /// Entry `entry` ended: when it is the clip, the session hears of it once.
@@ -47,48 +53,53 @@ extension PlaybackCore {
         if let resume = c.resume, resume.entry == currentEntry, let time = resume.time, time > 0 {
             out.append(.mpv(.seek(time)))
         }
-        if entries.contains(where: { $0.id == c.entry }) { out += remove([c.entry]).map { .mpv($0) } }
+        if let entry = c.entry, entries.contains(where: { $0.id == entry }) { out += remove([entry]).map { .mpv($0) } }
         return out
     }
 
-    // MARK: - Steps
+    // MARK: - Changes of the entry playing
 
-    /// mpv carries a step out in its own loop: what plays is known when its file starts (3 s at
-    /// most). A step asked for before the first item started waits for that start first, so that
-    /// the start is not taken for the step's.
-    mutating func step(_ step: PlaylistStep, request: Int, at now: Double) -> [PlaybackEffect] {
-        let ready = current != nil
-        steps.append(Step(step: step, request: request, deadline: now + 3, sent: ready))
-        return ready ? [.mpv(.step(step))] : []
+    /// A step, a clip's start, a reload or a new playlist: sent to mpv at once when nothing else is
+    /// under way, else when what is under way has started (mpv carries out one at a time, and a
+    /// step's answer is the entry its own start brought).
+    mutating func change(_ c: Change, at now: Double) -> [PlaybackEffect] {
+        guard inFlight == nil else {
+            changes.append(c)
+            return []
+        }
+        return send(c, at: now)
     }
 
-    /// An entry started (or mpv went idle): the steps sent are answered; those waiting are sent.
-    mutating func answerSteps(at now: Double) -> [PlaybackEffect] {
-        var out: [PlaybackEffect] = []
-        var waiting: [Step] = []
-        for s in steps {
-            if s.sent {
-                out.append(.stepped(request: s.request, playing: current))
-            } else {
-                waiting.append(Step(step: s.step, request: s.request, deadline: now + 3, sent: true))
-                out.append(.mpv(.step(s.step)))
-            }
+    private mutating func send(_ c: Change, at now: Double) -> [PlaybackEffect] {
+        inFlight = (c, now + 3)
+        switch c {
+        case .step(let step, _): return [.mpv(.step(step))]
+        case .play(let entry):
+            guard entries.contains(where: { $0.id == entry }) else { return changeDone(at: now) }
+            return [.mpv(.play(entry: entry))]
+        case .playItem(let path):
+            guard let entry = entries.first(where: { $0.path == path })?.id else { return changeDone(at: now) }
+            return [.mpv(.play(entry: entry))]
+        case .reload: return [.mpv(.reload)]
+        case .load(let planned):
+            // Planned before the change under way started: what failed since stays out.
+            let list = planned.filter { failed[$0] == nil }
+            if list.isEmpty { inFlight = nil }
+            let out = load(list, at: now)
+            return list.isEmpty ? out + nothingToPlay(at: now) : out
+        case .splash:
+            guard let splash = settings.splash else { return changeDone(at: now) }
+            return [.mpv(add(splash, append: false, options: ["image-display-duration=inf", "video-latency-hacks=no"]))]
         }
-        steps = waiting
-        return out
     }
 
-    mutating func stepTimeouts(at now: Double) -> [PlaybackEffect] {
+    /// The change under way started (or mpv went idle, or 3 s passed): a step is answered with what
+    /// plays now, and the next change waiting is sent.
+    mutating func changeDone(at now: Double) -> [PlaybackEffect] {
         var out: [PlaybackEffect] = []
-        steps = steps.compactMap { s in
-            guard s.deadline <= now else { return s }
-            if s.sent {
-                out.append(.stepped(request: s.request, playing: current))
-                return nil
-            }
-            out.append(.mpv(.step(s.step)))
-            return Step(step: s.step, request: s.request, deadline: now + 3, sent: true)
-        }
+        if case .step(_, let request)? = inFlight?.change { out.append(.stepped(request: request, playing: current)) }
+        inFlight = nil
+        while inFlight == nil, !changes.isEmpty { out += send(changes.removeFirst(), at: now) }
         return out
     }
 
@@ -117,7 +128,7 @@ extension PlaybackCore {
         }
         stillSince = now
         lastPosition = nil
-        return out + [.mpv(.reload)]
+        return out + change(.reload, at: now)
     }
 
     // MARK: - The item's shape

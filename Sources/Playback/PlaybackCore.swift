@@ -40,11 +40,18 @@ public struct PlaybackCore: Sendable {
     // mpv's playlist, as the core made it.
     /// mpv's entries in order: id and file.
     public internal(set) var entries: [(id: Int64, path: String)] = []
-    /// The id mpv gives the next entry added.
-    var nextID: Int64 = 1
+    /// Why each `loadfile` sent and not yet answered was sent, in order.
+    enum Adding: Sendable {
+        case item
+        /// The splash that leads the playlist at the first start.
+        case leadingSplash
+        case clip
+    }
+    var adding: [(path: String, why: Adding)] = []
+    /// The guarded batches sent and not yet answered: the entries they removed, and how many they add.
+    var guards: [(removed: [(id: Int64, path: String)], adds: Int)] = []
     /// The playlist made concrete at the last look.
     public internal(set) var items: [String] = []
-    var stamps: [String: String] = [:]
     /// The entry playing (mpv's last start) and its file.
     public internal(set) var currentEntry: Int64?
     public internal(set) var current: String?
@@ -76,19 +83,29 @@ public struct PlaybackCore: Sendable {
     // Clips and steps.
     struct Clip: Sendable {
         var file: String
-        var entry: Int64
+        var entry: Int64?
         var resume: (entry: Int64, time: Double?)?
         var ended = false
     }
     public internal(set) var clip: String?
     var clipState: Clip?
-    struct Step: Sendable {
-        var step: PlaylistStep
-        var request: Int
-        var deadline: Double
-        var sent: Bool
+    /// A change of the entry playing: mpv carries one out at a time (the next waits for its start).
+    enum Change: Sendable {
+        case step(PlaylistStep, request: Int)
+        case play(entry: Int64)
+        /// The first entry of this file (a new mpv's, once it named its entries).
+        case playItem(String)
+        /// The entry playing, loaded again (a stall).
+        case reload
+        /// mpv's playlist replaced by these items (the splash first at the first start).
+        case load([String])
+        /// The splash alone, shown while nothing can play.
+        case splash
     }
-    var steps: [Step] = []
+    /// The change mpv was asked for and has not started yet, and until when it is waited for.
+    var inFlight: (change: Change, deadline: Double)?
+    /// Changes waiting for the one in flight.
+    var changes: [Change] = []
 
     // The screen: layout, rotation, overlays.
     public internal(set) var layout: PlayerLayout = .inline
@@ -124,7 +141,7 @@ public struct PlaybackCore: Sendable {
         let due = [
             retryAt, startDeadline, failureClearAt, lookAt, folderChangeAt, stallCheckAt, shapeAt,
         ]
-        return (due + steps.map { Optional($0.deadline) }).compactMap { $0 }.min()
+        return (due + [inFlight?.deadline]).compactMap { $0 }.min()
     }
 
     /// The video surface's own turn (clockwise degrees): the orientation's angle for `surface`, else 0.
@@ -132,6 +149,7 @@ public struct PlaybackCore: Sendable {
 
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
     public mutating func handle(_ input: PlaybackInput, at now: Double) -> [PlaybackEffect] {
+        lastNow = now
         switch input {
         case .start: return start(at: now)
         case .restarted: return restarted(at: now)
@@ -145,20 +163,27 @@ public struct PlaybackCore: Sendable {
             // A burst of changes is one: looked at once, 0.2 s after the first.
             if folderChangeAt == nil { folderChangeAt = now + 0.2 }
             return []
-        case .lookedUp(let path, let entry, let problem, let error):
-            return failed(path, entry: entry, problem: problem, error: error, at: now)
+        case .lookedUp(let path, let entry, let problem, let error, let stamp):
+            return failed(path, entry: entry, why: problem ?? error ?? "unknown error", stamp: stamp, at: now)
         case .sample(let sample): return stallCheck(sample, at: now)
         case .shapeSample(let shape): return shapeSampled(shape, at: now)
+        case .added(let entry): return added(entry)
         case .removeRefused(let entry):
             // mpv plays it again already (a lagging event): it stays, and the next look decides.
-            if let path = paths[entry] { entries.append((entry, path)) }
+            if let path = paths[entry], !entries.contains(where: { $0.id == entry }) { entries.append((entry, path)) }
             refreshAtNextStart = true
             return []
-        case .movedOn:
+        case .guarded(let passed):
+            guard !guards.isEmpty else { return [] }
+            let batch = guards.removeFirst()
+            guard !passed else { return [] }
+            // mpv had moved on: nothing was done; the change is made at its next start.
+            for e in batch.removed where !entries.contains(where: { $0.id == e.id }) { entries.append(e) }
+            adding.removeFirst(min(batch.adds, adding.count))
             refreshAtNextStart = true
             return []
-        case .clip(let file, let position): return playClip(file, position: position)
-        case .step(let step, let request): return self.step(step, request: request, at: now)
+        case .clip(let file, let position): return playClip(file, position: position, at: now)
+        case .step(let step, let request): return change(.step(step, request: request), at: now)
         case .apply(let o, let strategy, let layout): return apply(o, strategy: strategy, layout: layout)
         case .layout(let l):
             layout = l
@@ -177,6 +202,8 @@ public struct PlaybackCore: Sendable {
 
     /// The file of each entry the core added, by id, including those since removed.
     var paths: [Int64: String] = [:]
+    /// The time of the input being handled.
+    var lastNow = 0.0
 
     // MARK: - mpv's events
 
@@ -198,7 +225,7 @@ public struct PlaybackCore: Sendable {
             between = false
             var out = itemStarted()
             if let c = clipState, c.ended { out += resumeAfterClip(c) }
-            out += answerSteps(at: now)
+            out += changeDone(at: now)
             out.append(.event(.idle))
             return out + nothingToPlay(at: now)
         case .osdSize(let w, let h):
@@ -223,9 +250,9 @@ public struct PlaybackCore: Sendable {
         if let splash = leadingSplash, splash != entry {
             // The first item starts: the splash leaves the list (its picture stays until the item's).
             leadingSplash = nil
-            out.append(.guarded(entry: entry, remove([splash])))
+            out.append(guarded(entry, removing: [splash]))
         }
-        out += answerSteps(at: now)
+        out += changeDone(at: now)
         if refreshAtNextStart {
             refreshAtNextStart = false
             out += look(.refresh)
@@ -277,7 +304,8 @@ public struct PlaybackCore: Sendable {
             shapeAt = nil
             out.append(.sampleShape)
         }
-        return out + stepTimeouts(at: now)
+        if let t = inFlight?.deadline, t <= now { out += changeDone(at: now) }
+        return out
     }
 
     /// The item's own settings (its folder's for a folder's file).

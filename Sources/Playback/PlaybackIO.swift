@@ -86,16 +86,18 @@ public enum PlaybackInput: Sendable, Hashable {
     /// A watched folder changed (a file copied in, removed, a stick mounted).
     case foldersChanged
     /// The answer to ``PlaybackEffect/lookUp(path:entry:error:)``: why the file cannot be read
-    /// (`nil`: it can, and mpv's own word stands).
-    case lookedUp(path: String, entry: Int64, problem: String?, error: String?)
+    /// (`nil`: it can, and mpv's own word stands), and its stamp now (``PlaylistScan/Item/stamp``).
+    case lookedUp(path: String, entry: Int64, problem: String?, error: String?, stamp: String)
     /// The answer to ``PlaybackEffect/samplePosition``.
     case sample(PositionSample)
     /// The answer to ``PlaybackEffect/sampleShape``: the picture's shape, `nil` while mpv has none.
     case shapeSample(ContentShape?)
+    /// The answer to a `loadfile`: mpv's id of the entry it added (`nil`: mpv refused it).
+    case added(entry: Int64?)
     /// The shell could not remove mpv's entry: mpv plays it now.
     case removeRefused(entry: Int64)
-    /// The shell did not carry out a ``PlaybackEffect/guarded(entry:_:)`` batch: mpv had moved on.
-    case movedOn
+    /// The answer to a ``PlaybackEffect/guarded(entry:_:)`` batch: carried out, or not (mpv had moved on).
+    case guarded(passed: Bool)
     /// Play `file` once, then go back to the loop where it was (`position`: the loop's position now).
     case clip(String, position: Double?)
     /// Step through the playlist; ``PlaybackEffect/stepped(request:playing:)`` answers `request`.
@@ -129,7 +131,7 @@ public enum PlaybackValue: Sendable, Hashable {
 /// One thing mpv is asked to do. Playlist entries are named by mpv's own ids; the shell finds
 /// each one's index in mpv's playlist when it carries the command out.
 public enum MPVCommand: Sendable, Hashable {
-    /// `loadfile PATH replace|append [OPTIONS]`; mpv gives the new entry the next id.
+    /// `loadfile PATH replace|append [OPTIONS]`; answered with the new entry's id (``PlaybackInput/added(entry:)``).
     case load(String, append: Bool, options: [String])
     /// `playlist-remove` of the entry, unless mpv plays it now (``PlaybackInput/removeRefused(entry:)``).
     case remove(entry: Int64)
@@ -152,8 +154,8 @@ public enum MPVCommand: Sendable, Hashable {
 /// What the player's core asks its shell to do, in order.
 public enum PlaybackEffect: Sendable, Hashable {
     case mpv(MPVCommand)
-    /// Carried out only while mpv's selected and playing entry are both `entry`; else nothing is,
-    /// and the core hears ``PlaybackInput/movedOn``.
+    /// Carried out only while mpv's selected and playing entry are both `entry`; else nothing is.
+    /// Either way the core hears ``PlaybackInput/guarded(passed:)`` first.
     case guarded(entry: Int64, [MPVCommand])
     case event(PlayerEvent)
     /// Look at the playlist's entries on disk; the answer is ``PlaybackInput/scanned(_:)``.

@@ -220,39 +220,40 @@ public actor Player {
     private func feed(_ input: PlaybackInput) {
         guard !isShuttingDown else { return }
         var queue = core.handle(input, at: now)[...]
-        while let effect = queue.popFirst() {
-            if let answer = perform(effect) { queue += core.handle(answer, at: now) }
-        }
+        while let effect = queue.popFirst() { queue += perform(effect) }
         schedule(core.nextDeadline)
     }
 
     private var now: Double { (ContinuousClock.now - origin).seconds }
 
-    private func perform(_ effect: PlaybackEffect) -> PlaybackInput? {
+    /// Carries `effect` out; returns the core's effects for what came back (an answer it asked for).
+    private func perform(_ effect: PlaybackEffect) -> [PlaybackEffect] {
         switch effect {
-        case .mpv(let command): return run(command)
+        case .mpv(let command): return run(command).map { core.handle($0, at: now) } ?? []
         case .guarded(let entry, let commands):
             // Only while mpv plays that entry, and has not selected another one to play next.
             let at = index(of: entry)
-            guard at != nil, at == value(.playlistPosition), at == value(.playlistPlayingPosition) else {
-                return .movedOn
-            }
-            for command in commands { if let answer = run(command) { return answer } }
-            return nil
+            let passed = at != nil && at == value(.playlistPosition) && at == value(.playlistPlayingPosition)
+            var answers = core.handle(.guarded(passed: passed), at: now)
+            if passed { for command in commands { if let a = run(command) { answers += core.handle(a, at: now) } } }
+            return answers
         case .event(let e): continuation.yield(e)
-        case .scan: return .scanned(Playlist.snapshot(core.settings))
+        case .scan: return core.handle(.scanned(Playlist.snapshot(core.settings)), at: now)
         case .watch(let dirs): watch(dirs)
         case .lookUp(let path, let entry, let error):
-            return .lookedUp(path: path, entry: entry, problem: Self.whyUnplayable(path), error: error)
+            let problem = Self.whyUnplayable(path)
+            let looked = PlaybackInput.lookedUp(
+                path: path, entry: entry, problem: problem, error: error, stamp: Playlist.stamp(path))
+            return core.handle(looked, at: now)
         case .samplePosition:
-            return .sample(
-                PositionSample(
-                    position: value(.timePosition), paused: value(.pause) ?? false, idle: value(.idleActive) ?? false,
-                    image: mpv.string("current-tracks/video/image") == "yes"))
-        case .sampleShape: return .shapeSample(pictureShape())
+            let sample = PositionSample(
+                position: value(.timePosition), paused: value(.pause) ?? false, idle: value(.idleActive) ?? false,
+                image: mpv.string("current-tracks/video/image") == "yes")
+            return core.handle(.sample(sample), at: now)
+        case .sampleShape: return core.handle(.shapeSample(pictureShape()), at: now)
         case .stepped(let request, let playing): replies.removeValue(forKey: request)?.resume(returning: playing)
         }
-        return nil
+        return []
     }
 
     /// Carries one command out; one mpv refuses is reported with its reason.
@@ -262,6 +263,9 @@ public actor Player {
             case .load(let path, let append, let options):
                 let mode = append ? "append" : "replace"
                 try mpv.command(["loadfile", path, mode] + (options.isEmpty ? [] : [options.joined(separator: ",")]))
+                // mpv added it last (a replace: as its only entry); its id names it from now on.
+                let last = (value(.playlistCount) ?? 1) - 1
+                return .added(entry: mpv.string("playlist/\(last)/id").flatMap { Int64($0) })
             case .remove(let entry):
                 guard let i = index(of: entry) else { return nil }  // gone already
                 if i == value(.playlistPlayingPosition) { return .removeRefused(entry: entry) }
@@ -283,6 +287,7 @@ public actor Player {
             }
         } catch {
             continuation.yield(.problem("\(command): \(error)"))
+            if case .load = command { return .added(entry: nil) }
         }
         return nil
     }

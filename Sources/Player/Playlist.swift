@@ -179,7 +179,7 @@ extension Playlist {
 
     /// What changes when a file changes: its size and modification time ("missing": not there; a
     /// URL has none).
-    static func stamp(_ item: String) -> String {
+    public static func stamp(_ item: String) -> String {
         if item.contains("://") && !item.hasPrefix("file://") { return "" }
         let path = item.hasPrefix("file://") ? (URL(string: item)?.path ?? item) : item
         var s = stat()

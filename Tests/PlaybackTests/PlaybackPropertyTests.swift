@@ -1,0 +1,71 @@
+import OrientationCore
+import Playback
+import PropertyBased
+import Testing
+
+/// Random sequences of what happens to a player (time, steps, clips, files copied in, removed,
+/// broken and mended, mpv's events held back and let through), on a fake mpv, against the rules
+/// that must hold whatever the order.
+@Suite("Playback core properties")
+struct PlaybackPropertyTests {
+    static let operations = Gen.int(in: 0...9).array(of: 5...60)
+
+    @Test func stepsAreAnsweredOnceOneChangeIsInFlightAndAFailedFileWaitsForItsChange() async {
+        await propertyCheck(count: 300, input: Self.operations) { operations in
+            var settings = PlayerSettings.folder(splash: "/s.png")
+            settings.retryInterval = .seconds(30)
+            var d = Drive(settings, files: ["/d/1.png": "1", "/d/2.png": "1", "/d/3.png": "1"])
+            d.lagUntilTimePasses = true
+            var request = 0
+            d.send(.start)
+            for (n, op) in operations.enumerated() {
+                let file = "/d/\(n % 5).png"
+                switch op {
+                case 0, 1: d.advance(Double(n % 7) * 0.3 + 0.1)
+                case 2:
+                    request += 1
+                    d.send(.step(n % 2 == 0 ? .next : .previous, request: request))
+                case 3:
+                    d.mpv.disk[file] = "\(n)"
+                    d.send(.foldersChanged)
+                case 4:
+                    d.mpv.disk[file] = nil
+                    d.send(.foldersChanged)
+                case 5:
+                    d.mpv.bad.insert(file)
+                case 6:
+                    d.mpv.bad.remove(file)
+                    if d.mpv.disk[file] != nil { d.mpv.disk[file] = "\(n)" }
+                    d.send(.foldersChanged)
+                case 7: d.send(.clip("/clip.mp4", position: 1))
+                case 8: d.deliver.toggle()
+                default: d.deliverOne()
+                }
+            }
+            d.deliver = true
+            d.deliverAll()
+            d.advance(10)
+            // A file that failed is not started again while its stamp is the one it was tried
+            // with (a retry of the whole playlist, after nothing could play, aside).
+            var failedStamp: [String: String] = [:]
+            var tried: [Int64: String?] = [:]
+            var violations: [String] = []
+            for (what, entry, path, stamp) in d.log {
+                switch what {
+                case "failed": if let s = tried[entry] ?? nil { failedStamp[path] = s }
+                case "idle": failedStamp = [:]
+                default:
+                    if let failed = failedStamp[path], failed == stamp {
+                        violations.append("\(path) started again with the stamp it failed with")
+                    }
+                    tried[entry] = stamp
+                }
+            }
+            #expect(violations.isEmpty, "\(violations)")
+            #expect(d.mostChangesInFlight <= 1, "two changes of the entry in flight")
+            for r in 1...max(1, request) where request > 0 {
+                #expect(d.replies[r]?.count == 1, "step \(r) answered \(d.replies[r]?.count ?? 0) times")
+            }
+        }
+    }
+}
