@@ -19,6 +19,8 @@ struct FakeMPV {
     var itemTime = 1.0
     /// Every entry started, with its file and the time.
     var started: [(id: Int64, path: String, at: Double)] = []
+    /// The attempts that failed, in order, with the file's stamp then.
+    var failedAttempts: [(id: Int64, stamp: String?)] = []
 
     var idle: Bool { playing == nil }
     var startPending = false
@@ -100,6 +102,7 @@ struct FakeMPV {
             events += [.fileLoaded, .playbackRestart]
             return
         }
+        failedAttempts.append((id, disk[path]))
         stopPlaying(error: "loading failed")
         guard failures + 1 < playlist.count else {
             position = nil
@@ -216,7 +219,10 @@ struct Drive {
             case .scan: queue += core.handle(.scanned(scanned ?? mpv.scan()), at: t)
             case .watch: break
             case .lookUp(let path, let entry, let error):
-                log.append(("failed", entry, path, nil))
+                // The attempt this answers: the earliest failure of that entry not answered yet.
+                if let i = mpv.failedAttempts.firstIndex(where: { $0.id == entry }) {
+                    log.append(("failed", entry, path, mpv.failedAttempts.remove(at: i).stamp))
+                }
                 let looked = PlaybackInput.lookedUp(
                     path: path, entry: entry, problem: mpv.problem(path), error: error,
                     stamp: mpv.disk[path] ?? (path.hasPrefix("/d/") ? "missing" : ""))
