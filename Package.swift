@@ -160,7 +160,8 @@ let package = Package(
         ),
         .testTarget(name: "SensorsTests", dependencies: ["Demo", "Sensors", "OrientationCore"], swiftSettings: strict),
         .testTarget(
-            name: "ConfigTests", dependencies: ["Config", "Display", "OrientationCore", "Playback", "Player", "Sensors"],
+            name: "ConfigTests",
+            dependencies: ["Config", "Display", "OrientationCore", "Playback", "Player", "Sensors"],
             swiftSettings: strict),
         .testTarget(
             name: "SensorsIntegrationTests", dependencies: ["Blocking", "upright", "TestSupport", "Picture"],

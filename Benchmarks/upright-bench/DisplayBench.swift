@@ -74,8 +74,8 @@ func measureDisplay() async {
     guard let player = try? Player(settings: settings, extra: [("vo", "wlshm"), ("ao", "null"), ("fs", "yes")]) else {
         fatalError("libmpv with vo=wlshm is not available")
     }
-    try? await player.start()
-    try? await player.setLayout(.fullscreen)
+    await player.start()
+    await player.setLayout(.fullscreen)
     var displaySettings = DisplaySettings()
     displaySettings.backend = .sway
     let display = DisplayController(
@@ -110,7 +110,7 @@ struct TurnTimes {
     ) async {
         let t0 = monotonicSeconds()
         if strategy == .interface { _ = await display.apply(o) }
-        try? await player.apply(o, strategy: strategy)
+        await player.apply(o, strategy: strategy)
         if strategy == .interface {
             let want = Int64(o.isLandscape ? 1280 : 800)
             while monotonicSeconds() - t0 < 5 {

@@ -86,7 +86,7 @@ func measureItems() async {
     guard let player = try? Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")]),
         let renderer = try? MPVSoftwareRenderer(player.mpvHandle)
     else { fatalError("cannot start the player") }
-    try? await player.start()
+    await player.start()
     let upright = await watchItems(renderer, wanted: wanted)
     renderer.close()
     _ = await player.shutdown()

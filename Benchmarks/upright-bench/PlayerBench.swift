@@ -49,15 +49,15 @@ struct PlayerTimes {
         guard let player = try? Player(settings: settings, extra: extra),
             let renderer = try? MPVSoftwareRenderer(player.mpvHandle)
         else { fatalError("libmpv with vo=libmpv is not available") }
-        try? await player.setLayout(.fullscreen)
+        await player.setLayout(.fullscreen)
         var t0 = monotonicSeconds()
-        try? await player.start()
+        await player.start()
         if let t = firstFrame(renderer, from: t0, upright) { starts.append(t) }
         // Live turns, alternating between landscape-right (red on the right) and portrait.
         for k in 0..<6 {
             let landscape = k % 2 == 0
             t0 = monotonicSeconds()
-            try? await player.apply(landscape ? .landscapeRight : .portrait, strategy: .surface)
+            await player.apply(landscape ? .landscapeRight : .portrait, strategy: .surface)
             if let t = firstFrame(renderer, from: t0, landscape ? turned : upright) { turns.append(t) }
         }
         // Baseline: turning by reloading the file with the filter in place.
@@ -76,7 +76,7 @@ struct PlayerTimes {
 
     /// Hotkey → relayout: the key press, its action, and the new layout's first frame.
     private mutating func measureHotkey(_ player: Player, _ renderer: MPVSoftwareRenderer, key: String) async {
-        try? await player.setLayout(.inline)
+        await player.setLayout(.inline)
         // Only from a frame that shows the inline layout (red at the very top, nothing low down).
         let inline = firstFrame(renderer, from: monotonicSeconds()) {
             isRed($0.rgb(100, 20)) && $0.rgb(100, 280) == (0, 0, 0)
@@ -87,7 +87,7 @@ struct PlayerTimes {
         for await e in events {
             if case .hotkey(.fullscreen) = e { break }
         }
-        try? await player.setLayout(.fullscreen)
+        await player.setLayout(.fullscreen)
         if inline != nil,
             let t = firstFrame(renderer, from: t0, { isBlue($0.rgb(100, 240)) && $0.rgb(100, 20) == (0, 0, 0) })
         {

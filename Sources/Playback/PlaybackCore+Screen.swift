@@ -89,7 +89,9 @@ extension PlaybackCore {
             return list.isEmpty ? out + nothingToPlay(at: now) : out
         case .splash:
             guard let splash = settings.splash else { return changeDone(at: now) }
-            return [.mpv(add(splash, append: false, options: ["image-display-duration=inf", "video-latency-hacks=no"]))]
+            return [
+                .mpv(add(splash, append: false, options: ["image-display-duration=inf", "video-latency-hacks=no"]))
+            ]
         }
     }
 

@@ -63,4 +63,3 @@ public struct ItemOptions: Sendable, Hashable {
 
 /// The built-in test pattern, shown when the playlist is empty.
 public let testPattern = "av://lavfi:testsrc2=size=1280x720:rate=25"
-

@@ -18,15 +18,15 @@ struct GnomeScreenTests {
         var playerSettings = PlayerSettings()
         playerSettings.playlist = [upPattern]
         let player = try Player(settings: playerSettings, extra: [("vo", "wlshm"), ("ao", "null"), ("fs", "yes")])
-        try await player.start()
-        try await player.setLayout(.fullscreen)
+        await player.start()
+        await player.setLayout(.fullscreen)
         let display = DisplayController.forTest(.gnome, directory: gnome.directory, environment: gnome.environment)
         #expect(await display.start() == .kiosk)
         for (o, mutter) in [
             (InterfaceOrientation.landscapeRight, 3), (.portraitUpsideDown, 2), (.landscapeLeft, 1), (.portrait, 0),
         ] {
             #expect(await display.apply(o) == nil)
-            try await player.apply(o, strategy: .interface)
+            await player.apply(o, strategy: .interface)
             #expect(try gnome.transform() == mutter, "\(o)")
             // mpv saw the turned size: its OSD is the viewer's screen.
             let w: Int64 = o.isLandscape ? 1280 : 800

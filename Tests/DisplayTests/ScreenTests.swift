@@ -22,8 +22,8 @@ struct ScreenTests {
         var settings = PlayerSettings()
         settings.playlist = [upPattern]
         let player = try Player(settings: settings, extra: [("vo", "wlshm"), ("ao", "null"), ("fs", "yes")])
-        try await player.start()
-        try await player.setLayout(.fullscreen)
+        await player.start()
+        await player.setLayout(.fullscreen)
         return player
     }
 
@@ -48,7 +48,7 @@ struct ScreenTests {
         var content = OverlayContent()
         content.clock = "12:00"
         content.title = "Status line"
-        try await player.setOverlays(content)
+        await player.setOverlays(content)
         /// Light text pixels in the band at the top of the logical screen, across its middle third.
         func statusLinePixels(_ s: Image) -> Int {
             var n = 0
@@ -65,7 +65,7 @@ struct ScreenTests {
             (.portrait, "normal"),
         ] {
             #expect(await display.apply(o) == nil)
-            try await player.apply(o, strategy: .interface)
+            await player.apply(o, strategy: .interface)
             #expect(try sway.transform() == transform)
             // The logical screen is the viewer's: landscape is 1280×800, with the picture upright in it.
             let (w, h) = o.isLandscape ? (1280, 800) : (800, 1280)
@@ -97,7 +97,7 @@ struct ScreenTests {
             (.portraitUpsideDown, (400, 780), (400, 500)),
             (.landscapeLeft, (200, 640), (600, 640)), (.portrait, (400, 500), (400, 780)),
         ] {
-            try await player.apply(o, strategy: .surface)
+            await player.apply(o, strategy: .surface)
             let (shot, ok) = try await screenshot(sway) {
                 isRed($0.rgb(red.0, red.1)) && isBlue($0.rgb(blue.0, blue.1))
             }
@@ -113,7 +113,7 @@ struct ScreenTests {
         defer { sway.stop() }
         let player = try await player(on: sway)
         // Inline: the video in the upper 60 % of the portrait screen, black below.
-        try await player.setLayout(.inline)
+        await player.setLayout(.inline)
         let (inline, inlineOK) = try await screenshot(sway) {
             isRed($0.rgb(400, 264)) && isBlue($0.rgb(400, 504)) && $0.rgb(400, 1000) == (0, 0, 0)
         }
@@ -122,7 +122,7 @@ struct ScreenTests {
         // out new margins only at its next resize, and no property change found so far forces one
         // (video-zoom, panscan, video-pan-x, video-align-x were tried). In Upright a layout change
         // comes with a turn of the output or of the video, which brings that resize.
-        try await player.setLayout(.fullscreen)
+        await player.setLayout(.fullscreen)
         let (full, fullOK) = try await screenshot(sway, bound: 1) {
             isRed($0.rgb(400, 520)) && isBlue($0.rgb(400, 760))
         }

@@ -1,7 +1,7 @@
 import MPV
+import Playback
 import TestSupport
 import Testing
-import Playback
 
 let headless = [("vo", "null"), ("ao", "null"), ("idle", "yes"), ("terminal", "no")]
 let testPattern = "av://lavfi:testsrc=size=640x360:rate=25"

@@ -273,7 +273,8 @@ struct PlaybackCoreTests {
         #expect(core.items == ["/d/1.png", "/late.mp4"])
         _ = core.handle(.foldersChanged, at: 100)
         _ = core.handle(.tick, at: 100.2)
-        _ = core.handle(.scanned(PlaylistScan(entries: entries, stick: [.init("/media/S/x.mp4")], minute: 601)), at: 100.2)
+        _ = core.handle(
+            .scanned(PlaylistScan(entries: entries, stick: [.init("/media/S/x.mp4")], minute: 601)), at: 100.2)
         #expect(core.items == ["/media/S/x.mp4"])
     }
 

@@ -50,7 +50,7 @@ struct NoBlackFlashTests {
     static func playing(_ settings: PlayerSettings) async throws -> (Player, MPVSoftwareRenderer) {
         let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
         let renderer = try MPVSoftwareRenderer(player.mpvHandle)
-        try await player.start()
+        await player.start()
         return (player, renderer)
     }
 

@@ -19,8 +19,8 @@ struct PlayerTests {
         async throws
     {
         let player = try Player(settings: PlayerSettings(), extra: headless)
-        try await player.start()
-        try await player.apply(orientation, strategy: strategy)
+        await player.start()
+        await player.apply(orientation, strategy: strategy)
         #expect(try await player.property(.videoRotate) == rotate)
         #expect(await player.surfaceAngle == Int(rotate))
         _ = await player.shutdown()
@@ -30,7 +30,7 @@ struct PlayerTests {
         var settings = PlayerSettings()
         settings.inlineBottomMargin = 0.4
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         func margins() async throws -> [Double] {
             try await ["top", "bottom", "left", "right"].asyncMap { side in
                 // mpv keeps these as floats: compare to three decimals.
@@ -38,19 +38,19 @@ struct PlayerTests {
             }
         }
         #expect(try await margins() == [0, 0.4, 0, 0])
-        try await player.apply(.portraitUpsideDown, strategy: .surface)
+        await player.apply(.portraitUpsideDown, strategy: .surface)
         #expect(try await margins() == [0.4, 0, 0, 0])  // the viewer's bottom is the panel's top
-        try await player.setLayout(.fullscreen)
+        await player.setLayout(.fullscreen)
         #expect(try await margins() == [0, 0, 0, 0])
-        try await player.apply(.landscapeRight, strategy: .interface)
-        try await player.setLayout(.inline)
+        await player.apply(.landscapeRight, strategy: .interface)
+        await player.setLayout(.inline)
         #expect(try await margins() == [0, 0, 0, 0])  // inline is a portrait layout
         _ = await player.shutdown()
     }
 
     @Test func hotkeysArriveAsActions() async throws {
         let player = try Player(settings: PlayerSettings(), extra: headless)
-        try await player.start()
+        await player.start()
         try await player.keypress("F11")
         #expect(await waitFor(player.events) { $0 == .hotkey(.fullscreen) } != nil)
         try await player.keypress("l")
@@ -62,7 +62,7 @@ struct PlayerTests {
         var settings = PlayerSettings()
         settings.hotkeys[.fullscreen] = ["F11", "KEY_F11", "MBTN_LEFT_DBL"]
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         try await player.keypress("MBTN_LEFT_DBL")
         #expect(await waitFor(player.events) { $0 == .tap(.fullscreen) } != nil)
         try await player.keypress("F11")
@@ -74,7 +74,7 @@ struct PlayerTests {
         var settings = PlayerSettings()
         settings.playlist = ["av://lavfi:testsrc2=size=320x240:rate=25", "av://lavfi:color=blue:size=320x240:rate=25"]
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         // The loop's first entry plays for a while.
         var position = 0.0
         for _ in 0..<100 where position < 1.5 {
@@ -83,7 +83,7 @@ struct PlayerTests {
         }
         #expect(position >= 1.5)
         let clip = "av://lavfi:color=red:size=240x320:rate=25:duration=0.8"
-        try await player.playClip(clip)
+        await player.playClip(clip)
         let loop = settings.playlist[0]
         let toEnd = await waitFor(player.events) { $0 == .clipEnded }
         #expect(toEnd?.contains(.playing(clip)) == true, "\(toEnd ?? [])")
@@ -102,7 +102,7 @@ struct PlayerTests {
         settings.playlist = ["/nonexistent/clip.mp4", testPattern]
         settings.failureMessageTime = .seconds(2)
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         let seen = await waitFor(player.events) { if case .playing = $0 { true } else { false } }
         let why = "/nonexistent/clip.mp4: no such file or directory"
         #expect(
@@ -139,14 +139,14 @@ struct PlayerTests {
         settings.playlist = [short, "/nonexistent/first.mp4"]
         settings.loop = false
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         let first = await waitFor(player.events) { if case .fileFailed = $0 { true } else { false } }
         #expect(
             first?.last
                 == .fileFailed("/nonexistent/first.mp4", reason: "/nonexistent/first.mp4: no such file or directory"))
         // mpv's entry ids go on counting after the playlist is replaced: the failing entry is id 3, which
         // is also a position in the new list (where `short` stands).
-        try await player.setPlaylist(["/nonexistent/second.mp4", short, short, short])
+        await player.setPlaylist(["/nonexistent/second.mp4", short, short, short])
         let second = await waitFor(player.events) { if case .fileFailed = $0 { true } else { false } }
         #expect(
             second?.last
@@ -156,18 +156,18 @@ struct PlayerTests {
 
     @Test func overlaysAreAcceptedInEveryOrientationAndHiddenDuringATransition() async throws {
         let player = try Player(settings: PlayerSettings(), extra: headless)
-        try await player.start()
+        await player.start()
         var content = OverlayContent()
         content.clock = "12:00"
         content.title = "Loop"
         content.locked = true
         content.suggestion = .landscapeLeft
-        try await player.setOverlays(content)
+        await player.setOverlays(content)
         for o in InterfaceOrientation.allCases {
-            try await player.apply(o, strategy: .surface)
+            await player.apply(o, strategy: .surface)
         }
-        try await player.setOverlaysHidden(true)
-        try await player.setOverlaysHidden(false)
+        await player.setOverlaysHidden(true)
+        await player.setOverlaysHidden(false)
         #expect(await player.overlays.statusLine == "12:00  ·  Loop  ·  rotation locked")
         _ = await player.shutdown()
     }
@@ -233,15 +233,15 @@ struct PlayerPixelTests {
         let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
         var content = OverlayContent()
         content.title = "UPRIGHT STATUS LINE"
-        try await player.setOverlays(content)
-        try await player.setLayout(.fullscreen)
+        await player.setOverlays(content)
+        await player.setLayout(.fullscreen)
         let renderer = try MPVSoftwareRenderer(player.mpvHandle)
-        try await player.start()
-        try await player.apply(orientation, strategy: .surface)
+        await player.start()
+        await player.apply(orientation, strategy: .surface)
         var frame = try renderer.render(width: 320, height: 320)
         for _ in 0..<150 where !(isRed(frame.rgb(red.0, red.1)) && isBlue(frame.rgb(blue.0, blue.1))) {
             try await Task.sleep(for: .milliseconds(20))  // the first turned frame (bounded wait)
-            try await player.setOverlays(content)
+            await player.setOverlays(content)
             frame = try renderer.render(width: 320, height: 320)
         }
         if let dir = ProcessInfo.processInfo.environment["UPRIGHT_FRAMES"] {  // for a person to look at
@@ -279,7 +279,7 @@ struct PlayerLayoutPixelTests {
         settings.inlineBottomMargin = 0.4
         let player = try Player(settings: settings, extra: [("vo", "libmpv"), ("ao", "null")])
         let renderer = try MPVSoftwareRenderer(player.mpvHandle)
-        try await player.start()
+        await player.start()
         func frame(until check: (MPVFrame) -> Bool) async throws -> MPVFrame {
             var f = try renderer.render(width: 320, height: 320)
             for _ in 0..<150 where !check(f) {  // bounded wait for the new layout's first frame
@@ -294,11 +294,11 @@ struct PlayerLayoutPixelTests {
         #expect(t.isRed(f.rgb(160, 20)) && t.isBlue(f.rgb(160, 180)))
         #expect(f.rgb(160, 260) == (0, 0, 0))
         // Full screen: centred in the whole screen (rows 70–250).
-        try await player.setLayout(.fullscreen)
+        await player.setLayout(.fullscreen)
         f = try await frame { t.isBlue($0.rgb(160, 240)) }
         #expect(t.isRed(f.rgb(160, 80)) && t.isBlue(f.rgb(160, 240)))
         #expect(f.rgb(160, 20) == (0, 0, 0))
-        try await player.setLayout(.inline)
+        await player.setLayout(.inline)
         f = try await frame { t.isRed($0.rgb(160, 20)) }
         #expect(t.isRed(f.rgb(160, 20)))
         renderer.close()
@@ -307,7 +307,7 @@ struct PlayerLayoutPixelTests {
 
     @Test func anEmptyPlaylistShowsTheTestPattern() async throws {
         let player = try Player(settings: PlayerSettings(), extra: [("vo", "null"), ("ao", "null")])
-        try await player.start()
+        await player.start()
         let seen = await waitFor(player.events) { if case .playing = $0 { true } else { false } }
         #expect(seen?.last == .playing(testPattern))
         _ = await player.shutdown()

@@ -47,7 +47,7 @@ struct PlaylistTests {
         settings.playlist = [dir]
         settings.imageDuration = 0.4
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         #expect(await waitFor(player.events) { $0 == .playing(dir + "/2.png") } != nil)
         // Copied in while playing (its copy just finished: it waits until it has stood still).
         try Self.image(dir + "/3.png", (0, 255, 0), age: 0)
@@ -75,7 +75,7 @@ struct PlaylistTests {
         settings.itemOptions[dir + "/short.png"] = ItemOptions(duration: 0.6)
         settings.imageDuration = 1.4
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         var starts: [(String, ContinuousClock.Instant)] = []
         for await e in player.events {
             if case .playing(let item) = e { starts.append((item, .now)) }
@@ -105,7 +105,7 @@ struct PlaylistTests {
         settings.imageDuration = 0.5
         settings.retryInterval = .seconds(30)
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         // The splash leads the playlist, then shows again once every entry has failed.
         #expect(await waitFor(player.events) { $0 == .playing(splash) } != nil, "the splash shows")
         #expect(await waitFor(player.events) { $0 == .idle } != nil, "nothing could play")
@@ -133,7 +133,7 @@ struct PlaylistTests {
         settings.retryInterval = .milliseconds(700)
         let player = try Player(settings: settings, extra: headless)
         #expect(await waitFor(player.events) { $0 == .idle } != nil, "mpv's own idle event, before start()")
-        try await player.start()
+        await player.start()
         #expect(await waitFor(player.events) { $0 == .playing(dir + "/2.png") } != nil)
         #expect(await player.overlays.message == nil)
         // Past the retry interval the order goes on: 1, 2, 1, 2 (a retry would start again at 1).
@@ -155,7 +155,7 @@ struct PlaylistTests {
         settings.imageDuration = 0.4
         settings.retryInterval = .seconds(60)  // what follows comes from the watch, not the retry
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         // The folder appears (a mount, a copy): its file plays.
         let staging = root + "/staging"
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
@@ -186,7 +186,7 @@ struct PlaylistTests {
         settings.removableMedia = root + "/media/*"
         settings.imageDuration = 0.4
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         #expect(await waitFor(player.events) { $0 == .playing(root + "/loop.png") } != nil)
         // The stick is mounted (here: its folder appears, with a file copied a while ago).
         let stick = root + "/stick"
@@ -218,7 +218,7 @@ struct PlaylistTests {
         settings.itemOptions[dir + "/closed.png"] = ItemOptions(
             schedule: Schedule(from: (minute + 60) % 1440, until: (minute + 120) % 1440))
         let player = try Player(settings: settings, extra: headless)
-        try await player.start()
+        await player.start()
         var played: [String] = []
         for await e in player.events {
             if case .playing(let item) = e { played.append((item as NSString).lastPathComponent) }
