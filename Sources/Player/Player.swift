@@ -39,25 +39,9 @@ public actor Player {
 
     /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win.
     public init(settings: PlayerSettings, extra: [(String, String)] = []) throws(MPVError) {
-        var options: [(String, String)] = [
-            ("terminal", "no"), ("idle", "yes"), ("keep-open", "no"),
-            ("osc", "no"), ("input-default-bindings", "no"), ("input-vo-keyboard", "yes"),
-            // A turn rebuilds the filter chain; by default mpv then waits about five frames for the
-            // turned picture (decoding a frame ahead, queuing 50 ms early). These bring it to two
-            // (`make bench`); the configuration's [player.mpv] may set them back.
-            ("video-latency-hacks", "yes"), ("video-timing-offset", "0.01"),
-            // mpv's stats overlay and console bind keys of their own (i, I, `) even with the default
-            // bindings off, and each is a Lua state and a thread; a kiosk has no use for them, nor for
-            // conditional profiles. [player.mpv] may turn them on again.
-            ("load-stats-overlay", "no"), ("load-osd-console", "no"), ("load-auto-profiles", "no"),
-        ]
-        options.append(("loop-playlist", settings.loop ? "inf" : "no"))
-        options.append(("image-display-duration", String(settings.imageDuration)))
-        if let device = settings.audioDevice { options.append(("audio-device", device)) }
-        options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        options += extra
+        let options = MPVHandle.options(for: settings, extra: extra)
         self.options = options
-        mpv = try Self.makeHandle(options: options, hotkeys: settings.hotkeys)
+        mpv = try MPVHandle.player(options: options, hotkeys: settings.hotkeys)
         handleBox = Mutex(mpv)
         core = PlaybackCore(settings: settings, rotateByFilter: options.last { $0.0 == "vo" }?.1 == "libmpv")
         (events, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
@@ -71,27 +55,6 @@ public actor Player {
             for await e in events { await self?.handle(e, from: handle) }
             await self?.ended(handle)
         }
-    }
-
-    /// A new mpv with the player's options, its OSD size observed and the hotkeys bound.
-    private static func makeHandle(options: [(String, String)], hotkeys: [Action: [String]]) throws(MPVError)
-        -> MPVHandle
-    {
-        let mpv = try MPVHandle(options: options)
-        // The overlays are laid out against the OSD's size: drawn again whenever it changes (a turned
-        // output, a resized window, the first frame of a renderer).
-        try mpv.observe("osd-width", as: .int64)
-        try mpv.observe("osd-height", as: .int64)
-        for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
-            // KEY_/BTN_ names are read from input devices, not by mpv.
-            for key in keys where !(key.hasPrefix("KEY_") || key.hasPrefix("BTN_")) {
-                let tap = key.uppercased().hasPrefix("MBTN") || key.uppercased().hasPrefix("MOUSE_BTN")
-                let message =
-                    (["script-message", tap ? "upright-tap" : "upright-hotkey"] + action.words).joined(separator: " ")
-                try mpv.command(["keybind", key, message])
-            }
-        }
-        return mpv
     }
 
     /// An mpv's events ended: the player's ``PlayerEvent/shutdown``, unless a newer mpv took over.
@@ -113,7 +76,7 @@ public actor Player {
     /// orientation and overlays.
     public func restart() throws(MPVError) {
         guard !isShuttingDown else { return }
-        let handle = try Self.makeHandle(options: options, hotkeys: core.settings.hotkeys)
+        let handle = try MPVHandle.player(options: options, hotkeys: core.settings.hotkeys)
         mpv = handle
         handleBox.withLock { $0 = handle }
         handleEnded = false
@@ -140,7 +103,7 @@ public actor Player {
     /// Pauses playback (the screen is off) or resumes it.
     public func setPaused(_ paused: Bool) { feed(.pause(paused)) }
     /// Plays `file` once, then goes back to the loop where it was.
-    public func playClip(_ file: String) { feed(.clip(file, position: value(.timePosition))) }
+    public func playClip(_ file: String) { feed(.clip(file, position: mpv.value(.timePosition))) }
     /// Goes to the next entry of the playlist; returns it once mpv has started it.
     @discardableResult public func next() async -> String? { await step(.next) }
     /// Goes to the previous entry of the playlist; returns it once mpv has started it.
@@ -199,7 +162,7 @@ public actor Player {
             if case .success(let action) = Action.parse(words: Array(args.dropFirst())) {
                 continuation.yield(args[0] == "upright-tap" ? .tap(action) : .hotkey(action))
             }
-        case .startFile(let entry): feed(.mpv(.startFile(entry: entry, path: entryPath(entry))))
+        case .startFile(let entry): feed(.mpv(.startFile(entry: entry, path: mpv.entryPath(entry))))
         case .fileLoaded: feed(.mpv(.fileLoaded))
         case .playbackRestart: feed(.mpv(.playbackRestart))
         case .endFile(let reason, let error, let entry):
@@ -232,8 +195,8 @@ public actor Player {
         case .mpv(let command): return run(command).map { core.handle($0, at: now) } ?? []
         case .guarded(let entry, let commands):
             // Only while mpv plays that entry, and has not selected another one to play next.
-            let at = index(of: entry)
-            let passed = at != nil && at == value(.playlistPosition) && at == value(.playlistPlayingPosition)
+            let at = mpv.index(of: entry)
+            let passed = at != nil && at == mpv.value(.playlistPosition) && at == mpv.value(.playlistPlayingPosition)
             var answers = core.handle(.guarded(passed: passed), at: now)
             if passed { for command in commands { if let a = run(command) { answers += core.handle(a, at: now) } } }
             return answers
@@ -247,10 +210,10 @@ public actor Player {
             return core.handle(looked, at: now)
         case .samplePosition:
             let sample = PositionSample(
-                position: value(.timePosition), paused: value(.pause) ?? false, idle: value(.idleActive) ?? false,
+                position: mpv.value(.timePosition), paused: mpv.value(.pause) ?? false, idle: mpv.value(.idleActive) ?? false,
                 image: mpv.string("current-tracks/video/image") == "yes")
             return core.handle(.sample(sample), at: now)
-        case .sampleShape: return core.handle(.shapeSample(pictureShape()), at: now)
+        case .sampleShape: return core.handle(.shapeSample(mpv.pictureShape()), at: now)
         case .stepped(let request, let playing): replies.removeValue(forKey: request)?.resume(returning: playing)
         }
         return []
@@ -258,38 +221,13 @@ public actor Player {
 
     /// Carries one command out; one mpv refuses is reported with its reason.
     private func run(_ command: MPVCommand) -> PlaybackInput? {
-        do throws(MPVError) {
-            switch command {
-            case .load(let path, let append, let options):
-                let mode = append ? "append" : "replace"
-                try mpv.command(["loadfile", path, mode] + (options.isEmpty ? [] : [options.joined(separator: ",")]))
-                // mpv added it last (a replace: as its only entry); its id names it from now on.
-                let last = (value(.playlistCount) ?? 1) - 1
-                return .added(entry: mpv.string("playlist/\(last)/id").flatMap { Int64($0) })
-            case .remove(let entry):
-                guard let i = index(of: entry) else { return nil }  // gone already
-                if i == value(.playlistPlayingPosition) { return .removeRefused(entry: entry) }
-                try mpv.command(["playlist-remove", String(i)])
-            case .move(let entry, let before):
-                guard let i = index(of: entry), let j = index(of: before) else { return nil }
-                try mpv.command(["playlist-move", String(i), String(j)])
-            case .play(let entry):
-                guard let i = index(of: entry) else { return nil }
-                try mpv.command(["playlist-play-index", String(i)])
-            case .reload: try mpv.command(["playlist-play-index", "current"])
-            case .step(let s): try mpv.command([s == .next ? "playlist-next" : "playlist-prev", "force"])
-            case .stop: try mpv.command(["stop"])
-            case .seek(let t): try mpv.command(["seek", String(t), "absolute"])
-            case .set(let name, .flag(let b)): try mpv.set(name, .flag(b))
-            case .set(let name, .int(let i)): try mpv.set(name, .int64(i))
-            case .set(let name, .double(let d)): try mpv.set(name, .double(d))
-            case .command(let words): try mpv.command(words)
-            }
+        do {
+            return try mpv.carryOut(command)
         } catch {
             continuation.yield(.problem("\(command): \(error)"))
             if case .load = command { return .added(entry: nil) }
+            return nil
         }
-        return nil
     }
 
     /// The one timer: a tick at the core's next deadline.
@@ -321,29 +259,5 @@ public actor Player {
         guard !dirs.isEmpty else { return }
         let watch = DirectoryWatch(dirs)
         folders = (watch, Task { [weak self] in for await _ in watch.changes { await self?.feed(.foldersChanged) } })
-    }
-
-    // MARK: - Reading mpv
-
-    /// A property's value, `nil` while mpv has none (no file, no picture: mpv says unavailable).
-    private func value<V: MPVConvertible>(_ p: MPVProperty<V>) -> V? {
-        do { return try mpv.get(p) } catch { return nil }
-    }
-
-    /// The index of mpv's playlist entry `id` now (`playlist/N/id`).
-    private func index(of id: Int64) -> Int64? {
-        let count = value(.playlistCount) ?? 0
-        return (0..<count).first { mpv.string("playlist/\($0)/id").flatMap { Int64($0) } == id }
-    }
-
-    /// The file or URL of mpv's playlist entry `id`.
-    private func entryPath(_ id: Int64) -> String? { index(of: id).flatMap { mpv.string("playlist/\($0)/filename") } }
-
-    /// The item's shape once mpv knows its picture (`dwidth`/`dheight`, swapped for a rotation
-    /// of 90° or 270°: mpv 0.35's display size leaves the rotation tag out).
-    private func pictureShape() -> ContentShape? {
-        let w = Int(value(MPVProperty<Int64>("dwidth")) ?? 0), h = Int(value(MPVProperty<Int64>("dheight")) ?? 0)
-        guard w > 0, h > 0 else { return nil }
-        return ContentShape(width: w, height: h, rotate: Int(value(.videoMetadataRotate) ?? 0))
     }
 }

@@ -1,0 +1,100 @@
+import MPV
+import OrientationCore
+import Playback
+
+/// The player's mpv: the options it starts with, and the core's commands in mpv's own words.
+extension MPVHandle {
+    /// The options every mpv of a player with `settings` starts with; `extra` options (vo=null in tests) win.
+    static func options(for settings: PlayerSettings, extra: [(String, String)]) -> [(String, String)] {
+        var options: [(String, String)] = [
+            ("terminal", "no"), ("idle", "yes"), ("keep-open", "no"),
+            ("osc", "no"), ("input-default-bindings", "no"), ("input-vo-keyboard", "yes"),
+            // A turn rebuilds the filter chain; by default mpv then waits about five frames for the
+            // turned picture (decoding a frame ahead, queuing 50 ms early). These bring it to two
+            // (`make bench`); the configuration's [player.mpv] may set them back.
+            ("video-latency-hacks", "yes"), ("video-timing-offset", "0.01"),
+            // mpv's stats overlay and console bind keys of their own (i, I, `) even with the default
+            // bindings off, and each is a Lua state and a thread; a kiosk has no use for them, nor for
+            // conditional profiles. [player.mpv] may turn them on again.
+            ("load-stats-overlay", "no"), ("load-osd-console", "no"), ("load-auto-profiles", "no"),
+        ]
+        options.append(("loop-playlist", settings.loop ? "inf" : "no"))
+        options.append(("image-display-duration", String(settings.imageDuration)))
+        if let device = settings.audioDevice { options.append(("audio-device", device)) }
+        options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        return options + extra
+    }
+
+    /// A new mpv with a player's options, its OSD size observed and the hotkeys bound.
+    static func player(options: [(String, String)], hotkeys: [Action: [String]]) throws(MPVError) -> MPVHandle {
+        let mpv = try MPVHandle(options: options)
+        // The overlays are laid out against the OSD's size: drawn again whenever it changes (a turned
+        // output, a resized window, the first frame of a renderer).
+        try mpv.observe("osd-width", as: .int64)
+        try mpv.observe("osd-height", as: .int64)
+        for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
+            // KEY_/BTN_ names are read from input devices, not by mpv.
+            for key in keys where !(key.hasPrefix("KEY_") || key.hasPrefix("BTN_")) {
+                let tap = key.uppercased().hasPrefix("MBTN") || key.uppercased().hasPrefix("MOUSE_BTN")
+                let message =
+                    (["script-message", tap ? "upright-tap" : "upright-hotkey"] + action.words).joined(separator: " ")
+                try mpv.command(["keybind", key, message])
+            }
+        }
+        return mpv
+    }
+
+    /// Carries out one of the core's commands; what mpv answers that the core must hear (the id of
+    /// an entry added, a removal refused) is returned. Entries are found by id at this moment.
+    func carryOut(_ command: MPVCommand) throws(MPVError) -> PlaybackInput? {
+        switch command {
+        case .load(let path, let append, let options):
+            let mode = append ? "append" : "replace"
+            try self.command(["loadfile", path, mode] + (options.isEmpty ? [] : [options.joined(separator: ",")]))
+            // mpv added it last (a replace: as its only entry); its id names it from now on.
+            let last = (value(.playlistCount) ?? 1) - 1
+            return .added(entry: string("playlist/\(last)/id").flatMap { Int64($0) })
+        case .remove(let entry):
+            guard let i = index(of: entry) else { return nil }  // gone already
+            if i == value(.playlistPlayingPosition) { return .removeRefused(entry: entry) }
+            try self.command(["playlist-remove", String(i)])
+        case .move(let entry, let before):
+            guard let i = index(of: entry), let j = index(of: before) else { return nil }
+            try self.command(["playlist-move", String(i), String(j)])
+        case .play(let entry):
+            guard let i = index(of: entry) else { return nil }
+            try self.command(["playlist-play-index", String(i)])
+        case .reload: try self.command(["playlist-play-index", "current"])
+        case .step(let s): try self.command([s == .next ? "playlist-next" : "playlist-prev", "force"])
+        case .stop: try self.command(["stop"])
+        case .seek(let t): try self.command(["seek", String(t), "absolute"])
+        case .set(let name, .flag(let b)): try set(name, .flag(b))
+        case .set(let name, .int(let i)): try set(name, .int64(i))
+        case .set(let name, .double(let d)): try set(name, .double(d))
+        case .command(let words): try self.command(words)
+        }
+        return nil
+    }
+
+    /// A property's value, `nil` while mpv has none (no file, no picture: mpv says unavailable).
+    func value<V: MPVConvertible>(_ p: MPVProperty<V>) -> V? {
+        do { return try get(p) } catch { return nil }
+    }
+
+    /// The index of mpv's playlist entry `id` now (`playlist/N/id`).
+    func index(of id: Int64) -> Int64? {
+        let count = value(.playlistCount) ?? 0
+        return (0..<count).first { string("playlist/\($0)/id").flatMap { Int64($0) } == id }
+    }
+
+    /// The file or URL of mpv's playlist entry `id`.
+    func entryPath(_ id: Int64) -> String? { index(of: id).flatMap { string("playlist/\($0)/filename") } }
+
+    /// The item's shape once mpv knows its picture (`dwidth`/`dheight`, swapped for a rotation
+    /// of 90° or 270°: mpv 0.35's display size leaves the rotation tag out).
+    func pictureShape() -> ContentShape? {
+        let w = Int(value(MPVProperty<Int64>("dwidth")) ?? 0), h = Int(value(MPVProperty<Int64>("dheight")) ?? 0)
+        guard w > 0, h > 0 else { return nil }
+        return ContentShape(width: w, height: h, rotate: Int(value(.videoMetadataRotate) ?? 0))
+    }
+}
