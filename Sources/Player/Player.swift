@@ -210,7 +210,8 @@ public actor Player {
             return core.handle(looked, at: now)
         case .samplePosition:
             let sample = PositionSample(
-                position: mpv.value(.timePosition), paused: mpv.value(.pause) ?? false, idle: mpv.value(.idleActive) ?? false,
+                position: mpv.value(.timePosition), paused: mpv.value(.pause) ?? false,
+                idle: mpv.value(.idleActive) ?? false,
                 image: mpv.string("current-tracks/video/image") == "yes")
             return core.handle(.sample(sample), at: now)
         case .sampleShape: return core.handle(.shapeSample(mpv.pictureShape()), at: now)
