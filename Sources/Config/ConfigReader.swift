@@ -523,39 +523,7 @@ struct ConfigReader {
                 item = s
             } else if let t = element.table, let s = t["path"]?.string {
                 item = s
-                var o = ItemOptions()
-                for key in t.keys.sorted()
-                where !["path", "duration", "mute", "orientation", "days", "from", "until"].contains(key) {
-                    report(
-                        .warning,
-                        "unknown key '\(key)' in a playlist item; expected path, duration, mute, orientation, days, from, until",
-                        at: map.valuePlace(of: path))
-                }
-                if t["days"] != nil || t["from"] != nil || t["until"] != nil {
-                    o.schedule = readSchedule(t, item: s)
-                }
-                if let shape = t["orientation"] {
-                    if let name = shape.string, let s = ContentShape(rawValue: name), s != .unknown, s != .square {
-                        o.shape = s
-                    } else {
-                        error("a playlist item's 'orientation' must be \"portrait\" or \"landscape\"", at: path)
-                    }
-                }
-                if let d = t["duration"] {
-                    if let v = d.double ?? d.int.map(Double.init), v > 0 {
-                        o.duration = v
-                    } else {
-                        error("a playlist item's 'duration' must be a number of seconds above 0", at: path)
-                    }
-                }
-                if let m = t["mute"] {
-                    if let b = m.bool {
-                        o.mute = b
-                    } else {
-                        error("a playlist item's 'mute' must be true or false", at: path)
-                    }
-                }
-                options[item] = o
+                options[item] = readItemOptions(t, item: s)
             } else {
                 error(
                     "a playlist item is a string or a table with a 'path' ({ path = \"a.png\", duration = 5 })",
@@ -572,6 +540,45 @@ struct ConfigReader {
         }
         player.playlist = items
         player.itemOptions = options
+    }
+
+    /// A playlist item's own settings: `{ path = …, duration = 5, mute = true, orientation = …,
+    /// days = …, from = …, until = … }`.
+    mutating func readItemOptions(_ t: TOMLTable, item: String) -> ItemOptions {
+        let path = ["player", "playlist"]
+        var o = ItemOptions()
+        for key in t.keys.sorted()
+        where !["path", "duration", "mute", "orientation", "days", "from", "until"].contains(key) {
+            report(
+                .warning,
+                "unknown key '\(key)' in a playlist item; expected path, duration, mute, orientation, days, from, until",
+                at: map.valuePlace(of: path))
+        }
+        if t["days"] != nil || t["from"] != nil || t["until"] != nil {
+            o.schedule = readSchedule(t, item: item)
+        }
+        if let shape = t["orientation"] {
+            if let name = shape.string, let s = ContentShape(rawValue: name), s != .unknown, s != .square {
+                o.shape = s
+            } else {
+                error("a playlist item's 'orientation' must be \"portrait\" or \"landscape\"", at: path)
+            }
+        }
+        if let d = t["duration"] {
+            if let v = d.double ?? d.int.map(Double.init), v > 0 {
+                o.duration = v
+            } else {
+                error("a playlist item's 'duration' must be a number of seconds above 0", at: path)
+            }
+        }
+        if let m = t["mute"] {
+            if let b = m.bool {
+                o.mute = b
+            } else {
+                error("a playlist item's 'mute' must be true or false", at: path)
+            }
+        }
+        return o
     }
 
     /// `[screen]`: the screen is on from `on` until `off` (local time, across midnight too), on

@@ -94,7 +94,7 @@ public struct DemoRun: Sendable {
         for (i, s) in ProductDemo.steps.enumerated() {
             try await sleep(until: s.start)
             step(s)
-            await session.showMessage("\(i + 1). \(s.label)")
+            session.showMessage("\(i + 1). \(s.label)")
             if let action = s.action { _ = await session.request(action, from: .script) }
             try await sleep(until: max(s.start + 0.7 * speed, s.end - 0.15 * speed))
             // A render tells mpv the screen's size (the player then lays its overlays out for it);

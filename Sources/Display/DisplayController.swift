@@ -120,28 +120,37 @@ public enum DisplayDetection {
         case .kde:
             return (KdeBackend(environment: environment), "the configuration says kde (kscreen-doctor)")
         case .auto:
-            if let s = environment["SWAYSOCK"], FileManager.default.fileExists(atPath: s) {
-                return (SwayBackend(socketPath: s), "SWAYSOCK is set: sway at \(s)")
-            }
-            // sway restarted: SWAYSOCK names the old process's socket (or none was passed on).
-            if wayland != nil, let s = swaySocket() {
-                return (SwayBackend(socketPath: s), "sway's socket \(s) is in XDG_RUNTIME_DIR")
-            }
-            if let desktop = await desktopBackend(settings, environment: environment) { return desktop }
-            if let d = wayland {
-                let w = WlrootsBackend(display: d, modeHint: settings.mode)
-                if await w.isSupported() { return (w, "WAYLAND_DISPLAY=\(d) offers wlr-output-management") }
-                return (
-                    NoDisplayBackend(),
-                    "the compositor at WAYLAND_DISPLAY=\(d) cannot turn outputs at run time "
-                        + "(no wlr-output-management, as cage 0.1.4): only the video surface turns"
-                )
-            }
-            if let d = environment["DISPLAY"] {
-                return (X11Backend(display: d, touchDevices: settings.touch), "DISPLAY=\(d): X11 RandR")
-            }
-            return (NoDisplayBackend(), "no SWAYSOCK, WAYLAND_DISPLAY or DISPLAY: no display to turn")
+            return await automatic(settings, environment: environment, swaySocket: swaySocket())
         }
+    }
+
+    /// `backend = "auto"`: sway by its socket, a desktop by its bus, a wlroots compositor by what it
+    /// offers, X11 by `DISPLAY`.
+    private static func automatic(
+        _ settings: DisplaySettings, environment: [String: String], swaySocket: String?
+    ) async -> (backend: any DisplayBackend, reason: String) {
+        let wayland = environment["WAYLAND_DISPLAY"]
+        if let s = environment["SWAYSOCK"], FileManager.default.fileExists(atPath: s) {
+            return (SwayBackend(socketPath: s), "SWAYSOCK is set: sway at \(s)")
+        }
+        // sway restarted: SWAYSOCK names the old process's socket (or none was passed on).
+        if wayland != nil, let s = swaySocket {
+            return (SwayBackend(socketPath: s), "sway's socket \(s) is in XDG_RUNTIME_DIR")
+        }
+        if let desktop = await desktopBackend(settings, environment: environment) { return desktop }
+        if let d = wayland {
+            let w = WlrootsBackend(display: d, modeHint: settings.mode)
+            if await w.isSupported() { return (w, "WAYLAND_DISPLAY=\(d) offers wlr-output-management") }
+            return (
+                NoDisplayBackend(),
+                "the compositor at WAYLAND_DISPLAY=\(d) cannot turn outputs at run time "
+                    + "(no wlr-output-management, as cage 0.1.4): only the video surface turns"
+            )
+        }
+        if let d = environment["DISPLAY"] {
+            return (X11Backend(display: d, touchDevices: settings.touch), "DISPLAY=\(d): X11 RandR")
+        }
+        return (NoDisplayBackend(), "no SWAYSOCK, WAYLAND_DISPLAY or DISPLAY: no display to turn")
     }
 }
 

@@ -374,18 +374,7 @@ public final class MPVHandle: @unchecked Sendable {
             guard let end = e.data?.assumingMemoryBound(to: mpv_event_end_file.self).pointee else {
                 return .endFile(reason: "unknown", error: nil, playlistEntry: 0)
             }
-            let reason: String =
-                switch end.reason {
-                case MPV_END_FILE_REASON_EOF: "eof"
-                case MPV_END_FILE_REASON_STOP: "stop"
-                case MPV_END_FILE_REASON_QUIT: "quit"
-                case MPV_END_FILE_REASON_ERROR: "error"
-                case MPV_END_FILE_REASON_REDIRECT: "redirect"
-                default: "unknown"
-                }
-            return .endFile(
-                reason: reason, error: end.error < 0 ? String(cString: mpv_error_string(end.error)) : nil,
-                playlistEntry: end.playlist_entry_id)
+            return copy(end)
         case MPV_EVENT_PLAYBACK_RESTART: return .playbackRestart
         case MPV_EVENT_VIDEO_RECONFIG: return .videoReconfigured
         case MPV_EVENT_IDLE: return .idle
@@ -393,21 +382,7 @@ public final class MPVHandle: @unchecked Sendable {
             guard let p = e.data?.assumingMemoryBound(to: mpv_event_property.self).pointee else {
                 return .other("property-change")
             }
-            let name = String(cString: p.name)
-            var value: MPVValue?
-            if let data = p.data {
-                switch p.format {
-                case MPV_FORMAT_STRING:
-                    value = data.assumingMemoryBound(to: UnsafePointer<CChar>?.self).pointee.map {
-                        .string(String(cString: $0))
-                    }
-                case MPV_FORMAT_FLAG: value = .flag(data.assumingMemoryBound(to: Int32.self).pointee != 0)
-                case MPV_FORMAT_INT64: value = .int64(data.assumingMemoryBound(to: Int64.self).pointee)
-                case MPV_FORMAT_DOUBLE: value = .double(data.assumingMemoryBound(to: Double.self).pointee)
-                default: value = nil
-                }
-            }
-            return .propertyChange(name: name, value: value)
+            return copy(p)
         case MPV_EVENT_CLIENT_MESSAGE:
             guard let m = e.data?.assumingMemoryBound(to: mpv_event_client_message.self).pointee else {
                 return .clientMessage([])
@@ -423,6 +398,38 @@ public final class MPVHandle: @unchecked Sendable {
         default:
             return .other(String(cString: mpv_event_name(e.event_id)))
         }
+    }
+
+    /// An end-file event's reason, and mpv's error for one that failed.
+    private static func copy(_ end: mpv_event_end_file) -> MPVEvent {
+        let reason: String =
+            switch end.reason {
+            case MPV_END_FILE_REASON_EOF: "eof"
+            case MPV_END_FILE_REASON_STOP: "stop"
+            case MPV_END_FILE_REASON_QUIT: "quit"
+            case MPV_END_FILE_REASON_ERROR: "error"
+            case MPV_END_FILE_REASON_REDIRECT: "redirect"
+            default: "unknown"
+            }
+        return .endFile(
+            reason: reason, error: end.error < 0 ? String(cString: mpv_error_string(end.error)) : nil,
+            playlistEntry: end.playlist_entry_id)
+    }
+
+    /// A property-change event's name and value, in the format it was observed with.
+    private static func copy(_ p: mpv_event_property) -> MPVEvent {
+        let name = String(cString: p.name)
+        guard let data = p.data else { return .propertyChange(name: name, value: nil) }
+        let value: MPVValue? =
+            switch p.format {
+            case MPV_FORMAT_STRING:
+                data.assumingMemoryBound(to: UnsafePointer<CChar>?.self).pointee.map { .string(String(cString: $0)) }
+            case MPV_FORMAT_FLAG: .flag(data.assumingMemoryBound(to: Int32.self).pointee != 0)
+            case MPV_FORMAT_INT64: .int64(data.assumingMemoryBound(to: Int64.self).pointee)
+            case MPV_FORMAT_DOUBLE: .double(data.assumingMemoryBound(to: Double.self).pointee)
+            default: nil
+            }
+        return .propertyChange(name: name, value: value)
     }
 }
 

@@ -119,6 +119,20 @@ public final class MQTTClient: Sendable {
             try check(mosquitto_tls_set(m, endpoint.caFile, caPath, nil, nil, nil), "TLS")
         }
         mosquitto_reconnect_delay_set(m, 1, 30, true)
+        Self.setCallbacks(m)
+        try check(mosquitto_loop_start(m), "the MQTT thread")
+        // An unreachable broker is not an error here: the thread keeps trying with back-off.
+        let r = mosquitto_connect_async(m, endpoint.host, Int32(endpoint.port), 30)
+        if r != MOSQ_ERR_SUCCESS.rawValue {
+            let why =
+                r == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(r))
+            continuation.yield(.disconnected("cannot reach \(endpoint.host):\(endpoint.port): \(why)"))
+            mosquitto_reconnect_async(m)
+        }
+    }
+
+    /// libmosquitto's callbacks (on its own thread): each becomes an event of the handle's stream.
+    private static func setCallbacks(_ m: OpaquePointer) {
         mosquitto_connect_callback_set(m) { _, data, code in
             let h = Unmanaged<Handle>.fromOpaque(data!).takeUnretainedValue()
             if code == 0 {
@@ -141,15 +155,6 @@ public final class MQTTClient: Sendable {
                 msg.payloadlen > 0
                 ? Array(UnsafeRawBufferPointer(start: msg.payload, count: Int(msg.payloadlen))) : []
             h.continuation.yield(.message(topic: topic, payload: payload))
-        }
-        try check(mosquitto_loop_start(m), "the MQTT thread")
-        // An unreachable broker is not an error here: the thread keeps trying with back-off.
-        let r = mosquitto_connect_async(m, endpoint.host, Int32(endpoint.port), 30)
-        if r != MOSQ_ERR_SUCCESS.rawValue {
-            let why =
-                r == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(r))
-            continuation.yield(.disconnected("cannot reach \(endpoint.host):\(endpoint.port): \(why)"))
-            mosquitto_reconnect_async(m)
         }
     }
 

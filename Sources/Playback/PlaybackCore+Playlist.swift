@@ -90,6 +90,13 @@ extension PlaybackCore {
         }
     }
 
+    /// The splash that led the playlist leaves it.
+    mutating func dropLeadingSplash(_ splash: Int64) -> [PlaybackEffect] {
+        leadingSplash = nil
+        droppedSplash = splash
+        return remove([splash]).map { .mpv($0) }
+    }
+
     /// Removes mpv's entries `ids` (the model at once; the shell by index).
     mutating func remove(_ ids: [Int64]) -> [MPVCommand] {
         entries.removeAll { ids.contains($0.id) }
@@ -201,6 +208,8 @@ extension PlaybackCore {
             $0.path == path && $0.id != clipState?.entry && ($0.id == entry || $0.id != currentEntry)
         }
         out += remove(gone.map(\.id)).map { .mpv($0) }
+        // Nothing but the splash that leads is left: it goes too, and mpv has nothing to play.
+        if let splash = leadingSplash, entries.allSatisfy({ $0.id == splash }) { out += dropLeadingSplash(splash) }
         let text = "Cannot play \(name): \(why)"
         failure = (text, now)
         failureClearAt = nil

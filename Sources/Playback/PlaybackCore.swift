@@ -59,8 +59,10 @@ public struct PlaybackCore: Sendable {
     var between = false
     public internal(set) var idle = true
     var startedOnce = false
-    /// The splash's entry while it leads the playlist (until the first item starts).
+    /// The splash's entry while it leads the playlist (until the first item starts), and the one
+    /// taken out of the list last.
     var leadingSplash: Int64?
+    var droppedSplash: Int64?
 
     // Looks at the disk.
     /// Why a scan was asked for: the start loads the playlist, a refresh changes what follows.
@@ -171,6 +173,7 @@ public struct PlaybackCore: Sendable {
         case .removeRefused(let entry):
             // mpv plays it again already (a lagging event): it stays, and the next look decides.
             if let path = paths[entry], !entries.contains(where: { $0.id == entry }) { entries.append((entry, path)) }
+            if entry == droppedSplash { leadingSplash = entry }
             refreshAtNextStart = true
             return []
         case .guarded(let passed):
@@ -248,9 +251,9 @@ public struct PlaybackCore: Sendable {
         }
         var out: [PlaybackEffect] = []
         if let splash = leadingSplash, splash != entry {
-            // The first item starts: the splash leaves the list (its picture stays until the item's).
-            leadingSplash = nil
-            out.append(guarded(entry, removing: [splash]))
+            // The first item starts: the splash leaves the list (its picture stays until the item's),
+            // wherever it is now (mpv may have looped back to it: then at the next start).
+            out += dropLeadingSplash(splash)
         }
         out += changeDone(at: now)
         if refreshAtNextStart {

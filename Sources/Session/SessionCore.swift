@@ -24,15 +24,15 @@ public import OrientationCore
 ///   device (a keyboard bound as `F11` and as `KEY_F11`), counts once: the same action from the
 ///   other way within ``pressEcho`` seconds is dropped.
 public struct SessionCore: Sendable {
-    public private(set) var policy: OrientationPolicy
+    public internal(set) var policy: OrientationPolicy
     /// What the display can do now.
-    public private(set) var display: DisplayAbilities
-    public private(set) var displayReport: DisplayReport
+    public internal(set) var display: DisplayAbilities
+    public internal(set) var displayReport: DisplayReport
     public private(set) var sensorHealth = "starting"
     public private(set) var playing: String?
     /// Seconds between two probes of a display that failed.
     public var probeInterval = 5.0
-    private var lastProbe = -Double.infinity
+    var lastProbe = -Double.infinity
     /// A motion measurement was asked for and its answer has not come.
     public private(set) var measuring = false
     /// Commands waiting for the motion fallback's answer.
@@ -53,6 +53,22 @@ public struct SessionCore: Sendable {
     /// The last press of each action from a key, its way and time.
     private var lastPress: [Action: (origin: Origin, at: Double)] = [:]
 
+    // The display and the player (SessionCore+Display.swift).
+    /// How long the session waits for a display that does not answer before it fails (`nil`: for ever).
+    public var displayWait: Double? = 60
+    /// Whether the player plays, waits for the display, or has not started.
+    enum Phase: Sendable, Equatable { case starting, playing, waiting(lost: Bool) }
+    var phase = Phase.starting
+    /// Since when the display has not answered, and why (in words).
+    var waitingSince: Double?
+    var waitingWhy = ""
+    /// When mpv ended on its own lately: three times in a minute and the session fails.
+    var losses: [Double] = []
+    /// A display check asked for after mpv was lost.
+    var checkingLoss = false
+    /// What follows the answer to the display's start: the player's start.
+    var afterProbe: [SessionEffect] = []
+
     /// A session for a valid policy configuration, with the display as its backend answered.
     ///
     /// - Throws: the configuration's problems, all of them.
@@ -70,14 +86,19 @@ public struct SessionCore: Sendable {
         translate(policy.start(at: now))
     }
 
-    /// When the next thing is due with no input: a transition's end, or a display probe.
+    /// When the next thing is due with no input: a transition's end, a display probe, the end of
+    /// the wait for a display.
     public var nextDeadline: Double? {
         // Never probed yet (the display could not turn from the start): at once.
         let probe = probeDue ? (lastProbe.isFinite ? lastProbe + probeInterval : 0) : nil
-        return [policy.transition?.end, probe].compactMap { $0 }.min()
+        let giveUp = waitingSince.flatMap { since in displayWait.map { since + $0 } }
+        return [policy.transition?.end, probe, giveUp].compactMap { $0 }.min()
     }
 
-    private var probeDue: Bool { !display.canRotateOutput && displayReport.backend != "none" }
+    private var probeDue: Bool {
+        guard case .waiting = phase else { return !display.canRotateOutput && displayReport.backend != "none" }
+        return false
+    }
 
     /// The session's state, for `upright ctl status`.
     public var status: SessionStatus {
@@ -98,7 +119,8 @@ public struct SessionCore: Sendable {
         case .sensorStatus(let s):
             sensorHealth = s
             return [.status(s)]
-        case .lockSwitch(let on):
+        case .lockSwitch(let change):
+            let on = change == .toggle ? !policy.locked : change == .on
             guard on != policy.locked else { return [] }
             return command(on ? .lock : .unlock, from: .lockSwitch, request: nil, at: now)
         case .motion(let o):
@@ -120,23 +142,8 @@ public struct SessionCore: Sendable {
             return []
         case .status(let request):
             return translate(policy.advance(to: now)) + [.reply(request, ControlReply(ok: true, status: status))]
-        case .displayTurned(let report, let failure):
-            displayReport = report
-            guard let failure else { return [] }
-            display.canRotateOutput = false
-            lastProbe = now
-            return [.status("display: \(failure); only the video surface turns until it answers again")]
-                + translate(policy.handle(.display(display), at: now))
-        case .displayProbed(let abilities, let report):
-            displayReport = report
-            guard abilities != display else { return [] }
-            display = abilities
-            let line =
-                abilities.canRotateOutput
-                ? "display: \(report.backend) turns outputs again; the interface may turn with the output"
-                : "display: \(report.backend) cannot turn outputs now (\(report.problem ?? "no output")); "
-                    + "only the video surface turns"
-            return [.status(line)] + translate(policy.handle(.display(abilities), at: now))
+        case .displayTurned(let report, let failure): return displayTurned(report, failure: failure, at: now)
+        case .displayProbed(let abilities, let report): return displayProbed(abilities, report, at: now)
         case .playing(let item, let title):
             playing = item
             return [.player(.overlay(.title(title)))]
@@ -144,8 +151,15 @@ public struct SessionCore: Sendable {
             return [.status("cannot play \(path): \(reason); going on with the playlist")]
         case .clock(let text):
             return [.player(.overlay(.clock(text)))]
-        case .reload(let configuration, let request):
-            return reload(configuration, request: request, at: now)
+        case .reload(let configuration, let playlist, let request):
+            return reload(configuration, playlist: playlist, request: request, at: now)
+        case .displayChecked(let state): return displayChecked(state, at: now)
+        case .outputsChanged: return phase == .playing ? [.reassertDisplay] : []
+        case .playerLost: return playerLost(at: now)
+        case .playerGaveUp(let reason): return [.end(failure: reason)]
+        case .screenshot(let request): return [.screenshot(request)]
+        case .message(let text): return [.player(.overlay(.message(text)))]
+        case .stop: return [.end(failure: nil)]
         case .tick:
             return tick(at: now)
         }
@@ -154,6 +168,7 @@ public struct SessionCore: Sendable {
     // MARK: - Time
 
     private mutating func tick(at now: Double) -> [SessionEffect] {
+        if let failure = waitedTooLong(at: now) { return [.end(failure: failure)] }
         var out = translate(policy.advance(to: now))
         if probeDue, now - lastProbe >= probeInterval {
             lastProbe = now
@@ -351,12 +366,13 @@ public struct SessionCore: Sendable {
 
     // MARK: - Reload
 
-    private mutating func reload(_ configuration: PolicyConfiguration, request: RequestID?, at now: Double)
-        -> [SessionEffect]
-    {
+    private mutating func reload(
+        _ configuration: PolicyConfiguration, playlist: [String]?, request: RequestID?, at now: Double
+    ) -> [SessionEffect] {
         do {
             let outputs = try policy.reconfigure(configuration, at: now)
-            return translate(outputs) + reply(request, ControlReply(ok: true))
+            let player: [SessionEffect] = playlist.map { [.player(.playlist($0))] } ?? []
+            return translate(outputs) + player + reply(request, ControlReply(ok: true))
         } catch {
             return reply(request, .refused("the new configuration is refused, the old one goes on: \(error)"))
         }
@@ -366,7 +382,7 @@ public struct SessionCore: Sendable {
 
     /// Each policy output is logged, then carried out: a rotation turns the player, then the
     /// output; a keep sets the layout; the overlays follow the lock, transitions and suggestions.
-    private func translate(_ outputs: [PolicyOutput]) -> [SessionEffect] {
+    func translate(_ outputs: [PolicyOutput]) -> [SessionEffect] {
         var out: [SessionEffect] = []
         for o in outputs {
             out.append(.policy(o))

@@ -30,8 +30,8 @@ public enum SessionInput: Sendable, Hashable {
     case device(DeviceOrientation)
     /// The sensor's health, in words, for the status.
     case sensorStatus(String)
-    /// The rotation-lock switch moved.
-    case lockSwitch(Bool)
+    /// The rotation-lock switch moved (or its key was pressed: a toggle).
+    case lockSwitch(LockSwitch)
     /// The motion fallback's answer: how the device is physically held, even while locked.
     case motion(DeviceOrientation)
     /// An action asked for by a person or a program; `request` waits for the reply.
@@ -59,8 +59,23 @@ public enum SessionInput: Sendable, Hashable {
     case inputDevices([String], problems: [String])
     /// The wall clock's minute changed: the status line's text for it.
     case clock(String)
-    /// A new configuration (SIGHUP): the policy's part of it.
-    case reload(PolicyConfiguration, request: RequestID? = nil)
+    /// A new configuration (SIGHUP): the policy's part of it, and the playlist when it is the
+    /// configuration's (not the command line's).
+    case reload(PolicyConfiguration, playlist: [String]? = nil, request: RequestID? = nil)
+    /// Whether the display answers: at the start, while the session waits for it, and after mpv was lost.
+    case displayChecked(DisplayState)
+    /// The outputs may have changed: plugged, enabled, turned by someone else.
+    case outputsChanged
+    /// mpv ended on its own: its window was closed, or the compositor went away under it.
+    case playerLost
+    /// The player cannot do its job (its stream stalled too often): the session ends, failing.
+    case playerGaveUp(String)
+    /// `upright ctl screenshot`.
+    case screenshot(request: RequestID)
+    /// A message line over the video (`nil` clears it).
+    case message(String?)
+    /// The session is asked to end (a signal, the duration, mpv's events ending).
+    case stop
     /// Time passed: what is due by now (a transition's end, a display probe).
     case tick
 }
@@ -86,6 +101,41 @@ public enum SessionEffect: Sendable, Hashable {
     case status(String)
     /// Switch the screen on or off (the power plan).
     case screenPower(Bool)
+    /// A warning for the log and the service manager's status line.
+    case warning(String)
+    /// Is the display there? The answer comes back as ``SessionInput/displayChecked(_:)``.
+    case checkDisplay
+    /// Ask whether the display is there twice a second, until it is (`false`: stop asking).
+    case watchDisplay(Bool)
+    /// Find the display backend (again, after the compositor came back: `redetect`); the answer
+    /// comes back as ``SessionInput/displayProbed(_:_:)``.
+    case startDisplay(redetect: Bool)
+    /// The outputs changed: turn back what was turned behind the session's back, and say what the
+    /// display can do now (``SessionInput/displayProbed(_:_:)``).
+    case reassertDisplay
+    /// Hear of output changes from the display backend (`false`: its compositor is gone).
+    case watchOutputs(Bool)
+    /// Take a screenshot and reply to the request with it.
+    case screenshot(RequestID)
+    /// The session ends: with `failure`, it could not do its job (the process exits non-zero).
+    case end(failure: String?)
+}
+
+/// What the rotation-lock switch did.
+public enum LockSwitch: Sendable, Hashable {
+    case on
+    case off
+    /// A lock key: the lock the other way.
+    case toggle
+}
+
+/// Whether the display answers, as the shell found it.
+public enum DisplayState: Sendable, Hashable {
+    case present
+    /// The compositor named does not answer (yet, or any more): the video waits for it.
+    case waiting(String)
+    /// No display at all: mpv plays where it can, and the session ends after the wait unless one appears.
+    case missing(String)
 }
 
 /// What the player is asked to do.
@@ -98,6 +148,12 @@ public enum PlayerEffect: Sendable, Hashable {
     case playClip(String)
     /// Pause playback (the screen is off) or resume it.
     case pause(Bool)
+    /// Load the playlist: the display answers.
+    case start
+    /// A new mpv, after the old one ended on its own.
+    case restart
+    /// The playlist of a new configuration.
+    case playlist([String])
 }
 
 /// One change of what the overlays show.
@@ -108,4 +164,6 @@ public enum OverlayChange: Sendable, Hashable {
     case clock(String)
     /// Hidden during a transition, shown again after it.
     case hidden(Bool)
+    /// A message line (`nil` clears it).
+    case message(String?)
 }

@@ -144,25 +144,46 @@ struct SensorCommand: AsyncParsableCommand {
         }
     }
 
-    /// The changes only: the classifier runs on the sensor thread, and the lock applies.
-    func runMonitor(
-        _ settings: SensorSettings, parameters: OrientationClassifier.Parameters, lock lockConfig: LockSettings
-    ) async throws {
-        let lockSettings = LockSettings(
-            locked: locked || lockConfig.locked, evdev: lockSwitch.map(LockSwitchSetting.init) ?? lockConfig.evdev)
-        let monitor = OrientationMonitor(sensor: settings, parameters: parameters, lock: lockSettings)
-        let input = InputHub(plan: InputPlan(devices: [], lockSwitch: lockSettings.evdev))
-        let forward = Task {
+    /// The lock switch's events pause and resume the monitor, and each change is shown. The lock's
+    /// one owner here is this command (in `upright play` it is the session's core).
+    private func forwardLock(_ input: InputHub, to monitor: OrientationMonitor, locked: Bool, since start: Double)
+        -> Task<Void, Never>
+    {
+        let (json, writeLine) = (json, writeLine)
+        @Sendable func show(_ on: Bool, _ source: LockSource) {
+            let t = monotonicSeconds() - start
+            writeLine(
+                json
+                    ? "{\"t\": \(t.fixed(3)), \"locked\": \(on), \"source\": \"\(source.rawValue)\"}"
+                    : "\(t.fixed(2)) s  rotation lock \(on ? "on" : "off") (\(source.rawValue))")
+        }
+        show(locked, .configuration)
+        return Task {
+            var lock = RotationLockState(configured: locked)
             for await e in input.events {
                 switch e {
-                case .lock(let change, _): await monitor.lockSwitch(change)
+                case .lock(let change, _):
+                    guard lock.apply(change) else { continue }
+                    await monitor.setPaused(lock.locked)
+                    show(lock.locked, lock.source)
                 case .problem(let path, let reason): log.warning("rotation-lock switch \(path): \(reason)")
                 case .closed(let path, let reason): log.notice("rotation-lock switch \(path) closed: \(reason)")
                 case .opened, .press: break
                 }
             }
         }
+    }
+
+    /// The changes only: the classifier runs on the sensor thread, and the lock applies.
+    func runMonitor(
+        _ settings: SensorSettings, parameters: OrientationClassifier.Parameters, lock lockConfig: LockSettings
+    ) async throws {
+        let lockSettings = LockSettings(
+            locked: locked || lockConfig.locked, evdev: lockSwitch.map(LockSwitchSetting.init) ?? lockConfig.evdev)
+        let monitor = OrientationMonitor(sensor: settings, parameters: parameters, paused: lockSettings.locked)
+        let input = InputHub(plan: InputPlan(devices: [], lockSwitch: lockSettings.evdev))
         let start = monotonicSeconds()
+        let forward = forwardLock(input, to: monitor, locked: lockSettings.locked, since: start)
         let stopper = Task {
             await waitForStop(duration: duration)
             await monitor.stop()
@@ -183,17 +204,12 @@ struct SensorCommand: AsyncParsableCommand {
                     throw noSensor(s)
                 }
                 if s.state == .reading || s.state == .paused { read = true }
-            case .lock(let on, let source):
-                writeLine(
-                    json
-                        ? "{\"t\": \(t.fixed(3)), \"locked\": \(on), \"source\": \"\(source.rawValue)\"}"
-                        : "\(t.fixed(2)) s  rotation lock \(on ? "on" : "off") (\(source.rawValue))")
             case .orientation(let o, let change):
                 if var change {
                     change.t -= start
                     show(change)
                 } else {
-                    let why = await monitor.isLocked ? "the rotation lock is on" : "no readings from the sensor"
+                    let why = await monitor.isPaused ? "the rotation lock is on" : "no readings from the sensor"
                     writeLine(
                         json
                             ? "{\"t\": \(t.fixed(3)), \"orientation\": \"\(o)\"}"

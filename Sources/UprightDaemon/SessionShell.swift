@@ -25,74 +25,111 @@ struct SessionShell: Sendable {
     let cec: String
     let sensor: SensorSettings
     let classifier: OrientationClassifier.Parameters
+    /// The environment the display is found in, and mpv's video output (`nil`: mpv's choice).
+    let environment: [String: String]
+    let videoOutput: String?
+    /// Upright owns the output (kiosk mode): changes made behind its back are undone.
+    let kiosk: Bool
     let log: @Sendable (RotationDecision) -> Void
     let logger: Logger
-    let feed: AsyncStream<PlaySession.Event>.Continuation
+    let feed: AsyncStream<SessionInput>.Continuation
+    /// The watches the core starts and stops: the display's presence and its outputs.
+    let watches = Watches()
 
-    /// Carries the core's effects out strictly in order, and returns the replies they made. A
-    /// result the core must see at once (a turn of the output, a probe of the display) goes back
-    /// to it, and its effects follow in turn.
-    func perform(_ effects: [SessionEffect], core: inout SessionCore, now: @Sendable () -> Double) async
-        -> [(RequestID, ControlReply)]
-    {
+    /// What carrying effects out came to: the replies made, and the session's end (with its
+    /// failure, if it failed).
+    struct Performed {
         var replies: [(RequestID, ControlReply)] = []
-        var queue = effects[...]
-        while let effect = queue.popFirst() {
-            switch effect {
-            case .policy(.decision(let d)):
-                log(d)
-                metrics.decision(d)
-            case .policy(.willRotate(let t)):
-                metrics.transition(t)
-            case .policy:
-                break
-            case .player(let p):
-                await perform(p)
-            case .turnOutput(let interface):
-                let start = ContinuousClock.now
-                let failure = await display.apply(interface)
-                metrics.applied(in: start.duration(to: .now), failed: failure != nil)
-                let report = await display.status.report
-                queue += core.handle(.displayTurned(report, failure: failure?.description), at: now())
-            case .probeDisplay:
-                let abilities = await display.probe()
-                let report = await display.status.report
-                queue += core.handle(.displayProbed(abilities, report), at: now())
-            case .sensorLock(let on):
-                await monitor.setLocked(on)
-            case .measureMotion:
-                measureMotion()
-            case .playlist(let step, let request):
-                let reply = await stepPlaylist(step)
-                if let request { replies.append((request, reply)) }
-            case .reply(let request, let reply):
-                replies.append((request, reply))
-            case .status(let line):
-                logger.notice("\(line)")
-            case .screenPower(let on):
-                if let failure = await display.setPower(on) { logger.warning("screen power: \(failure)") }
-                switch await ScreenCEC.set(on, choice: cec) {
-                case .success(let done): logger.notice("\(done)")
-                case .failure(let failure): logger.warning("screen power: \(failure)")
-                case nil: break
-                }
-            }
-        }
-        return replies
+        var end: String??
     }
 
-    private func perform(_ effect: PlayerEffect) async {
+    /// Carries the core's effects out strictly in order. A result the core must see at once (a
+    /// turn of the output, a probe or a check of the display) goes back to it, and its effects
+    /// follow in turn.
+    func perform(_ effects: [SessionEffect], core: inout SessionCore, now: @Sendable () -> Double) async -> Performed {
+        var done = Performed()
+        var queue = effects[...]
+        while let effect = queue.popFirst() {
+            if let answer = await perform(effect, into: &done) { queue += core.handle(answer, at: now()) }
+        }
+        return done
+    }
+
+    /// Carries one effect out; returns the answer the core asked for, if any.
+    private func perform(_ effect: SessionEffect, into done: inout Performed) async -> SessionInput? {
+        switch effect {
+        case .policy(.decision(let d)):
+            log(d)
+            metrics.decision(d)
+        case .policy(.willRotate(let t)): metrics.transition(t)
+        case .policy: break
+        case .player(let p): if let failure = await perform(p) { done.end = failure }
+        case .turnOutput(let interface):
+            let start = ContinuousClock.now
+            let failure = await display.apply(interface)
+            metrics.applied(in: start.duration(to: .now), failed: failure != nil)
+            return .displayTurned(await display.status.report, failure: failure?.description)
+        case .probeDisplay:
+            let abilities = await display.probe()
+            return .displayProbed(abilities, await display.status.report)
+        case .sensorLock(let on): await monitor.setPaused(on)
+        case .measureMotion: measureMotion()
+        case .playlist(let step, let request):
+            let playing = step == .next ? await player.next() : await player.previous()
+            if let request { done.replies.append((request, ControlReply(ok: true, playing: playing))) }
+        case .reply(let request, let reply): done.replies.append((request, reply))
+        case .status(let line): logger.notice("\(line)")
+        case .warning(let line):
+            logger.warning("\(line)")
+            ServiceManager.status(line)
+        case .screenPower(let on): await screenPower(on)
+        case .checkDisplay: return .displayChecked(await presence())
+        case .watchDisplay(let on): watches.display(on ? watchForDisplay() : nil)
+        case .startDisplay(let redetect):
+            let (abilities, report) = await startDisplay(redetect: redetect)
+            return .displayProbed(abilities, report)
+        case .reassertDisplay:
+            let (abilities, note) = await display.reassert()
+            if let note { logger.notice("\(note)") }
+            return .displayProbed(abilities, await display.status.report)
+        case .watchOutputs(let on): watches.outputs(on && kiosk ? watchOutputs() : nil)
+        case .screenshot(let request): done.replies.append((request, await screenshot()))
+        case .end(let failure): done.end = .some(failure)
+        }
+        return nil
+    }
+
+    /// Finds the display backend (again, for a compositor that came back) and says what it can do.
+    func startDisplay(redetect: Bool) async -> (DisplayAbilities, DisplayReport) {
+        let abilities = redetect ? await display.redetect() : await display.start()
+        let status = await display.status
+        logger.notice("display: \(status.summary)")
+        return (abilities, status.report)
+    }
+
+    private func screenPower(_ on: Bool) async {
+        if let failure = await display.setPower(on) { logger.warning("screen power: \(failure)") }
+        switch await ScreenCEC.set(on, choice: cec) {
+        case .success(let done): logger.notice("\(done)")
+        case .failure(let failure): logger.warning("screen power: \(failure)")
+        case nil: break
+        }
+    }
+
+    /// Carries a player effect out; returns why the session must end, if mpv cannot start again.
+    private func perform(_ effect: PlayerEffect) async -> String?? {
         switch effect {
         case .apply(let interface, let strategy, let layout):
             await player.apply(interface, strategy: strategy, layout: layout)
-        case .layout(let layout):
-            await player.setLayout(layout)
-        case .overlay(.hidden(let hidden)):
-            await player.setOverlaysHidden(hidden)
-        case .pause(let paused):
-            await player.setPaused(paused)
-        case .playClip(let file):
-            await player.playClip(file)
+        case .layout(let layout): await player.setLayout(layout)
+        case .overlay(.hidden(let hidden)): await player.setOverlaysHidden(hidden)
+        case .pause(let paused): await player.setPaused(paused)
+        case .playClip(let file): await player.playClip(file)
+        case .start: await player.start()
+        case .restart:
+            metrics.restarted()
+            do { try await player.restart() } catch { return .some("mpv could not start again: \(error)") }
+        case .playlist(let list): await player.setPlaylist(list)
         case .overlay(let change):
             await player.updateOverlays { content in
                 switch change {
@@ -100,10 +137,12 @@ struct SessionShell: Sendable {
                 case .suggestion(let s): content.suggestion = s
                 case .title(let t): content.title = t
                 case .clock(let c): content.clock = c
+                case .message(let m): content.message = m
                 case .hidden: break
                 }
             }
         }
+        return nil
     }
 
     /// The motion fallback's burst of reads, off the cooperative pool; its answer is an input.
@@ -111,84 +150,37 @@ struct SessionShell: Sendable {
         let (sensor, parameters, feed) = (sensor, classifier, feed)
         Task {
             let reading = await Blocking.run { MotionFallback.measure(sensor, parameters: parameters) }
-            feed.yield(.input(.motion(reading.orientation)))
+            feed.yield(.motion(reading.orientation))
         }
     }
 
-    private func stepPlaylist(_ step: PlaylistStep) async -> ControlReply {
-        let playing = step == .next ? await player.next() : await player.previous()
-        return ControlReply(ok: true, playing: playing)
-    }
-
-    /// Starts the tasks that turn the sensor, the player, the clock and `stop` into inputs.
+    /// Starts the tasks that turn the sensor, the input devices, the player, the clock and `stop`
+    /// into inputs.
     func startSources<C: Clock>(stop: AsyncStream<Void>, clock: C) -> [Task<Void, Never>]
     where C.Duration == Duration {
-        let (monitorEvents, playerEvents) = (monitor.events, player.events)
+        let monitorEvents = monitor.events
         return [
             Task {
                 for await e in monitorEvents {
                     switch e {
                     case .orientation(let o, _):
                         metrics.device(o)
-                        feed.yield(.input(.device(o)))
-                    case .lock(let on, .lockSwitch): feed.yield(.input(.lockSwitch(on)))
-                    case .lock: break  // the session's own commands and the configuration: already decided
+                        feed.yield(.device(o))
                     case .status(let s):
                         metrics.sensor(s)
-                        feed.yield(.input(.sensorStatus("\(s)")))
+                        feed.yield(.sensorStatus("\(s)"))
                     }
                 }
             },
             Task { await readInput() },
-            Task {
-                var ready = false  // READY=1 once the first item plays (or nothing is left to play)
-                for await e in playerEvents {
-                    switch e {
-                    case .hotkey(let action): feed.yield(.input(.command(action, from: .hotkey)))
-                    case .tap(let action): feed.yield(.input(.command(action, from: .touch)))
-                    case .clipEnded: feed.yield(.input(.clipEnded))
-                    case .shape(let shape): feed.yield(.input(.content(shape)))
-                    case .playing(let item):
-                        let title = await player.title(of: item)
-                        logger.info("playing \(item)")
-                        metrics.playing(item)
-                        feed.yield(.input(.playing(item: item, title: title)))
-                        if ready {
-                            ServiceManager.status("playing \(title)")
-                        } else {
-                            ServiceManager.ready(status: "playing \(title)")
-                        }
-                        ready = true
-                    case .fileFailed(let path, let reason):
-                        metrics.fileFailed()
-                        feed.yield(.input(.fileFailed(path: path, reason: reason)))
-                    case .problem(let text):
-                        logger.warning("player: \(text)")
-                    case .stalled(let item):
-                        metrics.stalled()
-                        logger.warning("playback stalled on \(item): loading it again")
-                        ServiceManager.status("stalled on \(item); loading it again")
-                    case .gaveUp(let reason):
-                        ServiceManager.status("failed: \(reason)")
-                        feed.yield(.fail(reason))
-                    case .shutdown:
-                        // Not asked for: its window was closed, or the compositor went away under it.
-                        if !(await player.isShuttingDown) { feed.yield(.playerLost) }
-                    case .idle:
-                        metrics.playing(nil)
-                        if !ready { ServiceManager.ready(status: "idle: nothing to play") }
-                        ready = true
-                    }
-                }
-                feed.yield(.stop)
-            },
+            Task { await readPlayer() },
             Task {
                 // The status line's clock, when the minute changes (every time zone's offset is whole minutes).
                 while !Task.isCancelled {
                     let wall = time(nil)
-                    feed.yield(.input(.clock(PlaySession.clockText(wall))))
+                    feed.yield(.clock(PlaySession.clockText(wall)))
                     let (weekday, minute, _) = LocalTime.now()
-                    feed.yield(.input(.localTime(weekday: weekday, minute: minute)))
+                    feed.yield(.localTime(weekday: weekday, minute: minute))
                     try? await clock.sleep(for: .seconds(Int(60 - wall % 60)), tolerance: nil)
                 }
             },
@@ -199,6 +191,50 @@ struct SessionShell: Sendable {
         ]
     }
 
+    /// The player's events as inputs; readiness for the service manager once the first item plays
+    /// (or nothing is left to play).
+    private func readPlayer() async {
+        var ready = false
+        for await e in player.events {
+            switch e {
+            case .hotkey(let action): feed.yield(.command(action, from: .hotkey))
+            case .tap(let action): feed.yield(.command(action, from: .touch))
+            case .clipEnded: feed.yield(.clipEnded)
+            case .shape(let shape): feed.yield(.content(shape))
+            case .playing(let item):
+                let title = await player.title(of: item)
+                logger.info("playing \(item)")
+                metrics.playing(item)
+                feed.yield(.playing(item: item, title: title))
+                if ready {
+                    ServiceManager.status("playing \(title)")
+                } else {
+                    ServiceManager.ready(status: "playing \(title)")
+                }
+                ready = true
+            case .fileFailed(let path, let reason):
+                metrics.fileFailed()
+                feed.yield(.fileFailed(path: path, reason: reason))
+            case .problem(let text): logger.warning("player: \(text)")
+            case .stalled(let item):
+                metrics.stalled()
+                logger.warning("playback stalled on \(item): loading it again")
+                ServiceManager.status("stalled on \(item); loading it again")
+            case .gaveUp(let reason):
+                ServiceManager.status("failed: \(reason)")
+                feed.yield(.playerGaveUp(reason))
+            case .shutdown:
+                // Not asked for: its window was closed, or the compositor went away under it.
+                if !(await player.isShuttingDown) { feed.yield(.playerLost) }
+            case .idle:
+                metrics.playing(nil)
+                if !ready { ServiceManager.ready(status: "idle: nothing to play") }
+                ready = true
+            }
+        }
+        feed.yield(.stop)
+    }
+
     /// The input hub's events: a bound key's press is its action, the lock switch goes to the
     /// monitor, and each device opened, closed or failing is logged and shown in the status.
     private func readInput() async {
@@ -207,10 +243,13 @@ struct SessionShell: Sendable {
             case .press(let code, let device):
                 guard let action = inputActions[code] else { continue }
                 logger.info("input: \(LinuxKeys.name(of: code)) on \(device): \(action.words.joined(separator: " "))")
-                feed.yield(.input(.command(action, from: .button)))
+                feed.yield(.command(action, from: .button))
                 continue
             case .lock(let change, _):
-                await monitor.lockSwitch(change)
+                switch change {
+                case .set(let on): feed.yield(.lockSwitch(on ? .on : .off))
+                case .toggle: feed.yield(.lockSwitch(.toggle))
+                }
                 continue
             case .opened(let info): logger.notice("input: opened \(info)")
             case .closed(let path, let reason): logger.warning("input: closed \(path): \(reason)")
@@ -218,7 +257,7 @@ struct SessionShell: Sendable {
             }
             let devices = input.devices.map(\.description)
             let problems = input.problems.map { "\($0.path): \($0.reason)" }
-            feed.yield(.input(.inputDevices(devices, problems: problems)))
+            feed.yield(.inputDevices(devices, problems: problems))
         }
     }
 }

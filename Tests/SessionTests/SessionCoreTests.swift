@@ -134,11 +134,11 @@ struct SessionCoreTests {
 
     @Test func theLockSwitchLocksLikeACommandAndAnEchoDoesNothing() throws {
         var run = try Run()
-        #expect(run.at(1, .lockSwitch(false)) == [])
-        #expect(run.at(1, .lockSwitch(true)) == [.measureMotion])
+        #expect(run.at(1, .lockSwitch(.off)) == [])
+        #expect(run.at(1, .lockSwitch(.on)) == [.measureMotion])
         _ = run.at(0.2, .motion(.portrait))
         #expect(run.core.policy.locked)
-        #expect(run.at(1, .lockSwitch(true)) == [])
+        #expect(run.at(1, .lockSwitch(.on)) == [])
     }
 
     @Test func aCommandDuringATransitionIsQueuedAndSaysSo() throws {
@@ -276,7 +276,7 @@ struct SessionCorePropertyTests {
         case 0..<10: return .command(actions[k], from: .control, request: request)
         case 10...13: return .device(DeviceOrientation.allCases[k - 9])
         case 14, 15: return .motion(k == 14 ? .landscapeLeft : .portrait)
-        case 16: return .lockSwitch(true)
+        case 16: return .lockSwitch(.on)
         case 17: return .displayTurned(.none, failure: "gone")
         case 18: return .displayProbed(.kiosk, .none)
         default: return .tick

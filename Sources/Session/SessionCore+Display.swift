@@ -1,0 +1,114 @@
+import OrientationCore
+
+/// The session's rules for its display and its player:
+/// - at the start the video plays once the display answers; a compositor named but not answering
+///   yet is waited for, and after ``SessionCore/displayWait`` seconds the session fails (the process
+///   exits non-zero, for the service manager to start it again);
+/// - with no display at all, mpv plays where it can, and the session fails after the wait unless
+///   a display appears;
+/// - mpv that ends on its own starts again at once while the display is there; with the display
+///   gone (its compositor died) the output cannot be turned meanwhile, and the video starts again
+///   when the display answers, the display found anew; three losses in a minute and the session fails;
+/// - outputs that change while playing are looked at again (turns behind the session's back undone).
+extension SessionCore {
+    /// A turn of the output was carried out, or failed: then only the surface turns, and the
+    /// display is asked again every ``SessionCore/probeInterval``.
+    mutating func displayTurned(_ report: DisplayReport, failure: String?, at now: Double) -> [SessionEffect] {
+        displayReport = report
+        guard let failure else { return [] }
+        display.canRotateOutput = false
+        lastProbe = now
+        return [.status("display: \(failure); only the video surface turns until it answers again")]
+            + translate(policy.handle(.display(display), at: now))
+    }
+
+    /// What the display can do now (after a probe, its start, or output changes).
+    mutating func displayProbed(_ abilities: DisplayAbilities, _ report: DisplayReport, at now: Double)
+        -> [SessionEffect]
+    {
+        displayReport = report
+        defer { afterProbe = [] }
+        guard abilities != display else { return afterProbe }
+        display = abilities
+        let line =
+            abilities.canRotateOutput
+            ? "display: \(report.backend) turns outputs again; the interface may turn with the output"
+            : "display: \(report.backend) cannot turn outputs now (\(report.problem ?? "no output")); "
+                + "only the video surface turns"
+        return [.status(line)] + translate(policy.handle(.display(abilities), at: now)) + afterProbe
+    }
+
+    mutating func displayChecked(_ state: DisplayState, at now: Double) -> [SessionEffect] {
+        if checkingLoss {
+            checkingLoss = false
+            return lost(state, at: now)
+        }
+        switch (phase, state) {
+        case (.starting, .present):
+            phase = .playing
+            return [.player(.start), .watchOutputs(true)]
+        case (.starting, .missing(let why)):
+            phase = .playing
+            wait(why, at: now)
+            return [
+                .warning("\(why); exiting in \(waitText) unless one appears"), .player(.start), .watchDisplay(true),
+            ]
+        case (.starting, .waiting(let why)):
+            phase = .waiting(lost: false)
+            wait(why, at: now)
+            displayReport.reason = why
+            displayReport.problem = why
+            return [.warning("display: \(why); the video starts when it answers"), .watchDisplay(true)]
+        case (.waiting(let lost), .present):
+            // Found late, or back after it went away (then mpv starts again, as it was).
+            phase = .playing
+            waitingSince = nil
+            afterProbe = [.player(lost ? .restart : .start), .watchOutputs(true)]
+            return [.watchDisplay(false), .startDisplay(redetect: lost)]
+        case (.playing, .present):
+            waitingSince = nil
+            return [.watchDisplay(false)]
+        case (_, .waiting(let why)), (_, .missing(let why)):
+            waitingWhy = why
+            return []
+        }
+    }
+
+    /// mpv ended on its own: is the display still there?
+    mutating func playerLost(at now: Double) -> [SessionEffect] {
+        losses = losses.filter { now - $0 < 60 } + [now]
+        guard losses.count < 3 else {
+            return [.end(failure: "mpv ended on its own 3 times within a minute; the last time its display went away")]
+        }
+        checkingLoss = true
+        return [.checkDisplay]
+    }
+
+    private mutating func lost(_ state: DisplayState, at now: Double) -> [SessionEffect] {
+        guard case .waiting(let why) = state else {
+            return [.warning("mpv ended on its own (its window was closed?); starting it again"), .player(.restart)]
+        }
+        phase = .waiting(lost: true)
+        wait(why, at: now)
+        var report = displayReport
+        report.problem = why
+        let abilities = DisplayAbilities(canRotateOutput: false, ownsOutput: display.ownsOutput)
+        let line = "mpv ended: the display went away; \(why); the video starts again when it answers"
+        // Its backend's compositor is gone; a new watch comes with the new one.
+        return [.warning(line), .watchOutputs(false)] + handle(.displayProbed(abilities, report), at: now)
+            + [.watchDisplay(true)]
+    }
+
+    private mutating func wait(_ why: String, at now: Double) {
+        waitingSince = now
+        waitingWhy = why
+    }
+
+    /// The display has not answered for the whole wait: why the session ends.
+    func waitedTooLong(at now: Double) -> String? {
+        guard let since = waitingSince, let wait = displayWait, now - since >= wait else { return nil }
+        return "\(waitingWhy) (waited \(Int(wait)) s; display.wait sets how long)"
+    }
+
+    private var waitText: String { displayWait.map { "\(Int($0)) s" } ?? "never (display.wait = 0)" }
+}
