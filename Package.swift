@@ -188,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "UprightDaemonTests",
             dependencies: [
-                "Blocking", "UprightDaemon", "Config", "OrientationCore", "MPV", "Session", "UnixSocket",
+                "Blocking", "UprightDaemon", "Config", "OrientationCore", "MPV", "Session", "TestSupport", "UnixSocket",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -17,7 +17,8 @@ public actor Player {
     private var core: PlaybackCore
     /// The options every mpv of this player starts with.
     private let options: [(String, String)]
-    private let origin = ContinuousClock.now
+    /// The core's time: seconds since the player was made, on its clock; and a sleep until such a time.
+    private let clock: PlayerClock
     private var timer: (at: Double, task: Task<Void, Never>)?
     private var folders: (watch: DirectoryWatch, task: Task<Void, Never>)?
     private var replies: [Int: CheckedContinuation<String?, Never>] = [:]
@@ -38,7 +39,10 @@ public actor Player {
     public var surfaceAngle: Int { core.surfaceAngle }
 
     /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win.
-    public init(settings: PlayerSettings, extra: [(String, String)] = []) throws(MPVError) {
+    /// The core's deadlines run on `clock` (a test's own, in tests).
+    public init<C: Clock>(settings: PlayerSettings, extra: [(String, String)] = [], clock: C) throws(MPVError)
+    where C.Duration == Duration {
+        self.clock = PlayerClock(clock)
         let options = MPVHandle.options(for: settings, extra: extra)
         self.options = options
         mpv = try MPVHandle.player(options: options, hotkeys: settings.hotkeys)
@@ -46,6 +50,11 @@ public actor Player {
         core = PlaybackCore(settings: settings, rotateByFilter: options.last { $0.0 == "vo" }?.1 == "libmpv")
         (events, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
         pump(mpv)
+    }
+
+    /// The same on the system's monotonic clock.
+    public init(settings: PlayerSettings, extra: [(String, String)] = []) throws(MPVError) {
+        try self.init(settings: settings, extra: extra, clock: ContinuousClock())
     }
 
     /// Hands `handle`'s events to the player until they end.
@@ -187,7 +196,7 @@ public actor Player {
         schedule(core.nextDeadline)
     }
 
-    private var now: Double { (ContinuousClock.now - origin).seconds }
+    private var now: Double { clock.now() }
 
     /// Carries `effect` out; returns the core's effects for what came back (an answer it asked for).
     private func perform(_ effect: PlaybackEffect) -> [PlaybackEffect] {
@@ -237,11 +246,11 @@ public actor Player {
         timer?.task.cancel()
         timer = nil
         guard let deadline else { return }
-        let wait = max(0, deadline - now)
+        let sleep = clock.sleep
         timer = (
             deadline,
             Task { [weak self] in
-                guard (try? await Task.sleep(for: .seconds(wait))) != nil else { return }
+                guard (try? await sleep(deadline)) != nil else { return }
                 await self?.tick()
             }
         )
@@ -260,5 +269,17 @@ public actor Player {
         guard !dirs.isEmpty else { return }
         let watch = DirectoryWatch(dirs)
         folders = (watch, Task { [weak self] in for await _ in watch.changes { await self?.feed(.foldersChanged) } })
+    }
+}
+
+/// A clock as the player's core counts time: seconds since the start, and a sleep until one.
+struct PlayerClock: Sendable {
+    let now: @Sendable () -> Double
+    let sleep: @Sendable (Double) async throws -> Void
+
+    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        let origin = clock.now
+        now = { origin.duration(to: clock.now).seconds }
+        sleep = { t in try await clock.sleep(until: origin.advanced(by: .seconds(t)), tolerance: nil) }
     }
 }

@@ -101,7 +101,8 @@ struct PlayerTests {
         var settings = PlayerSettings()
         settings.playlist = ["/nonexistent/clip.mp4", testPattern]
         settings.failureMessageTime = .seconds(2)
-        let player = try Player(settings: settings, extra: headless)
+        let clock = TestClock()
+        let player = try Player(settings: settings, extra: headless, clock: clock)
         await player.start()
         let seen = await waitFor(player.events) { if case .playing = $0 { true } else { false } }
         let why = "/nonexistent/clip.mp4: no such file or directory"
@@ -109,10 +110,13 @@ struct PlayerTests {
             seen?.contains(.fileFailed("/nonexistent/clip.mp4", reason: why)) == true, "\(String(describing: seen))")
         #expect(seen?.last == .playing(testPattern))
         #expect(await player.overlays.message == "Cannot play clip.mp4: \(why)")
-        // It goes once it has been up for its time, the next file playing.
-        var cleared = false
-        for _ in 0..<120 where !cleared {
-            try await Task.sleep(for: .milliseconds(50))
+        // It stays up for its time, the next file playing, then goes (the player's clock is the test's).
+        await clock.advance(by: .seconds(1.9))
+        #expect(await player.overlays.message != nil)
+        await clock.advance(by: .seconds(0.2))
+        var cleared = await player.overlays.message == nil
+        for _ in 0..<100 where !cleared {  // the tick reaches the player's actor
+            try await Task.sleep(for: .milliseconds(10))
             cleared = await player.overlays.message == nil
         }
         #expect(cleared)

@@ -5,6 +5,7 @@ import Logging
 import MPV
 import OrientationCore
 import Synchronization
+import TestSupport
 import Testing
 import UnixSocket
 
@@ -23,10 +24,13 @@ func quietSession(
         logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
 }
 
-/// Runs `body` while `session` plays; stops it afterwards.
-func whilePlaying(_ session: PlaySession, _ body: () async throws -> Void) async throws {
+/// Runs `body` while `session` plays on `clock` (the test moves it: the session's transitions,
+/// probes and timers fall due when it does); stops it afterwards.
+func whilePlaying(
+    _ session: PlaySession, clock: TestClock = TestClock(), _ body: () async throws -> Void
+) async throws {
     let (stop, continuation) = AsyncStream.makeStream(of: Void.self)
-    let running = Task { try await session.run(until: stop) }
+    let running = Task { try await session.run(until: stop, clock: clock) }
     // The session has started once its status shows the launch decision.
     for _ in 0..<500 {
         if await session.currentStatus()?.lastDecision != nil { break }
@@ -60,16 +64,17 @@ struct ControlTests {
 
     @Test func commandsDecideAndSayWhat() async throws {
         let session = try quietSession()
-        try await whilePlaying(session) {
+        let clock = TestClock()
+        try await whilePlaying(session, clock: clock) {
             var reply = try object(await session.control(#"{"command": "fullscreen"}"#))
             var decision = try #require(reply["decision"] as? [String: Any])
             #expect(decision["interface"] as? String == "landscape-right")
             #expect(decision["scene"] as? String == "fullscreen")
-            try await Task.sleep(for: .milliseconds(700))  // the transition ends
+            await clock.advance(by: .milliseconds(700))  // the transition ends
             reply = try object(await session.control(#"{"command": "rotate-to", "argument": "landscape-left"}"#))
             decision = try #require(reply["decision"] as? [String: Any])
             #expect(decision["interface"] as? String == "landscape-left")
-            try await Task.sleep(for: .milliseconds(800))  // a half turn takes 0.6 s; a command waits for its end
+            await clock.advance(by: .milliseconds(800))  // a half turn takes 0.6 s; a command waits for its end
             reply = try object(await session.control(#"{"command": "lock"}"#))
             #expect(reply["ok"] as? Bool == true)
             let status = try #require(
@@ -107,10 +112,11 @@ struct ControlTests {
 
     @Test func aReloadKeepsTheLockAndTheScenesAndARefusedOneChangesNothing() async throws {
         let session = try quietSession()
-        try await whilePlaying(session) {
+        let clock = TestClock()
+        try await whilePlaying(session, clock: clock) {
             _ = await session.control(#"{"command": "lock"}"#)
             _ = await session.control(#"{"command": "fullscreen"}"#)
-            try await Task.sleep(for: .milliseconds(700))
+            await clock.advance(by: .milliseconds(700))
             var new = try UprightConfiguration.parse(
                 """
                 [scenes.fullscreen]
@@ -295,9 +301,10 @@ struct SessionHotkeyTests {
         var c = UprightConfiguration()
         c.player.hotkeys[.rotate] = ["r"]
         let session = try quietSession(c)
-        try await whilePlaying(session) {
+        let clock = TestClock()
+        try await whilePlaying(session, clock: clock) {
             _ = await session.control(#"{"command": "fullscreen"}"#)
-            try await Task.sleep(for: .milliseconds(500))
+            await clock.advance(by: .milliseconds(500))
             try session.mpvHandle.command(["keypress", "r"])
             var interface = ""
             for _ in 0..<100 {
@@ -316,9 +323,10 @@ struct SessionHotkeyTests {
 struct ControlReplyTests {
     @Test func aRefusedCommandIsNotOk() async throws {
         let session = try quietSession()
-        try await whilePlaying(session) {
+        let clock = TestClock()
+        try await whilePlaying(session, clock: clock) {
             _ = await session.control(#"{"command": "fullscreen"}"#)
-            try await Task.sleep(for: .milliseconds(400))
+            await clock.advance(by: .milliseconds(400))
             let reply = try object(
                 await session.control(#"{"command": "rotate-to", "argument": "portrait-upside-down"}"#))
             #expect(reply["ok"] as? Bool == false)
