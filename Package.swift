@@ -140,7 +140,7 @@ let package = Package(
         .testTarget(
             name: "OrientationCoreTests",
             dependencies: [
-                "Demo", "OrientationCore", "Sensors", .product(name: "PropertyBased", package: "swift-property-based"),
+                "OrientationCore", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
         ),
@@ -158,7 +158,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SensorsTests", dependencies: ["Demo", "Sensors", "OrientationCore"], swiftSettings: strict),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationCore"], swiftSettings: strict),
         .testTarget(
             name: "ConfigTests",
             dependencies: ["Config", "Display", "OrientationCore", "Playback", "Player", "Sensors"],

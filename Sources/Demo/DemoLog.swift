@@ -1,5 +1,5 @@
 public import OrientationCore
-public import Sensors
+import Sensors
 
 /// The demo's readable log: steps, decisions and the detector's changes as lines for a person.
 public enum DemoLog {

@@ -1,7 +1,5 @@
-import Demo
 import OrientationCore
 import PropertyBased
-import Sensors
 import Testing
 
 typealias Pose = TraceScript.Pose

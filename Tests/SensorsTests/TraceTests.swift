@@ -1,4 +1,3 @@
-import Demo
 import Foundation
 import OrientationCore
 import Sensors

@@ -1,4 +1,3 @@
-public import OrientationCore
 internal import RealModule
 
 /// A scripted movement of a device, rendered as accelerometer samples: the built-in demo, the
