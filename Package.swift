@@ -41,15 +41,15 @@ let package = Package(
         // The one way off the cooperative pool for blocking work (C calls, helper programs, sockets).
         .target(name: "Blocking", swiftSettings: strict),
         // Why a file cannot be read, said one way for configurations, traces and playlists.
-        .target(name: "Files", swiftSettings: strict),
+        .target(name: "Files", dependencies: ["Playback"], swiftSettings: strict),
         .target(name: "Udev", dependencies: ["CUdev"], swiftSettings: strict),
         // An MQTT client (libmosquitto): the fleet's broker.
-        .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: strict),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "Settings"], swiftSettings: strict),
         // The service manager's notifications (readiness, status, watchdog) through libsystemd.
         .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: strict),
         .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
         // Linux input devices (evdev): buttons, keypads, remotes and the rotation-lock switch.
-        .target(name: "Input", swiftSettings: strict),
+        .target(name: "Input", dependencies: ["Settings"], swiftSettings: strict),
         // HDMI-CEC adapters (/dev/cecN): the TV to standby and back on.
         .target(name: "CEC", dependencies: ["CLinuxCEC"], swiftSettings: strict),
         .target(name: "MPV", dependencies: ["Blocking", "CMPV"], swiftSettings: strict),
@@ -63,23 +63,27 @@ let package = Package(
 
         // The session's rules as a value (pure): inputs in, effects out; `upright play` and the dry run drive it.
         .target(name: "Session", dependencies: ["OrientationCore", "Playback"], swiftSettings: strict),
+        // The settings as values (the configuration reads into them): no C library, no I/O.
+        .target(name: "Settings", dependencies: ["OrientationCore"], swiftSettings: strict),
         // The player's rules as a value (pure): mpv's events, scans and requests in, mpv commands out.
         .target(name: "Playback", dependencies: ["OrientationCore"], swiftSettings: strict),
 
         .target(
             name: "Sensors",
             dependencies: [
-                "Blocking", "Files", "Input", "OrientationCore", "IIO", "Udev",
+                "Blocking", "Files", "Input", "OrientationCore", "IIO", "Settings", "Udev",
                 .product(name: "RealModule", package: "swift-numerics"),
             ],
             swiftSettings: strict
         ),
-        .target(name: "Player", dependencies: ["Files", "MPV", "OrientationCore", "Playback"], swiftSettings: strict),
+        .target(
+            name: "Player", dependencies: ["Files", "MPV", "OrientationCore", "Playback", "Settings"],
+            swiftSettings: strict),
         .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
         .target(
             name: "Display",
             dependencies: [
-                "Blocking", "OrientationCore", "Systemd", "UnixSocket",
+                "Blocking", "OrientationCore", "Settings", "Systemd", "UnixSocket",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -88,8 +92,8 @@ let package = Package(
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Blocking", "CEC", "Config", "Display", "Input", "MPV", "MQTT", "OrientationCore", "Picture",
-                "Playback", "Player", "Sensors",
+                "Blocking", "CEC", "Config", "Display", "Files", "Input", "MPV", "MQTT", "OrientationCore", "Picture",
+                "Playback", "Player", "Sensors", "Settings",
                 "Session",
                 "Systemd", "UnixSocket",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -105,7 +109,8 @@ let package = Package(
         .target(
             name: "Demo",
             dependencies: [
-                "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "UprightDaemon",
+                "Config", "Display", "MPV", "OrientationCore", "Picture", "Player", "Sensors", "Settings",
+                "UprightDaemon",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -113,7 +118,7 @@ let package = Package(
         .target(
             name: "Config",
             dependencies: [
-                "Display", "Files", "Input", "MQTT", "OrientationCore", "Playback", "Player", "Sensors",
+                "Files", "Input", "OrientationCore", "Playback", "Settings",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
@@ -121,7 +126,9 @@ let package = Package(
         .target(
             name: "UprightCLI",
             dependencies: [
-                "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display", "Player",
+                "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display", "Files",
+                "Player",
+                "Settings",
                 "Session", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,7 +139,9 @@ let package = Package(
         .executableTarget(name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict),
         .executableTarget(
             name: "upright-bench",
-            dependencies: ["OrientationCore", "Sensors", "Player", "Playback", "MPV", "Display", "Picture"],
+            dependencies: [
+                "OrientationCore", "Sensors", "Player", "Playback", "MPV", "Display", "Picture", "Settings",
+            ],
             path: "Benchmarks/upright-bench",
             swiftSettings: strict
         ),
@@ -158,10 +167,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationCore"], swiftSettings: strict),
+        .testTarget(
+            name: "SensorsTests", dependencies: ["Sensors", "OrientationCore", "Settings"], swiftSettings: strict),
         .testTarget(
             name: "ConfigTests",
-            dependencies: ["Config", "Display", "OrientationCore", "Playback", "Player", "Sensors"],
+            dependencies: ["Config", "Display", "OrientationCore", "Playback", "Player", "Sensors", "Settings"],
             swiftSettings: strict),
         .testTarget(
             name: "SensorsIntegrationTests", dependencies: ["Blocking", "upright", "TestSupport", "Picture"],
@@ -173,16 +183,20 @@ let package = Package(
         .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
         .testTarget(
             name: "DisplayTests",
-            dependencies: ["Display", "Player", "Playback", "MPV", "OrientationCore", "TestSupport"],
+            dependencies: ["Display", "Player", "Playback", "MPV", "OrientationCore", "Settings", "TestSupport"],
             swiftSettings: strict
         ),
         .target(
-            name: "TestSupport", dependencies: ["Blocking", "Display", "Picture"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["Blocking", "Display", "Picture", "Settings"],
+            path: "Tests/TestSupport",
             swiftSettings: strict),
         .testTarget(name: "MPVTests", dependencies: ["MPV", "Playback", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PlayerTests",
-            dependencies: ["Blocking", "Picture", "Playback", "Player", "MPV", "OrientationCore", "TestSupport"],
+            dependencies: [
+                "Blocking", "Files", "Picture", "Playback", "Player", "MPV", "OrientationCore", "Settings",
+                "TestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -10,6 +10,7 @@ import Picture
 import Playback
 import Player
 import Sensors
+import Settings
 
 /// The whole screen by grim.
 func screenshot(wayland: String) async -> Picture? {

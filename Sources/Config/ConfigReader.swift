@@ -1,12 +1,9 @@
-import Display
 import Files
 import Foundation
 import Input
-import MQTT
 import OrientationCore
 import Playback
-import Player
-import Sensors
+import Settings
 import TOMLKit
 
 /// Walks the TOML tables, converts and checks each value, and keeps a diagnostic with its place
@@ -235,7 +232,7 @@ struct ConfigReader {
         if let m = string(d, ["display", "mode"]) {
             if m == "auto" {
                 display.mode = nil
-            } else if let mode = OutputState.Mode(m) {
+            } else if let mode = DisplayMode(m) {
                 display.mode = mode
             } else {
                 error(

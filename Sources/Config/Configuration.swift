@@ -1,11 +1,9 @@
-public import Display
 import Files
 import Foundation
 public import Input
 public import OrientationCore
 public import Playback
-import Player
-public import Sensors
+public import Settings
 import TOMLKit
 
 /// Upright's configuration: every setting, validated, with defaults for what the file leaves out.

@@ -1,6 +1,5 @@
 public import Foundation
 import OrientationCore
-import Player
 
 extension UprightConfiguration {
     /// Where a configuration is looked for, in order: `$XDG_CONFIG_HOME/upright/upright.toml`

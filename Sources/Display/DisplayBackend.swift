@@ -1,21 +1,10 @@
+public import Settings
+
 /// One output as a backend reports it.
 public struct OutputState: Sendable, Hashable {
     /// A mode's size in pixels.
-    public struct Mode: Sendable, Hashable, CustomStringConvertible {
-        public var width: Int
-        public var height: Int
-        public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
-        }
-        /// Parses `WIDTHxHEIGHT`.
-        public init?(_ text: String) {
-            let parts = text.split(separator: "x")
-            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
-            self.init(width: w, height: h)
-        }
-        public var description: String { "\(width)x\(height)" }
-    }
+    /// A mode, `WIDTHxHEIGHT`.
+    public typealias Mode = DisplayMode
 
     public var name: String
     public var active: Bool

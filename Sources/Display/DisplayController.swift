@@ -2,36 +2,10 @@ import Blocking
 import Foundation
 import Glibc
 public import OrientationCore
+public import Settings
 import Systemd
 
-/// Which display backend to use: `auto` finds one from the environment.
-public enum DisplayBackendChoice: String, Sendable, Hashable, CaseIterable {
-    case auto, sway, wlroots, gnome, kde, x11, none
-
-    /// Every name, for error messages.
-    public static let allNames = allCases.map(\.rawValue)
-}
-
-/// The `[display]` settings: the configuration reads into this type.
-public struct DisplaySettings: Sendable, Hashable {
-    public var backend = DisplayBackendChoice.auto
-    /// `auto` (the output showing Upright) or an output's name.
-    public var output = "auto"
-    /// The interface orientation the panel shows upright at transform 0 (its natural orientation
-    /// and mounting together).
-    public var natural: InterfaceOrientation = .portrait
-    /// The mode to state when the compositor reports none (headless outputs), `WIDTHxHEIGHT`.
-    public var mode: OutputState.Mode?
-    /// X11 touch devices by name or id; empty: every touchscreen.
-    public var touch: [String] = []
-    /// Upright owns the output (a kiosk) and may turn it; false on a shared desktop.
-    public var kiosk = true
-    /// How long to wait for a compositor that is named but not there yet, or for any display at
-    /// all, before the process gives up and exits non-zero (`nil`: wait for ever).
-    public var wait: Duration? = .seconds(60)
-
-    public init() {}
-
+extension DisplaySettings {
     /// The output Upright turns among those `backend` lists: the configured one, else the one
     /// showing Upright, else the first active one, else the first.
     public func chooseOutput(among outputs: [OutputState], backend: DisplayBackendKind) throws(DisplayError)

@@ -1,4 +1,5 @@
 import Foundation
+public import Settings
 import Synchronization
 
 /// What the input hub is to read, from the configuration's `[input]`, `[hotkeys]` and `[lock]`.
@@ -410,18 +411,7 @@ final class HubLoop {
     }
 }
 
-/// The `[input]` settings: the configuration reads into this type.
-public struct InputSettings: Sendable, Hashable {
-    /// `["auto"]`: every input device that has a bound key; else the devices by path.
-    public var devices = ["auto"]
-    /// Take the devices for Upright alone (`EVIOCGRAB`).
-    public var grab = false
-
-    public init(devices: [String] = ["auto"], grab: Bool = false) {
-        self.devices = devices
-        self.grab = grab
-    }
-
+extension InputSettings {
     /// Why the device at `path` cannot be opened for reading now, in words that say what to do;
     /// `nil` when it can.
     /// (It does not open the device: a FIFO's writer would take that for its reader.)

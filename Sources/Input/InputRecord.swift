@@ -130,28 +130,3 @@ public enum LockSource: String, Sendable, Hashable {
     /// The rotation-lock switch of an input device.
     case lockSwitch = "switch"
 }
-
-/// Which input devices carry the rotation-lock switch.
-public enum LockSwitchSetting: Sendable, Hashable, CustomStringConvertible {
-    /// Every input device that has the switch or the key.
-    case auto
-    case none
-    /// One device (or a pipe of `input_event` records).
-    case path(String)
-
-    public init(_ text: String) {
-        switch text {
-        case "auto": self = .auto
-        case "none": self = .none
-        default: self = .path(text)
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .auto: "auto"
-        case .none: "none"
-        case .path(let p): p
-        }
-    }
-}

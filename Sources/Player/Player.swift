@@ -1,3 +1,4 @@
+import Files
 import Foundation
 public import MPV
 public import OrientationCore

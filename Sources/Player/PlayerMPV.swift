@@ -1,3 +1,5 @@
+import Files
+import Foundation
 import MPV
 import OrientationCore
 import Playback
@@ -96,5 +98,16 @@ extension MPVHandle {
         let w = Int(value(MPVProperty<Int64>("dwidth")) ?? 0), h = Int(value(MPVProperty<Int64>("dheight")) ?? 0)
         guard w > 0, h > 0 else { return nil }
         return ContentShape(width: w, height: h, rotate: Int(value(.videoMetadataRotate) ?? 0))
+    }
+}
+
+extension Player {
+    /// Why a local file cannot be played, in the system's words (mpv says only "loading failed"):
+    /// missing, a directory, unreadable. `nil` for a URL or a file that can be read.
+    public static func whyUnplayable(_ item: String) -> String? {
+        if item.contains("://") && !item.hasPrefix("file://") { return nil }
+        let path = item.hasPrefix("file://") ? (URL(string: item)?.path ?? item) : item
+        guard let problem = readProblem(path) else { return nil }
+        return problem == "is a directory" ? "\(path) is a directory" : "\(path): \(problem)"
     }
 }

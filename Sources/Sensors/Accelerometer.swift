@@ -1,5 +1,6 @@
 import Foundation
 public import IIO
+public import Settings
 import Udev
 
 /// Why the accelerometer cannot be read, in words that name the device and the attribute.

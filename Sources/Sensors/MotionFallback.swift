@@ -1,4 +1,5 @@
 public import OrientationCore
+public import Settings
 
 /// How the device is physically held, measured on request while the rotation lock is on.
 public struct MotionReading: Sendable, Hashable {

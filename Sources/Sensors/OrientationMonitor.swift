@@ -1,4 +1,5 @@
 public import OrientationCore
+public import Settings
 
 /// What the device-orientation monitor reports.
 public enum MonitorEvent: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 import OrientationCore
+import Settings
 
 /// The accelerometer polled at the configured rate on the sensor's thread: found (and found again
 /// after a fault, with backoff from 0.25 s doubling to 1.5 s: a device back is read within 2 s), read, checked, and paused while the

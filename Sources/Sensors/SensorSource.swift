@@ -1,6 +1,7 @@
 import Blocking
 import Foundation
 public import OrientationCore
+public import Settings
 
 /// What a sensor source reports: readings, and changes of its health.
 public enum SensorEvent: Sendable, Hashable {
@@ -315,39 +316,4 @@ struct Relay: Sendable {
     }
 
     func finish() { continuation.finish() }
-}
-
-/// `replay:FILE.csv?loop=1&speed=N` taken apart; two specs are equal when they replay the same
-/// file the same way, however the URI was written.
-public struct ReplaySpec: Sendable, Hashable {
-    /// The URI as written.
-    public var uri: String
-    public var path: String
-    public var loop = false
-    public var speed = 1.0
-
-    public init(_ uri: String) {
-        self.uri = uri
-        var rest = uri.hasPrefix("replay:") ? String(uri.dropFirst("replay:".count)) : uri
-        if let q = rest.firstIndex(of: "?") {
-            for pair in rest[rest.index(after: q)...].split(separator: "&") {
-                let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
-                guard kv.count == 2 else { continue }
-                if kv[0] == "loop" { loop = kv[1] == "1" || kv[1] == "true" || kv[1] == "yes" }
-                if kv[0] == "speed", let s = Double(kv[1]), s > 0, s.isFinite { speed = s }
-            }
-            rest = String(rest[..<q])
-        }
-        path = rest
-    }
-
-    public static func == (a: ReplaySpec, b: ReplaySpec) -> Bool {
-        (a.path, a.loop, a.speed) == (b.path, b.loop, b.speed)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(path)
-        hasher.combine(loop)
-        hasher.combine(speed)
-    }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Config
-import Player
+import Files
 
 /// `upright check-config [FILE]`: the effective configuration, or every error with its place.
 struct CheckConfig: ParsableCommand {

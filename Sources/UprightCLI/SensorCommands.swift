@@ -9,6 +9,7 @@ import Logging
 import MPV
 import OrientationCore
 import Sensors
+import Settings
 import UnixSignals
 import UprightDaemon
 

@@ -5,6 +5,7 @@ import Glibc
 import Logging
 import OrientationCore
 import Sensors
+import Settings
 
 /// A failure that has already been worded for the user, exit status 1: printed as
 /// `upright: error: MESSAGE`, or as it is when it is a diagnostic that names its own place

@@ -5,6 +5,7 @@ import MQTT
 import OrientationCore
 import ServiceLifecycle
 import Session
+import Settings
 
 /// The screen as a node of an MQTT broker, with Home Assistant discovery. Topics, under
 /// `PREFIX/DEVICE/`:

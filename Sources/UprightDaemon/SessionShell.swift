@@ -1,5 +1,6 @@
 import Blocking
 import Display
+import Files
 import Foundation
 import Input
 import Logging
@@ -8,6 +9,7 @@ import Playback
 import Player
 import Sensors
 import Session
+import Settings
 import Systemd
 
 /// What the session's effects act on, and where its inputs come from: the player, the display,

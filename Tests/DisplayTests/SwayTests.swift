@@ -1,6 +1,7 @@
 import Display
 import Foundation
 import OrientationCore
+import Settings
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Display
 import Foundation
 import OrientationCore
+import Settings
 import Testing
 
 /// A real X server (Xvfb). Its RandR offers no rotation, so this checks what can be checked here:

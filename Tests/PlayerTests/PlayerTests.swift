@@ -3,6 +3,7 @@ import MPV
 import OrientationCore
 import Playback
 import Player
+import Settings
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import OrientationCore
 import Sensors
+import Settings
 import Testing
 
 @Suite("Mount matrix")

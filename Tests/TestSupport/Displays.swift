@@ -1,4 +1,5 @@
 public import Display
+public import Settings
 
 extension DisplayController {
     /// A controller of `backend` for a test's compositor: its state kept in `directory`/state,

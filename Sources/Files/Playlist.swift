@@ -1,4 +1,3 @@
-import Files
 public import Foundation
 public import Playback
 
@@ -197,16 +196,5 @@ public enum LocalTime {
         localtime_r(&now, &parts)
         let weekday = parts.tm_wday == 0 ? 7 : Int(parts.tm_wday)
         return (weekday, Int(parts.tm_hour) * 60 + Int(parts.tm_min), Int(parts.tm_sec))
-    }
-}
-
-extension Player {
-    /// Why a local file cannot be played, in the system's words (mpv says only "loading failed"):
-    /// missing, a directory, unreadable. `nil` for a URL or a file that can be read.
-    public static func whyUnplayable(_ item: String) -> String? {
-        if item.contains("://") && !item.hasPrefix("file://") { return nil }
-        let path = item.hasPrefix("file://") ? (URL(string: item)?.path ?? item) : item
-        guard let problem = readProblem(path) else { return nil }
-        return problem == "is a directory" ? "\(path) is a directory" : "\(path): \(problem)"
     }
 }
