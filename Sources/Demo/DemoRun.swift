@@ -7,7 +7,7 @@ public import OrientationCore
 import Picture
 import Player
 import Sensors
-public import Settings
+import Settings
 import UprightDaemon
 
 /// `upright demo`: the built-in test pattern and the product demo's script played through the
