@@ -171,7 +171,7 @@ let package = Package(
             name: "SensorsTests", dependencies: ["Sensors", "OrientationCore", "Settings"], swiftSettings: strict),
         .testTarget(
             name: "ConfigTests",
-            dependencies: ["Config", "Display", "OrientationCore", "Playback", "Player", "Sensors", "Settings"],
+            dependencies: ["Config", "OrientationCore", "Playback", "Settings"],
             swiftSettings: strict),
         .testTarget(
             name: "SensorsIntegrationTests", dependencies: ["Blocking", "upright", "TestSupport", "Picture"],
