@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: strict),
         .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
         // Linux input devices (evdev): buttons, keypads, remotes and the rotation-lock switch.
-        .target(name: "Input", dependencies: ["Settings"], swiftSettings: strict),
+        .target(name: "Input", dependencies: ["Blocking", "Files", "Settings"], swiftSettings: strict),
         // HDMI-CEC adapters (/dev/cecN): the TV to standby and back on.
         .target(name: "CEC", dependencies: ["CLinuxCEC"], swiftSettings: strict),
         .target(name: "MPV", dependencies: ["Blocking", "CMPV"], swiftSettings: strict),
@@ -77,7 +77,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "Player", dependencies: ["Files", "MPV", "OrientationCore", "Playback", "Settings"],
+            name: "Player", dependencies: ["Blocking", "Files", "MPV", "OrientationCore", "Playback", "Settings"],
             swiftSettings: strict),
         .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
         .target(

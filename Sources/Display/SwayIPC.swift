@@ -6,7 +6,7 @@ import UnixSocket
 
 /// A client of sway's IPC socket (the i3 protocol: `i3-ipc`, a 32-bit length and type in the
 /// machine's byte order, then JSON). One connection, kept open and reopened after a failure;
-/// requests are serialised by a lock, each with a 2-second timeout.
+/// each request has a 2-second timeout.
 public final class SwayIPC: Sendable {
     /// The message types Upright sends.
     public enum Message: UInt32, Sendable {
@@ -36,29 +36,37 @@ public final class SwayIPC: Sendable {
         try await Blocking.run { () throws(DisplayError) in try self.exchange(type, payload) }
     }
 
+    /// One exchange on the kept connection. The connection is taken out of its lock for the
+    /// exchange (no lock is held across the socket's I/O) and put back after it; a request made
+    /// meanwhile opens a connection of its own, closed when it is done.
     private func exchange(_ type: Message, _ payload: String) throws(DisplayError) -> Data {
-        let result: Result<Data, DisplayError> = connection.withLock { fd in
-            // One retry on a fresh connection: the compositor may have restarted since the last call.
-            var lastError = DisplayError("")
-            for attempt in 0..<2 {
-                if fd < 0 {
-                    switch Self.connect(socketPath) {
-                    case .success(let newFD): fd = newFD
-                    case .failure(let e): return .failure(e)
-                    }
-                }
-                switch Self.exchange(fd, type, payload) {
-                case .success(let data): return .success(data)
-                case .failure(let e):
-                    close(fd)
-                    fd = -1
-                    lastError = e
-                    if attempt == 1 { break }
+        var fd = connection.withLock { kept in
+            defer { kept = -1 }
+            return kept
+        }
+        defer {
+            connection.withLock { kept in
+                if kept < 0 { kept = fd } else if fd >= 0 { close(fd) }
+            }
+        }
+        // One retry on a fresh connection: the compositor may have restarted since the last call.
+        var lastError = DisplayError("")
+        for _ in 0..<2 {
+            if fd < 0 {
+                switch Self.connect(socketPath) {
+                case .success(let newFD): fd = newFD
+                case .failure(let e): throw e
                 }
             }
-            return .failure(lastError)
+            switch Self.exchange(fd, type, payload) {
+            case .success(let data): return data
+            case .failure(let e):
+                close(fd)
+                fd = -1
+                lastError = e
+            }
         }
-        return try result.get()
+        throw lastError
     }
 
     /// Runs sway commands (`output HEADLESS-1 transform 90`) and fails with sway's own error

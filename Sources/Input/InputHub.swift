@@ -1,3 +1,5 @@
+import Blocking
+import Files
 import Foundation
 public import Settings
 import Synchronization
@@ -99,7 +101,7 @@ public final class InputHub: Sendable {
         }
         wakeWrite = Mutex(fds[1])
         let wake = fds[0]
-        let thread = Thread {
+        Blocking.thread(named: "upright-input") {
             let loop = HubLoop(plan: plan) { event in
                 switch event {
                 case .opened(let info):
@@ -115,8 +117,6 @@ public final class InputHub: Sendable {
             close(wake)
             continuation.finish()
         }
-        thread.name = "upright-input"
-        thread.start()
     }
 
     /// The devices open now, by path.
@@ -183,8 +183,8 @@ final class HubLoop {
     var reported: [String: String] = [:]
     /// A device that failed is opened again from this time on (seconds, monotonic).
     var retryAt: [String: Double] = [:]
-    var inotify: Int32 = -1
-    var watched: Set<String> = []
+    /// The devices' directories: a node that appears or goes is looked at at once.
+    let folders = FolderWatch(.entries)
     var lastReconcile = -Double.infinity
 
     init(plan: InputPlan, emit: @escaping (InputHubEvent) -> Void) {
@@ -207,15 +207,12 @@ final class HubLoop {
     }
 
     func run(wake: Int32) {
-        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        defer {
-            closeAll()
-            if inotify >= 0 { close(inotify) }
-        }
+        defer { closeAll() }
         while true {
             let t = Self.now()
             if t - lastReconcile >= 1 { reconcile(now: t) }
             var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            let inotify = folders.fd
             if inotify >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
             let paths = open.keys.sorted()
             for p in paths { fds.append(pollfd(fd: open[p]!.fd, events: Int16(POLLIN), revents: 0)) }
@@ -225,8 +222,7 @@ final class HubLoop {
             if fds[0].revents != 0 { return }
             var changed = false
             if inotify >= 0, fds[1].revents != 0 {
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                while buffer.withUnsafeMutableBytes({ read(inotify, $0.baseAddress, $0.count) }) > 0 {}
+                _ = folders.drain()
                 changed = true
             }
             let first = inotify >= 0 ? 2 : 1
@@ -242,12 +238,7 @@ final class HubLoop {
     /// Opens what should be open and is not, and closes what went away or was replaced.
     func reconcile(now: Double) {
         lastReconcile = now
-        if inotify >= 0 {
-            for dir in directories where !watched.contains(dir) {
-                let mask = UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_TO | IN_MOVED_FROM)
-                if inotify_add_watch(inotify, dir, mask) >= 0 { watched.insert(dir) }
-            }
-        }
+        folders.watch(directories, parentOfMissing: false)
         for (path, device) in open {
             guard let identity = Self.identity(path: path) else {
                 closeDevice(path, reason: "it went away")

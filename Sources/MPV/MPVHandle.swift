@@ -186,7 +186,7 @@ public final class MPVHandle: @unchecked Sendable {
         let pointer = HandlePointer(handle: h)
         let lifetime = Lifetime()
         self.lifetime = lifetime
-        let thread = Thread {
+        Blocking.thread(named: "upright-mpv-events") {
             while true {
                 guard let e = mpv_wait_event(pointer.handle, -1) else { continue }
                 let event = MPVHandle.copy(e.pointee)
@@ -199,8 +199,6 @@ public final class MPVHandle: @unchecked Sendable {
             while lifetime.renderers > 0 { usleep(1000) }
             lifetime.destroy { mpv_terminate_destroy(pointer.handle) }
         }
-        thread.name = "upright-mpv-events"
-        thread.start()
     }
 
     /// Asks mpv to quit; the event thread destroys the handle when mpv has shut down.

@@ -91,10 +91,12 @@ extension PlaybackCore {
     }
 
     /// The splash that led the playlist leaves it.
+    /// Wherever it is, even playing (mpv looped back to it): mpv then goes on to the next entry.
     mutating func dropLeadingSplash(_ splash: Int64) -> [PlaybackEffect] {
         leadingSplash = nil
         droppedSplash = splash
-        return remove([splash]).map { .mpv($0) }
+        entries.removeAll { $0.id == splash }
+        return [.mpv(.remove(entry: splash, evenIfPlaying: true))]
     }
 
     /// Removes mpv's entries `ids` (the model at once; the shell by index).

@@ -133,8 +133,9 @@ public enum PlaybackValue: Sendable, Hashable {
 public enum MPVCommand: Sendable, Hashable {
     /// `loadfile PATH replace|append [OPTIONS]`; answered with the new entry's id (``PlaybackInput/added(entry:)``).
     case load(String, append: Bool, options: [String])
-    /// `playlist-remove` of the entry, unless mpv plays it now (``PlaybackInput/removeRefused(entry:)``).
-    case remove(entry: Int64)
+    /// `playlist-remove` of the entry, unless mpv plays it now (``PlaybackInput/removeRefused(entry:)``);
+    /// `evenIfPlaying` (the splash): mpv then goes on to the next entry, or idles.
+    case remove(entry: Int64, evenIfPlaying: Bool = false)
     /// `playlist-move`: the entry goes before `before`.
     case move(entry: Int64, before: Int64)
     /// `playlist-play-index` of the entry.

@@ -56,9 +56,9 @@ extension MPVHandle {
             // mpv added it last (a replace: as its only entry); its id names it from now on.
             let last = (value(.playlistCount) ?? 1) - 1
             return .added(entry: string("playlist/\(last)/id").flatMap { Int64($0) })
-        case .remove(let entry):
+        case .remove(let entry, let evenIfPlaying):
             guard let i = index(of: entry) else { return nil }  // gone already
-            if i == value(.playlistPlayingPosition) { return .removeRefused(entry: entry) }
+            if !evenIfPlaying, i == value(.playlistPlayingPosition) { return .removeRefused(entry: entry) }
             try self.command(["playlist-remove", String(i)])
         case .move(let entry, let before):
             guard let i = index(of: entry), let j = index(of: before) else { return nil }

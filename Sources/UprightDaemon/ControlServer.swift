@@ -60,7 +60,8 @@ public struct ControlError: Error, CustomStringConvertible, Sendable {
 
 /// The control socket: a Unix stream socket (mode 0600, in a 0700 directory) taking JSON lines.
 /// Only peers of the same user (or root) are served: `SO_PEERCRED` is checked on every
-/// connection. Served by SwiftNIO on one event-loop thread, whatever the number of clients; a
+/// connection. Served by SwiftNIO on the process's one event-loop group (NIO's shared one, which
+/// the metrics server uses too), whatever the number of clients; a
 /// connection's requests are answered in order, each by the asynchronous handler in a task. A
 /// connection idle for 30 s is closed, and beyond ``connectionLimit`` open connections the one
 /// idle longest makes room for the new one. When `accept` fails (EMFILE, ENFILE: the descriptor
@@ -71,8 +72,6 @@ public final class ControlServer: Sendable {
     /// Open connections at the most: a monitoring system that never closes its own cannot make
     /// the socket deaf.
     public static let connectionLimit = 64
-    /// One event-loop thread for every control server of the process, never shut down.
-    private static let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let listener: any Channel
     private let connections: Connections
 
@@ -90,7 +89,7 @@ public final class ControlServer: Sendable {
         let old = umask(group ? 0o117 : 0o177)  // the socket file is made 0600 (0660) from the start
         defer { umask(old) }
         do {
-            listener = try await ServerBootstrap(group: Self.eventLoop)
+            listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 64)
                 .serverChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {

@@ -46,9 +46,21 @@ struct FakeMPV {
             // mpv opens the new playlist in its own loop, after the commands that follow.
             if !append { startPending = true }
             return .added(entry: nextID - 1)
-        case .remove(let entry):
+        case .remove(let entry, let evenIfPlaying):
             guard let i = index(of: entry) else { return nil }
-            if entry == playing { return .removeRefused(entry: entry) }
+            if entry == playing {
+                guard evenIfPlaying else { return .removeRefused(entry: entry) }
+                // mpv stops it and goes on to the entry after it, or idles.
+                playlist.remove(at: i)
+                stopPlaying(error: nil)
+                if playlist.isEmpty {
+                    position = nil
+                    events.append(.idle)
+                } else {
+                    start(at: i % playlist.count, now: now)
+                }
+                return nil
+            }
             playlist.remove(at: i)
             if let p = position, p > i { position = p - 1 } else if position == i { position = nil }
         case .move(let entry, let before):

@@ -19,6 +19,23 @@ struct PlaybackCoreTests {
         #expect(d.events.first == .playing("/s.png"))
     }
 
+    /// mpv looped back to the splash before the core heard the only item fail: the splash still
+    /// leaves (mpv plays it then: it is stopped), and nothing-to-play follows.
+    @Test func theSplashLeavesEvenWhenMpvLoopedBackToIt() {
+        var d = Drive(.folder(splash: "/s.png"), files: ["/d/1.png": "a"])
+        d.mpv.bad = ["/d/1.png"]
+        d.deliver = false
+        d.send(.start)
+        d.advance(1.5)
+        #expect(d.mpv.playing == d.mpv.playlist.first?.id, "mpv plays the splash again")
+        d.deliver = true
+        d.deliverAll()
+        d.advance(0.5)
+        #expect(d.events.contains(.idle))
+        #expect(d.core.overlays.message?.hasPrefix("Nothing to play (the last: 1.png") == true, "\(d.core.overlays)")
+        #expect(d.mpv.playlist.map(\.path) == ["/s.png"], "the splash, shown while nothing can play")
+    }
+
     @Test func mpvIdleBeforeTheFirstStartIsNotNothingToPlay() {
         var d = Drive(.folder(), files: Self.two)
         d.send(.mpv(.idle))
