@@ -22,13 +22,13 @@ public enum JSONText {
 
 extension RotationDecision {
     /// The decision as a record: `t` written as `time`, the cause included with `cause`.
-    public struct Record: Encodable, Sendable, Hashable {
+    public struct Record: Codable, Sendable, Hashable {
         public var t: JSONNumberText
-        public var decision: String
-        public var interface: String
-        public var strategy: String
+        public var decision: Kind
+        public var interface: InterfaceOrientation
+        public var strategy: AppliedStrategy
         public var scene: String
-        public var reason: String
+        public var reason: DecisionReason
         public var cause: String?
     }
 
@@ -36,8 +36,8 @@ extension RotationDecision {
     /// the play log with three decimals).
     public func record(time: String, cause withCause: Bool = true) -> Record {
         Record(
-            t: JSONNumberText(time), decision: kind.rawValue, interface: interface.name, strategy: strategy.rawValue,
-            scene: scene, reason: reason.rawValue, cause: withCause ? cause : nil)
+            t: JSONNumberText(time), decision: kind, interface: interface, strategy: strategy, scene: scene,
+            reason: reason, cause: withCause ? cause : nil)
     }
 
     /// The decision as one JSON line, the format of `upright replay --events` and of `upright

@@ -16,14 +16,20 @@ public enum JSONLine {
     }
 }
 
-/// A number written exactly as given (`12.300`): the play log's fixed three decimals.
-public struct JSONNumberText: Encodable, Sendable, Hashable {
+/// A number written exactly as given (`12.300`): the play log's fixed three decimals. Read back,
+/// it is the number.
+public struct JSONNumberText: Codable, Sendable, Hashable {
     public var text: String
     public init(_ text: String) { self.text = text }
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(text)  // written raw by JSONLine (see TreeEncoder)
     }
+    public init(from decoder: any Decoder) throws {
+        text = String(try decoder.singleValueContainer().decode(Double.self))
+    }
+    /// The number.
+    public var value: Double { Double(text) ?? .nan }
 }
 
 /// A JSON value under construction; objects keep their keys' order.

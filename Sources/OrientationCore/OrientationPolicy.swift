@@ -53,7 +53,7 @@ public enum PolicyEvent: Sendable, Hashable {
 }
 
 /// Why a decision came out as it did: one word each, for logs, status and the dry run.
-public enum DecisionReason: String, Sendable, Hashable {
+public enum DecisionReason: String, Sendable, Hashable, Codable {
     // rotate
     /// The launch orientation, applied before the first frame.
     case launch
@@ -85,7 +85,7 @@ public enum DecisionReason: String, Sendable, Hashable {
 
 /// A decision of the policy.
 public struct RotationDecision: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
         case rotate
         case keep
     }

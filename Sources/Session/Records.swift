@@ -1,7 +1,7 @@
 public import OrientationCore
 
 /// A screenshot in a control reply: the PNG's bytes in base64, and what took it.
-public struct Screenshot: Encodable, Sendable, Hashable {
+public struct Screenshot: Codable, Sendable, Hashable {
     public var png: String
     /// `mpv's window`, `the compositor's screen (grim)`, `the video frame`.
     public var source: String
@@ -13,7 +13,7 @@ public struct Screenshot: Encodable, Sendable, Hashable {
 }
 
 /// The display as the status reports it.
-public struct DisplayReport: Encodable, Sendable, Hashable {
+public struct DisplayReport: Codable, Sendable, Hashable {
     /// The backend's name (`sway`, `wlroots`, `x11`, `none`).
     public var backend: String
     /// The output can be turned now.
@@ -64,17 +64,17 @@ public struct DisplayReport: Encodable, Sendable, Hashable {
 }
 
 /// The session's state, as `upright ctl status` prints it.
-public struct SessionStatus: Encodable, Sendable, Hashable {
-    public var device: String
+public struct SessionStatus: Codable, Sendable, Hashable {
+    public var device: DeviceOrientation
     public var locked: Bool
-    public var interface: String
-    public var strategy: String
+    public var interface: InterfaceOrientation
+    public var strategy: AppliedStrategy
     /// The scene stack, bottom first.
     public var scenes: [String]
     public var sensor: String
     public var display: DisplayReport
     public var lastDecision: RotationDecision.Record?
-    public var suggestion: String?
+    public var suggestion: InterfaceOrientation?
     public var playing: String?
     /// Commands waiting for the rotation under way to end.
     public var queued: [String]
@@ -83,8 +83,8 @@ public struct SessionStatus: Encodable, Sendable, Hashable {
     public var clipsQueued: [String] = []
     /// The input devices open, and those that cannot be opened with the reason.
     public var input: InputReport = InputReport()
-    /// The screen's power plan: `on`, `off`, or `nil` without a plan; and its next change (`HH:MM`, local).
-    public var screen: String?
+    /// The screen's power plan: on or off, or `nil` without a plan; and its next change (`HH:MM`, local).
+    public var screen: ScreenPower?
     public var screenNextChange: String?
     /// The MQTT connection: "connected to …", or why not and that it is retried.
     public var mqtt: String?
@@ -117,8 +117,13 @@ public struct SessionStatus: Encodable, Sendable, Hashable {
     }
 }
 
+/// The screen, as the power plan has it.
+public enum ScreenPower: String, Codable, Sendable, Hashable {
+    case on, off
+}
+
 /// The input devices as the status reports them.
-public struct InputReport: Encodable, Sendable, Hashable {
+public struct InputReport: Codable, Sendable, Hashable {
     /// Each open device: its path, name and the bound keys it has.
     public var devices: [String] = []
     /// Each device that cannot be opened now, with the reason (it is tried again).
@@ -132,7 +137,7 @@ public struct InputReport: Encodable, Sendable, Hashable {
 
 /// A control reply: `ok`, and what happened. A refused command is `ok: false` with the reason in
 /// `error`; a command that waits for a rotation under way says `queued`.
-public struct ControlReply: Encodable, Sendable, Hashable {
+public struct ControlReply: Codable, Sendable, Hashable {
     public var ok: Bool
     public var error: String?
     /// The command waits for the rotation under way to end; it is carried out then.
@@ -165,4 +170,29 @@ public struct ControlReply: Encodable, Sendable, Hashable {
 
     /// The reply as one JSON line.
     public var line: String { JSONLine.encode(self) }
+}
+
+/// A control request as it is sent: one JSON object a line, `{"command": NAME, "argument": …}`.
+/// `upright ctl` writes it and the control socket reads it.
+public struct ControlRequestLine: Codable, Sendable, Hashable {
+    public var command: String?
+    public var argument: String?
+    public init(command: String, argument: String? = nil) {
+        self.command = command
+        self.argument = argument
+    }
+
+    /// The request as one JSON line.
+    public var line: String { JSONLine.encode(self) }
+}
+
+/// What `upright ctl screenshot --out FILE` says it wrote.
+public struct ScreenshotSaved: Codable, Sendable, Hashable {
+    public var ok = true
+    public var out: String
+    public var bytes: Int
+    public var source: String
+    public init(out: String, bytes: Int, source: String) {
+        (self.out, self.bytes, self.source) = (out, bytes, source)
+    }
 }

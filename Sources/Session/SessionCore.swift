@@ -103,11 +103,11 @@ public struct SessionCore: Sendable {
     /// The session's state, for `upright ctl status`.
     public var status: SessionStatus {
         SessionStatus(
-            device: policy.device.name, locked: policy.locked, interface: policy.interface.name,
-            strategy: policy.strategy.rawValue, scenes: policy.stack.map(\.scene), sensor: sensorHealth,
+            device: policy.device, locked: policy.locked, interface: policy.interface,
+            strategy: policy.strategy, scenes: policy.stack.map(\.scene), sensor: sensorHealth,
             display: displayReport, lastDecision: policy.lastDecision.map { $0.record(time: $0.millisecondsText) },
-            suggestion: policy.suggestion?.name, playing: playing, queued: policy.queued.map(\.name), clip: clip,
-            clipsQueued: clipQueue, input: input, screen: powerPlan == nil ? nil : (screenOn ? "on" : "off"),
+            suggestion: policy.suggestion, playing: playing, queued: policy.queued.map(\.name), clip: clip,
+            clipsQueued: clipQueue, input: input, screen: powerPlan == nil ? nil : (screenOn ? .on : .off),
             screenNextChange: screenNextChange, mqtt: mqtt)
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OrientationCore
+import Session
 import UprightDaemon
 
 /// `upright ctl COMMAND`: one request to a running `upright play` over its control socket.
@@ -47,26 +48,13 @@ struct Ctl: ParsableCommand {
             rest.removeFirst()
         }
         if rest.count > 1 { throw ValidationError("too many arguments for \(command)") }
-        struct Request: Encodable {
-            var command: String
-            var argument: String?
-        }
-        return JSONLine.encode(Request(command: command, argument: rest.first))
+        return ControlRequestLine(command: command, argument: rest.first).line
     }
 
     /// Writes the PNG of a screenshot reply to `out` (then says what was written) or to standard
     /// output; a refusal is printed as the reply and exits 1.
     static func save(screenshot reply: String, to out: String?) throws {
-        struct Reply: Decodable {
-            struct Shot: Decodable {
-                var png: String
-                var source: String
-            }
-            var ok: Bool
-            var screenshot: Shot?
-        }
-        guard let r = try? JSONDecoder().decode(Reply.self, from: Data(reply.utf8)), r.ok, let shot = r.screenshot,
-            let png = Data(base64Encoded: shot.png)
+        guard let r = ControlReply(line: reply), r.ok, let shot = r.screenshot, let png = Data(base64Encoded: shot.png)
         else {
             print(reply)
             throw ExitCode(1)
@@ -78,13 +66,7 @@ struct Ctl: ParsableCommand {
         guard FileManager.default.createFile(atPath: out, contents: png) else {
             throw CLIFailure("cannot write \(out): \(String(cString: strerror(errno)))")
         }
-        struct Written: Encodable {
-            var ok = true
-            var out: String
-            var bytes: Int
-            var source: String
-        }
-        print(JSONLine.encode(Written(out: out, bytes: png.count, source: shot.source)))
+        print(JSONLine.encode(ScreenshotSaved(out: out, bytes: png.count, source: shot.source)))
     }
 
     func run() throws {
@@ -105,8 +87,7 @@ struct Ctl: ParsableCommand {
             return
         }
         print(reply)
-        // Any reply that does not say `"ok": true` is a failure, however it is spaced.
-        struct Reply: Decodable { var ok: Bool }
-        if (try? JSONDecoder().decode(Reply.self, from: Data(reply.utf8)))?.ok != true { throw ExitCode(1) }
+        // Any reply that does not say `"ok": true` is a failure.
+        if ControlReply(line: reply)?.ok != true { throw ExitCode(1) }
     }
 }

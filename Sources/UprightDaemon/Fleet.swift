@@ -28,9 +28,9 @@ struct MQTTService: Service {
     var availability: String { base + "/availability" }
 
     /// The session's state as published: what Home Assistant's entities read.
-    struct State: Encodable, Equatable {
-        var device: String
-        var interface: String
+    struct State: Codable, Equatable {
+        var device: DeviceOrientation
+        var interface: InterfaceOrientation
         var locked: Bool
         var scene: String
         var playing: String?
@@ -135,28 +135,29 @@ struct MQTTService: Service {
     /// Home Assistant's discovery messages: the screen as a device with its entities.
     func discovery() -> [(String, String)] {
         let node = "upright_" + settings.device.replacingOccurrences(of: "-", with: "_")
-        let device: [String: Any] = [
-            "identifiers": [node], "name": "Upright \(settings.device)", "manufacturer": "Upright",
-            "model": "kiosk video player",
-        ]
-        func entity(_ component: String, _ id: String, _ fields: [String: Any]) -> (String, String) {
+        let device = Discovery.Device(
+            identifiers: [node], name: "Upright \(settings.device)", manufacturer: "Upright",
+            model: "kiosk video player")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        func entity(_ component: String, _ id: String, _ fields: Discovery) -> (String, String) {
             var config = fields
-            config["unique_id"] = "\(node)_\(id)"
-            config["object_id"] = "\(node)_\(id)"
-            config["device"] = device
-            config["availability_topic"] = availability
-            let data = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys])) ?? Data()
+            config.uniqueID = "\(node)_\(id)"
+            config.objectID = "\(node)_\(id)"
+            config.device = device
+            config.availabilityTopic = availability
+            let data = (try? encoder.encode(config)) ?? Data()
             return (
                 "\(settings.discoveryPrefix)/\(component)/\(node)/\(id)/config", String(decoding: data, as: UTF8.self)
             )
         }
         let state = base + "/state"
         func button(_ id: String, _ name: String, _ action: String) -> (String, String) {
-            entity("button", id, ["name": name, "command_topic": base + "/command/" + action])
+            entity("button", id, Discovery(name: name, commandTopic: base + "/command/" + action))
         }
         /// A sensor showing one field of the state.
         func sensor(_ id: String, _ name: String, _ field: String) -> (String, String) {
-            entity("sensor", id, ["name": name, "state_topic": state, "value_template": "{{ value_json.\(field) }}"])
+            entity("sensor", id, Discovery(name: name, stateTopic: state, valueTemplate: "{{ value_json.\(field) }}"))
         }
         var out = [
             button("fullscreen", "Full screen", "fullscreen"), button("next", "Next", "next"),
@@ -164,16 +165,14 @@ struct MQTTService: Service {
             button("accept_suggestion", "Accept the rotate suggestion", "accept-suggestion"),
             entity(
                 "switch", "lock",
-                [
-                    "name": "Rotation lock", "command_topic": base + "/command/lock", "state_topic": state,
-                    "value_template": "{{ 'ON' if value_json.locked else 'OFF' }}",
-                ]),
+                Discovery(
+                    name: "Rotation lock", commandTopic: base + "/command/lock", stateTopic: state,
+                    valueTemplate: "{{ 'ON' if value_json.locked else 'OFF' }}")),
             entity(
                 "select", "rotate_to",
-                [
-                    "name": "Rotate to", "command_topic": base + "/command/rotate-to", "state_topic": state,
-                    "value_template": "{{ value_json.interface }}", "options": InterfaceOrientation.allNames,
-                ]),
+                Discovery(
+                    name: "Rotate to", commandTopic: base + "/command/rotate-to", stateTopic: state,
+                    valueTemplate: "{{ value_json.interface }}", options: InterfaceOrientation.allNames)),
             sensor("device_orientation", "Device orientation", "device"),
             sensor("interface_orientation", "Interface orientation", "interface"),
             sensor("scene", "Scene", "scene"), sensor("playing", "Playing", "playing"),
@@ -183,9 +182,46 @@ struct MQTTService: Service {
             out.append(
                 entity(
                     "button", "play_\(clip)",
-                    ["name": "Play \(clip)", "command_topic": base + "/command/play", "payload_press": clip]))
+                    Discovery(name: "Play \(clip)", commandTopic: base + "/command/play", payloadPress: clip)))
         }
         return out
+    }
+}
+
+/// One Home Assistant discovery message (MQTT discovery's `config`): an entity of the screen's
+/// device, with the topics it reads and writes.
+struct Discovery: Codable, Equatable {
+    struct Device: Codable, Equatable {
+        var identifiers: [String]
+        var name: String
+        var manufacturer: String
+        var model: String
+    }
+
+    var name: String
+    var commandTopic: String?
+    var stateTopic: String?
+    var valueTemplate: String?
+    var options: [String]?
+    var payloadPress: String?
+    var uniqueID = ""
+    var objectID = ""
+    var device: Device?
+    var availabilityTopic = ""
+
+    init(
+        name: String, commandTopic: String? = nil, stateTopic: String? = nil, valueTemplate: String? = nil,
+        options: [String]? = nil, payloadPress: String? = nil
+    ) {
+        (self.name, self.commandTopic, self.stateTopic) = (name, commandTopic, stateTopic)
+        (self.valueTemplate, self.options, self.payloadPress) = (valueTemplate, options, payloadPress)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, options, device
+        case commandTopic = "command_topic", stateTopic = "state_topic", valueTemplate = "value_template"
+        case payloadPress = "payload_press", uniqueID = "unique_id", objectID = "object_id"
+        case availabilityTopic = "availability_topic"
     }
 }
 

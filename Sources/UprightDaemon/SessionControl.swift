@@ -16,11 +16,6 @@ public enum ControlRequest: Sendable, Hashable {
     /// The command names, for errors and `upright ctl --help`.
     public static var names: [String] { ["status", "screenshot"] + Action.names }
 
-    private struct Line: Decodable {
-        var command: String?
-        var argument: String?
-    }
-
     /// The first key of the top-level object that appears twice (the line is valid JSON).
     static func repeatedKey(in line: String) -> String? {
         var seen: Set<String> = []
@@ -59,9 +54,9 @@ public enum ControlRequest: Sendable, Hashable {
 
     /// Parses one request line; the error is the reply's text.
     public static func parse(_ line: String) -> Result<ControlRequest, ControlError> {
-        let request: Line
+        let request: ControlRequestLine
         do {
-            request = try JSONDecoder().decode(Line.self, from: Data(line.utf8))
+            request = try JSONDecoder().decode(ControlRequestLine.self, from: Data(line.utf8))
         } catch DecodingError.typeMismatch(_, let context) {
             let key = context.codingPath.last?.stringValue ?? "the request"
             return .failure(ControlError("\"\(key)\" must be a string"))
@@ -130,5 +125,13 @@ extension UprightConfiguration {
             notes.append("hotkeys and input devices take effect at the next start")
         }
         return notes
+    }
+}
+
+extension ControlReply {
+    /// A reply line read back (`upright ctl`, tests); `nil` when it is not one.
+    public init?(line: String) {
+        guard let reply = try? JSONDecoder().decode(ControlReply.self, from: Data(line.utf8)) else { return nil }
+        self = reply
     }
 }

@@ -154,11 +154,11 @@ struct PowerPlanTests {
         // 06:59 on a Wednesday: off, paused, and the status says when it comes on.
         let night = run.at(1, .localTime(weekday: 3, minute: 7 * 60 - 1))
         #expect(night.contains(.screenPower(false)) && night.contains(.player(.pause(true))))
-        #expect(run.core.status.screen == "off" && run.core.status.screenNextChange == "07:00")
+        #expect(run.core.status.screen == .off && run.core.status.screenNextChange == "07:00")
         #expect(run.at(60, .localTime(weekday: 3, minute: 7 * 60 - 1)).isEmpty, "the same minute again: nothing")
         let morning = run.at(60, .localTime(weekday: 3, minute: 7 * 60))
         #expect(morning.contains(.screenPower(true)) && morning.contains(.player(.pause(false))))
-        #expect(run.core.status.screen == "on" && run.core.status.screenNextChange == "22:00")
+        #expect(run.core.status.screen == .on && run.core.status.screenNextChange == "22:00")
         // Without a plan the screen is never touched.
         var plain = try Run()
         #expect(plain.at(1, .localTime(weekday: 3, minute: 3 * 60)).isEmpty && plain.core.status.screen == nil)

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MPV
 import OrientationCore
+import Session
 import Synchronization
 import TestSupport
 import Testing
@@ -41,8 +42,14 @@ func whilePlaying(
     try await running.value
 }
 
-func object(_ line: String) throws -> [String: Any] {
-    try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+/// A reply line, read back by the type that wrote it.
+func reply(_ line: String) throws -> ControlReply {
+    try #require(ControlReply(line: line), "not a reply: \(line)")
+}
+
+/// The status in a `status` request's reply.
+func status(_ session: PlaySession) async throws -> SessionStatus {
+    try #require(try reply(await session.control(#"{"command": "status"}"#)).status)
 }
 
 @Suite("Control requests", .serialized)
@@ -50,15 +57,14 @@ struct ControlTests {
     @Test func statusSaysEverythingTheIssueAsksFor() async throws {
         let session = try quietSession()
         try await whilePlaying(session) {
-            let reply = try object(await session.control(#"{"command": "status"}"#))
-            #expect(reply["ok"] as? Bool == true)
-            let status = try #require(reply["status"] as? [String: Any])
-            for key in ["device", "locked", "interface", "strategy", "scenes", "sensor", "display", "last_decision"] {
-                #expect(status[key] != nil, "status lacks \(key)")
-            }
-            #expect(status["scenes"] as? [String] == ["inline"])
-            #expect((status["display"] as? [String: Any])?["backend"] as? String == "none")
-            #expect((status["last_decision"] as? [String: Any])?["reason"] != nil)
+            // Read back by the type that wrote it: device, lock, interface, strategy, scenes, sensor
+            // and display are there (else it would not decode), with the last decision and its reason.
+            let answer = try reply(await session.control(#"{"command": "status"}"#))
+            #expect(answer.ok)
+            let status = try #require(answer.status)
+            #expect(status.scenes == ["inline"])
+            #expect(status.display.backend == "none")
+            #expect(status.lastDecision?.reason != nil)
         }
     }
 
@@ -66,20 +72,18 @@ struct ControlTests {
         let session = try quietSession()
         let clock = TestClock()
         try await whilePlaying(session, clock: clock) {
-            var reply = try object(await session.control(#"{"command": "fullscreen"}"#))
-            var decision = try #require(reply["decision"] as? [String: Any])
-            #expect(decision["interface"] as? String == "landscape-right")
-            #expect(decision["scene"] as? String == "fullscreen")
+            var answer = try reply(await session.control(#"{"command": "fullscreen"}"#))
+            var decision = try #require(answer.decision)
+            #expect(decision.interface == .landscapeRight)
+            #expect(decision.scene == "fullscreen")
             await clock.advance(by: .milliseconds(700))  // the transition ends
-            reply = try object(await session.control(#"{"command": "rotate-to", "argument": "landscape-left"}"#))
-            decision = try #require(reply["decision"] as? [String: Any])
-            #expect(decision["interface"] as? String == "landscape-left")
+            answer = try reply(await session.control(#"{"command": "rotate-to", "argument": "landscape-left"}"#))
+            decision = try #require(answer.decision)
+            #expect(decision.interface == .landscapeLeft)
             await clock.advance(by: .milliseconds(800))  // a half turn takes 0.6 s; a command waits for its end
-            reply = try object(await session.control(#"{"command": "lock"}"#))
-            #expect(reply["ok"] as? Bool == true)
-            let status = try #require(
-                try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
-            #expect(status["locked"] as? Bool == true)
+            answer = try reply(await session.control(#"{"command": "lock"}"#))
+            #expect(answer.ok)
+            #expect(try await status(session).locked)
         }
     }
 
@@ -100,13 +104,13 @@ struct ControlTests {
     func badRequestsGetAnErrorAndChangeNothing(request: String, error: String) async throws {
         let session = try quietSession()
         try await whilePlaying(session) {
-            let before = try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any]
-            let reply = try object(await session.control(request))
-            #expect(reply["ok"] as? Bool == false)
-            #expect((reply["error"] as? String)?.contains(error) == true, "\(reply)")
-            let after = try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any]
-            #expect(after?["interface"] as? String == before?["interface"] as? String)
-            #expect(after?["scenes"] as? [String] == before?["scenes"] as? [String])
+            let before = try await status(session)
+            let answer = try reply(await session.control(request))
+            #expect(!answer.ok)
+            #expect(answer.error?.contains(error) == true, "\(answer)")
+            let after = try await status(session)
+            #expect(after.interface == before.interface)
+            #expect(after.scenes == before.scenes)
         }
     }
 
@@ -127,19 +131,17 @@ struct ControlTests {
             new.lock.evdev = .none
             let notes = await session.reload(new)
             #expect(notes.isEmpty, "\(notes)")
-            var status = try #require(
-                try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
-            #expect(status["locked"] as? Bool == true)
-            #expect(status["scenes"] as? [String] == ["inline", "fullscreen"])
-            #expect(status["interface"] as? String == "landscape-left")  // the new mask, presented at once
+            var now = try await status(session)
+            #expect(now.locked)
+            #expect(now.scenes == ["inline", "fullscreen"])
+            #expect(now.interface == .landscapeLeft)  // the new mask, presented at once
 
             var bad = new
             bad.policy.appSupported = [.portrait]  // the full-screen scene's landscape is no longer allowed
             let refused = await session.reload(bad)
             #expect(refused.first?.contains("refused") == true, "\(refused)")
-            status = try #require(
-                try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any])
-            #expect(status["interface"] as? String == "landscape-left")
+            now = try await status(session)
+            #expect(now.interface == .landscapeLeft)
         }
     }
 }
@@ -308,8 +310,7 @@ struct SessionHotkeyTests {
             try session.mpvHandle.command(["keypress", "r"])
             var interface = ""
             for _ in 0..<100 {
-                let status = try object(await session.control(#"{"command": "status"}"#))["status"] as? [String: Any]
-                interface = status?["interface"] as? String ?? ""
+                interface = try await status(session).interface.name
                 if interface == "landscape-left" { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -327,11 +328,11 @@ struct ControlReplyTests {
         try await whilePlaying(session, clock: clock) {
             _ = await session.control(#"{"command": "fullscreen"}"#)
             await clock.advance(by: .milliseconds(400))
-            let reply = try object(
+            let answer = try reply(
                 await session.control(#"{"command": "rotate-to", "argument": "portrait-upside-down"}"#))
-            #expect(reply["ok"] as? Bool == false)
-            #expect((reply["error"] as? String)?.contains("does not allow portrait-upside-down") == true, "\(reply)")
-            #expect((reply["decision"] as? [String: Any])?["reason"] as? String == "unsupported")
+            #expect(!answer.ok)
+            #expect(answer.error?.contains("does not allow portrait-upside-down") == true, "\(answer)")
+            #expect(answer.decision?.reason == .unsupported)
         }
     }
 
@@ -340,11 +341,11 @@ struct ControlReplyTests {
         c.policy.transitionDuration = 5  // the second command surely comes during the turn
         let session = try quietSession(c)
         try await whilePlaying(session) {
-            let first = try object(await session.control(#"{"command": "fullscreen"}"#))
-            #expect((first["decision"] as? [String: Any])?["decision"] as? String == "rotate")
-            let second = try object(await session.control(#"{"command": "fullscreen"}"#))
-            #expect(second["ok"] as? Bool == true && second["queued"] as? Bool == true, "\(second)")
-            #expect(second["decision"] == nil)
+            let first = try reply(await session.control(#"{"command": "fullscreen"}"#))
+            #expect(first.decision?.decision == .rotate)
+            let second = try reply(await session.control(#"{"command": "fullscreen"}"#))
+            #expect(second.ok && second.queued == true, "\(second)")
+            #expect(second.decision == nil)
         }
     }
 
@@ -354,10 +355,10 @@ struct ControlReplyTests {
         c.player.playlist = [a, b]
         let session = try quietSession(c)
         try await whilePlaying(session) {
-            var reply = try object(await session.control(#"{"command": "next"}"#))
-            #expect(reply["ok"] as? Bool == true && reply["playing"] as? String == b, "\(reply)")
-            reply = try object(await session.control(#"{"command": "prev"}"#))
-            #expect(reply["playing"] as? String == a, "\(reply)")
+            var answer = try reply(await session.control(#"{"command": "next"}"#))
+            #expect(answer.ok && answer.playing == b, "\(answer)")
+            answer = try reply(await session.control(#"{"command": "prev"}"#))
+            #expect(answer.playing == a, "\(answer)")
         }
     }
 
@@ -398,8 +399,8 @@ struct EndedSessionTests {
     @Test func refusesRequestsAtOnce() async throws {
         let session = try quietSession()
         try await whilePlaying(session) {}
-        let reply = try object(await session.control(#"{"command": "fullscreen"}"#))
-        #expect(reply["ok"] as? Bool == false)
-        #expect(reply["error"] as? String == "the session has ended")
+        let answer = try reply(await session.control(#"{"command": "fullscreen"}"#))
+        #expect(!answer.ok)
+        #expect(answer.error == "the session has ended")
     }
 }
