@@ -174,7 +174,8 @@ let package = Package(
             dependencies: ["Config", "OrientationCore", "Playback", "Settings"],
             swiftSettings: strict),
         .testTarget(
-            name: "SensorsIntegrationTests", dependencies: ["Blocking", "upright", "TestSupport", "Picture"],
+            name: "SensorsIntegrationTests",
+            dependencies: ["Blocking", "OrientationCore", "Picture", "Session", "TestSupport", "upright"],
             swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
         .testTarget(name: "InputTests", dependencies: ["Input"], swiftSettings: strict),
@@ -209,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "UprightCLITests",
             dependencies: [
-                "Blocking", "Display", "Input", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors",
+                "Blocking", "Display", "Input", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "Session",
                 "TestSupport", "UnixSocket",
                 "upright",
             ],

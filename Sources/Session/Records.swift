@@ -196,3 +196,139 @@ public struct ScreenshotSaved: Codable, Sendable, Hashable {
         (self.out, self.bytes, self.source) = (out, bytes, source)
     }
 }
+
+/// A change of the reported device orientation (`upright replay`, the dry run): `why` with
+/// `--explain`, `locked` for one the dry run saw while the lock was on.
+public struct ChangeRecord: Codable, Sendable, Hashable {
+    public var t: Double
+    public var orientation: DeviceOrientation
+    public var why: String?
+    public var locked: Bool?
+    public init(t: Double, orientation: DeviceOrientation, why: String? = nil, locked: Bool? = nil) {
+        (self.t, self.orientation, self.why, self.locked) = (t, orientation, why, locked)
+    }
+}
+
+/// A rotation's start or end (the dry run with `--explain`).
+public struct TransitionRecord: Codable, Sendable, Hashable {
+    public enum Event: String, Codable, Sendable, Hashable {
+        case willRotate = "will-rotate"
+        case didRotate = "did-rotate"
+    }
+
+    public var t: Double
+    public var event: Event
+    public var from: InterfaceOrientation
+    public var to: InterfaceOrientation
+    public var strategy: AppliedStrategy
+    public var duration: Double
+
+    public init(_ event: Event, _ tr: Transition, at t: Double) {
+        (self.t, self.event, from, to, strategy, duration) = (t, event, tr.from, tr.to, tr.strategy, tr.duration)
+    }
+}
+
+/// A rotate suggestion offered (or withdrawn: `interface` null) while locked (the dry run with `--explain`).
+public struct SuggestionRecord: Codable, Sendable, Hashable {
+    public var t: Double
+    public var event = "suggestion"
+    public var interface: InterfaceOrientation?
+
+    public init(t: Double, interface: InterfaceOrientation?) {
+        self.t = t
+        self.interface = interface
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(t, forKey: .t)
+        try c.encode(event, forKey: .event)
+        try c.encode(interface, forKey: .interface)  // null when withdrawn
+    }
+
+    enum CodingKeys: String, CodingKey { case t, event, interface }
+}
+
+/// One line of `upright replay`'s output, read back by the type that wrote it.
+public enum ReplayLine: Decodable, Sendable, Hashable {
+    case decision(RotationDecision.Record)
+    case transition(TransitionRecord)
+    case suggestion(SuggestionRecord)
+    case change(ChangeRecord)
+
+    private enum Keys: String, CodingKey { case decision, event, orientation }
+
+    public init(from decoder: any Decoder) throws {
+        let keys = try decoder.container(keyedBy: Keys.self)
+        if keys.contains(.decision) {
+            self = .decision(try RotationDecision.Record(from: decoder))
+        } else if keys.contains(.orientation) {
+            self = .change(try ChangeRecord(from: decoder))
+        } else if try keys.decodeIfPresent(String.self, forKey: .event) == "suggestion" {
+            self = .suggestion(try SuggestionRecord(from: decoder))
+        } else {
+            self = .transition(try TransitionRecord(from: decoder))
+        }
+    }
+
+    /// When it happened (seconds into the trace).
+    public var t: Double {
+        switch self {
+        case .decision(let d): d.t.value
+        case .transition(let r): r.t
+        case .suggestion(let r): r.t
+        case .change(let r): r.t
+        }
+    }
+
+    public var decision: RotationDecision.Record? { if case .decision(let d) = self { d } else { nil } }
+    public var transition: TransitionRecord? { if case .transition(let r) = self { r } else { nil } }
+    public var change: ChangeRecord? { if case .change(let r) = self { r } else { nil } }
+}
+
+/// `upright sensor`'s lines (`--json`): a reading, the lock, the orientation without a change,
+/// and the motion fallback's answer. Numbers are written with the digits the command gives them.
+public enum SensorRecord {
+    /// One reading, m/s² in the device frame.
+    public struct Sample: Codable, Sendable, Hashable {
+        public var t, x, y, z: JSONNumberText
+        public init(t: Double, x: Double, y: Double, z: Double) {
+            (self.t, self.x, self.y, self.z) = (
+                JSONNumberText(t.fixed(3)), JSONNumberText(x.fixed(4)), JSONNumberText(y.fixed(4)),
+                JSONNumberText(z.fixed(4))
+            )
+        }
+    }
+
+    /// The rotation lock changed, and what changed it.
+    public struct Lock: Codable, Sendable, Hashable {
+        public var t: JSONNumberText
+        public var locked: Bool
+        public var source: String
+        public init(t: Double, locked: Bool, source: String) {
+            (self.t, self.locked, self.source) = (JSONNumberText(t.fixed(3)), locked, source)
+        }
+    }
+
+    /// The orientation reads something with no change of the classifier's (unknown: locked, no readings).
+    public struct Orientation: Codable, Sendable, Hashable {
+        public var t: JSONNumberText
+        public var orientation: DeviceOrientation
+        public init(t: Double, orientation: DeviceOrientation) {
+            (self.t, self.orientation) = (JSONNumberText(t.fixed(3)), orientation)
+        }
+    }
+
+    /// The motion fallback's burst: how the device is held, and how sure it is.
+    public struct Motion: Codable, Sendable, Hashable {
+        public var orientation: DeviceOrientation
+        public var confidence: JSONNumberText
+        public var samples: Int
+        public var source: String
+        public var elapsed: JSONNumberText
+        public init(orientation: DeviceOrientation, confidence: Double, samples: Int, source: String, elapsed: Double) {
+            (self.orientation, self.samples, self.source) = (orientation, samples, source)
+            (self.confidence, self.elapsed) = (JSONNumberText(confidence.fixed(3)), JSONNumberText(elapsed.fixed(3)))
+        }
+    }
+}

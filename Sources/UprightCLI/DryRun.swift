@@ -153,48 +153,13 @@ public enum DryRun {
         case .decision(let d):
             return d.jsonLine(time: "\(d.t)", cause: explain)
         case .willRotate(let tr) where explain:
-            return JSONLine.encode(TransitionRecord("will-rotate", tr, at: tr.start))
+            return JSONLine.encode(TransitionRecord(.willRotate, tr, at: tr.start))
         case .didRotate(let tr, let at) where explain:
-            return JSONLine.encode(TransitionRecord("did-rotate", tr, at: at))
+            return JSONLine.encode(TransitionRecord(.didRotate, tr, at: at))
         case .suggestion(let s, let at) where explain:
-            return JSONLine.encode(SuggestionRecord(t: at, interface: s?.name))
+            return JSONLine.encode(SuggestionRecord(t: at, interface: s))
         default:
             return nil
         }
-    }
-
-    struct TransitionRecord: Encodable {
-        var t: Double
-        var event: String
-        var from: String
-        var to: String
-        var strategy: String
-        var duration: Double
-
-        init(_ event: String, _ tr: Transition, at t: Double) {
-            (self.t, self.event, from, to, strategy, duration) = (
-                t, event, tr.from.name, tr.to.name, tr.strategy.rawValue, tr.duration
-            )
-        }
-    }
-
-    struct SuggestionRecord: Encodable {
-        var t: Double
-        var event = "suggestion"
-        var interface: String?
-
-        init(t: Double, interface: String?) {
-            self.t = t
-            self.interface = interface
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(t, forKey: .t)
-            try c.encode(event, forKey: .event)
-            try c.encode(interface, forKey: .interface)  // null when withdrawn
-        }
-
-        enum CodingKeys: String, CodingKey { case t, event, interface }
     }
 }

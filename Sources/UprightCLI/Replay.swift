@@ -2,6 +2,7 @@ import ArgumentParser
 import Config
 public import OrientationCore
 import Sensors
+import Session
 
 /// `upright replay TRACE.csv`: the classifier over a recorded trace, as fast as it runs.
 struct Replay: ParsableCommand {
@@ -87,21 +88,12 @@ public enum ReplayRun {
         }
     }
 
-    /// A change of the reported orientation as a record; `locked` marks one the dry run saw while
-    /// the lock was on.
-    struct ChangeRecord: Encodable {
-        var t: Double
-        var orientation: String
-        var why: String?
-        var locked: Bool?
-    }
-
     /// `{"t": 1.25, "orientation": "landscape-left"}`, with `"why"` when `explain` is set and
     /// `"locked": true` when `locked` is.
     public static func jsonLine(_ change: OrientationClassifier.Change, explain: Bool, locked: Bool = false) -> String {
         JSONLine.encode(
             ChangeRecord(
-                t: change.t, orientation: change.orientation.name, why: explain ? change.why : nil,
+                t: change.t, orientation: change.orientation, why: explain ? change.why : nil,
                 locked: locked ? true : nil))
     }
 }

@@ -9,6 +9,7 @@ import Logging
 import MPV
 import OrientationCore
 import Sensors
+import Session
 import Settings
 import UnixSignals
 import UprightDaemon
@@ -106,8 +107,10 @@ struct SensorCommand: AsyncParsableCommand {
         if motion {
             let m = MotionFallback.measure(settings, parameters: parameters)
             writeLine(
-                "{\"orientation\": \"\(m.orientation)\", \"confidence\": \(m.confidence.fixed(3)), "
-                    + "\"samples\": \(m.samples), \"source\": \"\(m.source)\", \"elapsed\": \(m.elapsed.fixed(3))}")
+                JSONLine.encode(
+                    SensorRecord.Motion(
+                        orientation: m.orientation, confidence: m.confidence, samples: m.samples, source: m.source,
+                        elapsed: m.elapsed)))
             if m.samples == 0 {
                 throw CLIFailure("no sensor: the motion fallback read no samples from \(settings.uri)")
             }
@@ -138,7 +141,7 @@ struct SensorCommand: AsyncParsableCommand {
                 s.t -= start
                 writeLine(
                     json
-                        ? "{\"t\": \(s.t.fixed(3)), \"x\": \(s.x.fixed(4)), \"y\": \(s.y.fixed(4)), \"z\": \(s.z.fixed(4))}"
+                        ? JSONLine.encode(SensorRecord.Sample(t: s.t, x: s.x, y: s.y, z: s.z))
                         : "\(s.t.fixed(3)) s  x \(s.x.fixed(3))  y \(s.y.fixed(3))  z \(s.z.fixed(3)) m/s²")
                 if let change = classifier.feed(s) { show(change) }
             }
@@ -155,7 +158,7 @@ struct SensorCommand: AsyncParsableCommand {
             let t = monotonicSeconds() - start
             writeLine(
                 json
-                    ? "{\"t\": \(t.fixed(3)), \"locked\": \(on), \"source\": \"\(source.rawValue)\"}"
+                    ? JSONLine.encode(SensorRecord.Lock(t: t, locked: on, source: source.rawValue))
                     : "\(t.fixed(2)) s  rotation lock \(on ? "on" : "off") (\(source.rawValue))")
         }
         show(locked, .configuration)
@@ -213,7 +216,7 @@ struct SensorCommand: AsyncParsableCommand {
                     let why = await monitor.isPaused ? "the rotation lock is on" : "no readings from the sensor"
                     writeLine(
                         json
-                            ? "{\"t\": \(t.fixed(3)), \"orientation\": \"\(o)\"}"
+                            ? JSONLine.encode(SensorRecord.Orientation(t: t, orientation: o))
                             : "\(t.fixed(2)) s  orientation: \(o)  (\(why))")
                 }
             }

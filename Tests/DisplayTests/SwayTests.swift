@@ -102,9 +102,8 @@ struct SwayTests {
 struct SwayPowerTests {
     /// sway's word for the output's power: `power` (1.8 on) or `dpms` (1.7).
     static func powered(_ sway: HeadlessSway) throws -> Bool? {
-        let data = Data(try sway.swaymsg(["-t", "get_outputs", "-r"]).utf8)
-        let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
-        return (list.first?["power"] ?? list.first?["dpms"]) as? Bool
+        let first = try sway.outputs().first
+        return first?.power ?? first?.dpms
     }
 
     @Test func offAndOnAgain() async throws {

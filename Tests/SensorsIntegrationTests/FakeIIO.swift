@@ -1,5 +1,6 @@
 import Blocking
 import Foundation
+import Session
 import TestSupport
 import Testing
 
@@ -183,9 +184,13 @@ func uprightInNamespace(_ fake: FakeIIO, _ arguments: [String], environment: [St
         [fake.root.path, uprightPath] + arguments, environment: environment)
 }
 
+/// The orientations of `upright replay`'s or `upright sensor --json`'s lines, each read back by its record.
 func orientations(_ jsonLines: String) -> [String] {
     jsonLines.split(separator: "\n").compactMap { line in
-        (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["orientation"] as? String
+        let data = Data(line.utf8)
+        let change = try? JSONDecoder().decode(ChangeRecord.self, from: data)
+        let other = try? JSONDecoder().decode(SensorRecord.Orientation.self, from: data)
+        return (change?.orientation ?? other?.orientation)?.name
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Session
 import Testing
 
 /// The real libiio reading a fake sysfs tree in a private mount namespace, and a real iiod.
@@ -250,11 +251,11 @@ struct SensorIntegrationTests {
         try fake.landscapeLeft()
         let run = try uprightInNamespace(fake, ["sensor", "--motion"])
         await run.wait()
-        let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
-        #expect(object["orientation"] as? String == "landscape-left")
-        #expect((object["confidence"] as? Double ?? 0) > 0.8)
-        #expect(object["source"] as? String == "accelerometer")
-        #expect((object["samples"] as? Int ?? 0) >= 5)
+        let motion = try JSONDecoder().decode(SensorRecord.Motion.self, from: Data(run.stdout.utf8))
+        #expect(motion.orientation == .landscapeLeft)
+        #expect(motion.confidence.value > 0.8)
+        #expect(motion.source == "accelerometer")
+        #expect(motion.samples >= 5)
         // With no sensor it answers unknown at once.
         let none = try Running(uprightPath, ["sensor", "--motion", "--uri", "none"])
         await none.wait()

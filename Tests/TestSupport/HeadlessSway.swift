@@ -70,14 +70,26 @@ public final class HeadlessSway: Sendable {
         try Self.run(["swaymsg", "-s", socket] + arguments)
     }
 
+    /// An output as sway's `get_outputs` lists it: the fields the tests read.
+    public struct Output: Decodable, Sendable {
+        public var name: String
+        public var transform: String?
+        /// sway 1.8's power, sway 1.7's dpms.
+        public var power: Bool?
+        public var dpms: Bool?
+    }
+
+    /// sway's outputs, read with swaymsg.
+    public func outputs() throws -> [Output] {
+        try JSONDecoder().decode([Output].self, from: Data(try swaymsg(["-t", "get_outputs", "-r"]).utf8))
+    }
+
     /// An output's transform as sway reports it (`normal`, `90`, ...), read with swaymsg.
     public func transform(of output: String = "HEADLESS-1") throws -> String {
-        let data = Data(try swaymsg(["-t", "get_outputs", "-r"]).utf8)
-        let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
-        guard let o = list.first(where: { $0["name"] as? String == output }) else {
+        guard let o = try outputs().first(where: { $0.name == output }) else {
             throw HarnessError("sway lists no output \(output)")
         }
-        return o["transform"] as? String ?? "?"
+        return o.transform ?? "?"
     }
 
     /// A screenshot of the whole (logical) screen, by grim.

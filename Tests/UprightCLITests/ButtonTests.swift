@@ -2,6 +2,7 @@ import Blocking
 import Foundation
 import Glibc
 import Input
+import OrientationCore
 import Testing
 
 /// Buttons and remotes through `upright play`: input devices fed by FIFOs carrying the real
@@ -51,10 +52,10 @@ struct ButtonTests {
     }
 
     /// The decisions of the log whose cause is `cause`.
-    static func decisions(_ log: String, cause: String) -> [[String: Any]] {
+    static func decisions(_ log: String, cause: String) -> [RotationDecision.Record] {
         log.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }.filter { $0["cause"] as? String == cause }
+            try? JSONDecoder().decode(RotationDecision.Record.self, from: Data($0.utf8))
+        }.filter { $0.cause == cause }
     }
 
     static func eventually(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
@@ -87,7 +88,7 @@ struct ButtonTests {
         try await Task.sleep(for: .milliseconds(500))
         let first = Self.decisions(play.stdout, cause: "fullscreen")
         #expect(first.count == 1, "one press, one action: \(play.stdout)")
-        #expect(first.first?["scene"] as? String == "fullscreen" && first.first?["decision"] as? String == "rotate")
+        #expect(first.first?.scene == "fullscreen" && first.first?.decision == .rotate)
         let status = try await setup.status()
         #expect(status.contains(#""scenes": ["inline", "fullscreen"]"#), "\(status)")
         #expect(status.contains("(a pipe of input_event records): KEY_F11"), "\(status)")
@@ -99,7 +100,7 @@ struct ButtonTests {
         await setup.press(InputRecord.click(87))
         #expect(
             await Self.eventually(5) { Self.decisions(play.stdout, cause: "fullscreen").count == 2 }, "\(play.stderr)")
-        #expect(Self.decisions(play.stdout, cause: "fullscreen").last?["scene"] as? String == "inline")
+        #expect(Self.decisions(play.stdout, cause: "fullscreen").last?.scene == "inline")
         #expect(play.process.isRunning)
     }
 
@@ -131,9 +132,9 @@ struct ButtonTests {
             await Self.eventually(12) { !Self.decisions(play.stdout, cause: "clip-ended").isEmpty }, "\(play.stderr)")
         let entered = Self.decisions(play.stdout, cause: "play")
         #expect(
-            entered.first?["interface"] as? String == "landscape-left" && entered.first?["scene"] as? String == "promo")
+            entered.first?.interface == .landscapeLeft && entered.first?.scene == "promo")
         let back = Self.decisions(play.stdout, cause: "clip-ended")
-        #expect(back.first?["interface"] as? String == "portrait" && back.first?["scene"] as? String == "inline")
+        #expect(back.first?.interface == .portrait && back.first?.scene == "inline")
         #expect(await play.waitFor("playing av://lavfi:testsrc2=size=1280x720", seconds: 5))
         try await Task.sleep(for: .seconds(1))
         let after = try await setup.status()
@@ -167,10 +168,8 @@ struct FitContentTests {
             "play", "--config", config, "--uri", "none", "--vo", "null", "--no-control", "--duration", "12",
         ])
         #expect(run.status == 0, "\(run.stderr)")
-        let turns = run.stdout.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }.filter { $0["cause"] as? String == "content" && $0["decision"] as? String == "rotate" }
-        let shown = turns.compactMap { $0["interface"] as? String }
+        let turns = ButtonTests.decisions(run.stdout, cause: "content").filter { $0.decision == .rotate }
+        let shown = turns.map(\.interface.name)
         // Portrait first (already shown), then landscape for the landscape item, portrait again.
         #expect(shown.count >= 2 && shown[0].hasPrefix("landscape") && shown[1] == "portrait", "\(run.stdout)")
     }

@@ -1,6 +1,7 @@
 import Blocking
 import Foundation
 import OrientationCore
+import Session
 import Testing
 
 @testable import UprightCLI
@@ -63,29 +64,23 @@ struct ReplayCommandTests {
     @Test func printsOneJSONObjectPerChange() async throws {
         let run = try await upright(["replay", fixture("rotate.csv")])
         #expect(run.status == 0)
-        let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 2)
-        let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
-        #expect(objects.map { $0["orientation"] as? String } == ["portrait", "landscape-left"])
-        let times = objects.compactMap { $0["t"] as? Double }
+        let changes = try replayLines(run.stdout).compactMap(\.change)
+        #expect(changes.map(\.orientation) == [.portrait, .landscapeLeft])
+        let times = changes.map(\.t)
         #expect(times.count == 2 && times[0] >= 10 && times[0] < 10.3 && times[1] > 12.0 && times[1] < 12.9)
-        #expect(objects.allSatisfy { $0.count == 2 })
+        #expect(changes.allSatisfy { $0.why == nil && $0.locked == nil }, "t and orientation only")
     }
 
     @Test func explainAddsWhy() async throws {
         let run = try await upright(["replay", "--explain", fixture("rotate.csv")])
-        let first =
-            try JSONSerialization.jsonObject(with: Data(run.stdout.split(separator: "\n")[0].utf8)) as! [String: Any]
-        #expect((first["why"] as? String)?.hasPrefix("first confident reading") == true)
+        let first = try #require(try replayLines(run.stdout).first?.change)
+        #expect(first.why?.hasPrefix("first confident reading") == true)
     }
 
     @Test func optionsOverrideTheClassifierParameters() async throws {
         let normal = try await upright(["replay", fixture("rotate.csv")]).stdout
         let slow = try await upright(["replay", "--settle-time", "1.5", fixture("rotate.csv")]).stdout
-        func lastT(_ s: String) throws -> Double {
-            let o = try JSONSerialization.jsonObject(with: Data(s.split(separator: "\n").last!.utf8)) as! [String: Any]
-            return o["t"] as! Double
-        }
+        func lastT(_ s: String) throws -> Double { try #require(try replayLines(s).last).t }
         #expect(try lastT(slow) > lastT(normal) + 1.0)
     }
 
@@ -130,9 +125,7 @@ struct DemoCommandTests {
 
     @Test func jsonLinesAsReplay() async throws {
         let run = try await upright(["demo", "--json"])
-        let names = try run.stdout.split(separator: "\n").map {
-            (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["orientation"] as! String
-        }
+        let names = try replayLines(run.stdout).compactMap { $0.change?.orientation.name }
         #expect(
             names == [
                 "portrait", "landscape-left", "face-up", "landscape-left", "portrait", "portrait-upside-down",
@@ -178,12 +171,9 @@ struct ProductDemoTests {
         #expect(w > 5 * 180 && h > 2 * 320)
         // The decisions follow the script: full screen turns to landscape, leaving it to portrait,
         // the locked hotkey forces landscape, and lying flat turns nothing.
-        let decisions = try String(contentsOfFile: out + "/decisions.jsonl", encoding: .utf8)
-            .split(separator: "\n").compactMap {
-                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-            .filter { $0["decision"] as? String == "rotate" }
-            .map { "\($0["interface"]!) \($0["cause"]!)" }
+        let decisions = try decisionLines(String(contentsOfFile: out + "/decisions.jsonl", encoding: .utf8))
+            .filter { $0.decision == .rotate }
+            .map { "\($0.interface.name) \($0.cause ?? "")" }
         #expect(
             decisions == [
                 "portrait launch", "landscape-right fullscreen", "portrait fullscreen", "landscape-right fullscreen",
@@ -258,13 +248,11 @@ struct PlayCommandTests {
             "play", "--config", config, "--uri", "replay:\(fixture("rotate.csv"))", "--vo", "null", "--duration", "4",
         ])
         #expect(run.status == 0, "\(run.stderr)")
-        let decisions = try run.stdout.split(separator: "\n").map {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
-        }
-        #expect(decisions.first?["reason"] as? String == "launch")
-        let turn = decisions.first { $0["decision"] as? String == "rotate" && $0["reason"] as? String == "device" }
-        #expect(turn?["interface"] as? String == "landscape-right", "\(run.stdout)")
-        #expect(turn?["strategy"] as? String == "surface")
+        let decisions = try decisionLines(run.stdout)
+        #expect(decisions.first?.reason == .launch)
+        let turn = decisions.first { $0.decision == .rotate && $0.reason == .device }
+        #expect(turn?.interface == .landscapeRight, "\(run.stdout)")
+        #expect(turn?.strategy == .surface)
         #expect(run.stderr.contains("sensor reading: replaying"))
     }
 }

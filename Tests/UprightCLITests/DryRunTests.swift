@@ -1,8 +1,31 @@
 import Foundation
+import OrientationCore
+import Session
 import Testing
 
-func jsonLines(_ text: String) throws -> [[String: Any]] {
-    try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+/// `upright replay`'s lines, each read back by the type that wrote it; one that does not read
+/// back into the same line (a key more or less, another order) fails the test.
+func replayLines(_ text: String) throws -> [ReplayLine] {
+    try text.split(separator: "\n").map { line in
+        let read = try JSONDecoder().decode(ReplayLine.self, from: Data(line.utf8))
+        #expect(written(read) == String(line), "\(line) is not what its record writes")
+        return read
+    }
+}
+
+/// The play log's decision lines, read back as the records they were written from.
+func decisionLines(_ text: String) throws -> [RotationDecision.Record] {
+    try text.split(separator: "\n").map { try JSONDecoder().decode(RotationDecision.Record.self, from: Data($0.utf8)) }
+}
+
+/// The line a record writes.
+private func written(_ line: ReplayLine) -> String {
+    switch line {
+    case .decision(let d): JSONLine.encode(d)
+    case .transition(let r): JSONLine.encode(r)
+    case .suggestion(let r): JSONLine.encode(r)
+    case .change(let r): JSONLine.encode(r)
+    }
 }
 
 @Suite("upright replay --events (dry run)")
@@ -10,11 +33,13 @@ struct DryRunTests {
     @Test func decisionsInTimeOrderWithTheirReasons() async throws {
         let run = try await upright(["replay", "--events", fixture("session.jsonl"), fixture("rotate.csv")])
         #expect(run.status == 0, "\(run.stderr)")
-        let lines = try jsonLines(run.stdout)
-        let times = lines.map { $0["t"] as! Double }
+        let lines = try replayLines(run.stdout)
+        let times = lines.map(\.t)
         #expect(times == times.sorted())
-        let decisions = lines.filter { $0["decision"] != nil }
-        let summary = decisions.map { "\($0["decision"]!) \($0["reason"]!) \($0["interface"]!) \($0["scene"]!)" }
+        let decisions = lines.compactMap(\.decision)
+        let summary = decisions.map {
+            "\($0.decision.rawValue) \($0.reason.rawValue) \($0.interface.name) \($0.scene)"
+        }
         #expect(
             summary == [
                 "rotate launch portrait inline",
@@ -28,35 +53,35 @@ struct DryRunTests {
                 "keep autorotate-off portrait inline",  // unlock
                 "keep autorotate-off portrait inline",  // the device orientation comes back
             ])
-        #expect(decisions.allSatisfy { Set($0.keys) == ["t", "decision", "interface", "strategy", "scene", "reason"] })
+        #expect(decisions.allSatisfy { $0.cause == nil }, "no cause without --explain")
         // The queued hotkey is carried out when the 0.6 s half turn ends.
-        #expect(decisions[7]["t"] as? Double == 14.1)
-        #expect(decisions[6]["strategy"] as? String == "interface")
-        #expect(decisions[5]["strategy"] as? String == "none")
+        #expect(decisions[7].t.value == 14.1)
+        #expect(decisions[6].strategy == .interface)
+        #expect(decisions[5].strategy == AppliedStrategy.none)
         // The device orientation lines are still there.
-        #expect(lines.filter { $0["orientation"] != nil }.count == 2)
+        #expect(lines.filter { $0.change != nil }.count == 2)
     }
 
     @Test func aWindowedPlayerTurnsOnlyTheSurface() async throws {
         let run = try await upright([
             "replay", "--display", "windowed", "--events", fixture("session.jsonl"), fixture("rotate.csv"),
         ])
-        let rotations = try jsonLines(run.stdout).filter {
-            $0["decision"] as? String == "rotate" && $0["reason"] as? String != "launch"
+        let rotations = try replayLines(run.stdout).compactMap(\.decision).filter {
+            $0.decision == .rotate && $0.reason != .launch
         }
-        #expect(!rotations.isEmpty && rotations.allSatisfy { $0["strategy"] as? String == "surface" })
+        #expect(!rotations.isEmpty && rotations.allSatisfy { $0.strategy == .surface })
     }
 
     @Test func explainAddsTransitionsAndCauses() async throws {
         let run = try await upright([
             "replay", "--explain", "--events", fixture("session.jsonl"), fixture("rotate.csv"),
         ])
-        let lines = try jsonLines(run.stdout)
-        let wills = lines.filter { $0["event"] as? String == "will-rotate" }
-        let dids = lines.filter { $0["event"] as? String == "did-rotate" }
+        let lines = try replayLines(run.stdout)
+        let wills = lines.compactMap(\.transition).filter { $0.event == .willRotate }
+        let dids = lines.compactMap(\.transition).filter { $0.event == .didRotate }
         #expect(wills.count == 3 && dids.count == 3)
-        #expect(wills.map { $0["duration"] as? Double } == [0.3, 0.6, 0.3])
-        #expect(lines.contains { $0["cause"] as? String == "rotate-to" })
+        #expect(wills.map(\.duration) == [0.3, 0.6, 0.3])
+        #expect(lines.contains { $0.decision?.cause == "rotate-to" })
     }
 
     @Test func theConfigurationIsUsed() async throws {
@@ -64,9 +89,9 @@ struct DryRunTests {
             "[scenes.inline]\nsupported = [\"portrait\", \"landscape-right\"]\nautorotate = true\n")
         defer { try? FileManager.default.removeItem(atPath: config) }
         let run = try await upright(["replay", "--config", config, fixture("rotate.csv")])
-        let decisions = try jsonLines(run.stdout).filter { $0["decision"] != nil }
-        #expect(decisions.last?["reason"] as? String == "device")
-        #expect(decisions.last?["interface"] as? String == "landscape-right")
+        let decisions = try replayLines(run.stdout).compactMap(\.decision)
+        #expect(decisions.last?.reason == .device)
+        #expect(decisions.last?.interface == .landscapeRight)
     }
 
     @Test func aBadConfigurationIsAnErrorWithItsPlace() async throws {
@@ -101,6 +126,6 @@ struct DryRunTests {
         defer { try? FileManager.default.removeItem(atPath: events) }
         let run = try await upright(["replay", "--events", events, fixture("rotate.csv")])
         #expect(run.status == 0)
-        #expect(try jsonLines(run.stdout).contains { $0["reason"] as? String == "rejected" })
+        #expect(try replayLines(run.stdout).contains { $0.decision?.reason == .rejected })
     }
 }

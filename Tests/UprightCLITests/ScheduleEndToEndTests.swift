@@ -1,8 +1,10 @@
 import Blocking
 import Foundation
 import Glibc
+import Session
 import TestSupport
 import Testing
+import UprightDaemon
 
 /// The power plan in the real `upright play`, on a real headless sway, with the wall clock moved
 /// by libfaketime (Debian's `faketime` package): the screen goes off at 22:00 and on at 07:00.
@@ -35,21 +37,19 @@ struct ScheduleEndToEndTests {
         return output
     }
 
-    /// `ctl status` as JSON.
-    static func status(_ socket: String) async -> [String: Any] {
-        guard let reply = try? await upright(["ctl", "--socket", socket, "status"]).stdout,
-            let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
-        else { return [:] }
-        return object["status"] as? [String: Any] ?? [:]
+    /// `ctl status`, read back as the status it was written from (`nil` while there is none).
+    static func status(_ socket: String) async -> SessionStatus? {
+        guard let reply = try? await upright(["ctl", "--socket", socket, "status"]).stdout else { return nil }
+        return ControlReply(line: reply)?.status
     }
 
     /// Waits up to `seconds` for the status to show the screen `state` with its next change `next`.
-    static func screen(_ socket: String, is state: String, next: String, seconds: Double) async -> [String: Any] {
+    static func screen(_ socket: String, is state: String, next: String, seconds: Double) async -> SessionStatus? {
         let end = Date().addingTimeInterval(seconds)
-        var last: [String: Any] = [:]
+        var last: SessionStatus?
         while Date() < end {
             last = await status(socket)
-            if last["screen"] as? String == state, last["screen_next_change"] as? String == next { return last }
+            if last?.screen?.rawValue == state, last?.screenNextChange == next { return last }
             try? await Task.sleep(for: .milliseconds(200))
         }
         return last
@@ -101,9 +101,9 @@ struct ScheduleEndToEndTests {
             defer { kill(play.process.processIdentifier, SIGKILL) }
 
             let first = await Self.screen(socket, is: before.0, next: before.1, seconds: 18)
-            #expect(first["screen"] as? String == before.0, "at \(start): \(first)\n\(play.stderr)")
+            #expect(first?.screen?.rawValue == before.0, "at \(start): \(String(describing: first))\n\(play.stderr)")
             let then = await Self.screen(socket, is: after.0, next: after.1, seconds: 40)
-            #expect(then["screen"] as? String == after.0, "after \(start): \(then)\n\(play.stderr)")
+            #expect(then?.screen?.rawValue == after.0, "after \(start): \(String(describing: then))\n\(play.stderr)")
             // The log says so; off, nothing plays meanwhile (the player is paused with the screen).
             let said =
                 "screen \(after.0) (power plan) until \(after.1)"
