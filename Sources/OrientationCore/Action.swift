@@ -44,12 +44,36 @@ public enum Action: Sendable, Hashable {
         }
     }
 
+    /// The one table of actions: each kind once, with its canonical name (the raw value) and the
+    /// argument it takes; ``Action/kind`` and ``Action/init(kind:argument:)`` map it to the cases.
+    public enum Kind: String, CaseIterable, Sendable, Hashable {
+        case fullscreen, lock, unlock
+        case toggleLock = "toggle-lock"
+        case rotateTo = "rotate-to"
+        case rotate
+        case acceptSuggestion = "accept-suggestion"
+        case next, previous
+        case scenePush = "scene-push"
+        case scenePop = "scene-pop"
+        case scenePresent = "scene-present"
+        case sceneDismiss = "scene-dismiss"
+        case play
+
+        /// What its argument is (`nil`: it takes none).
+        public var argument: Argument? {
+            switch self {
+            case .rotateTo: .orientation
+            case .scenePush, .scenePresent: .scene
+            case .play: .clip
+            default: nil
+            }
+        }
+    }
+
     /// The canonical names, each with the argument it takes.
-    public static let vocabulary: [(name: String, argument: Argument?)] = [
-        ("fullscreen", nil), ("lock", nil), ("unlock", nil), ("toggle-lock", nil), ("rotate-to", .orientation),
-        ("rotate", nil), ("accept-suggestion", nil), ("next", nil), ("previous", nil), ("scene-push", .scene),
-        ("scene-pop", nil), ("scene-present", .scene), ("scene-dismiss", nil), ("play", .clip),
-    ]
+    public static let vocabulary: [(name: String, argument: Argument?)] = Kind.allCases.map {
+        ($0.rawValue, $0.argument)
+    }
 
     /// Every canonical name, for help and error messages.
     public static var names: [String] { vocabulary.map(\.name) }
@@ -60,25 +84,50 @@ public enum Action: Sendable, Hashable {
         "dismiss": "scene-dismiss",
     ]
 
-    /// The canonical name (`rotate-to`, `scene-push`, ...).
-    public var name: String {
+    /// The action's kind, in the one table.
+    public var kind: Kind {
         switch self {
-        case .fullscreen: "fullscreen"
-        case .lock: "lock"
-        case .unlock: "unlock"
-        case .toggleLock: "toggle-lock"
-        case .rotateTo: "rotate-to"
-        case .rotate: "rotate"
-        case .acceptSuggestion: "accept-suggestion"
-        case .next: "next"
-        case .previous: "previous"
-        case .scenePush: "scene-push"
-        case .scenePop: "scene-pop"
-        case .scenePresent: "scene-present"
-        case .sceneDismiss: "scene-dismiss"
-        case .play: "play"
+        case .fullscreen: .fullscreen
+        case .lock: .lock
+        case .unlock: .unlock
+        case .toggleLock: .toggleLock
+        case .rotateTo: .rotateTo
+        case .rotate: .rotate
+        case .acceptSuggestion: .acceptSuggestion
+        case .next: .next
+        case .previous: .previous
+        case .scenePush: .scenePush
+        case .scenePop: .scenePop
+        case .scenePresent: .scenePresent
+        case .sceneDismiss: .sceneDismiss
+        case .play: .play
         }
     }
+
+    /// The action of `kind` with `argument` (`nil` when the argument does not fit the kind).
+    public init?(kind: Kind, argument: String?) {
+        switch kind {
+        case .fullscreen: self = .fullscreen
+        case .lock: self = .lock
+        case .unlock: self = .unlock
+        case .toggleLock: self = .toggleLock
+        case .rotateTo:
+            guard let o = argument.flatMap(InterfaceOrientation.init(name:)) else { return nil }
+            self = .rotateTo(o)
+        case .rotate: self = .rotate
+        case .acceptSuggestion: self = .acceptSuggestion
+        case .next: self = .next
+        case .previous: self = .previous
+        case .scenePush, .scenePresent, .play:
+            guard let a = argument, !a.isEmpty else { return nil }
+            self = kind == .play ? .play(a) : kind == .scenePush ? .scenePush(a) : .scenePresent(a)
+        case .scenePop: self = .scenePop
+        case .sceneDismiss: self = .sceneDismiss
+        }
+    }
+
+    /// The canonical name (`rotate-to`, `scene-push`, ...).
+    public var name: String { kind.rawValue }
 
     /// The argument as written (`landscape-left`, a scene's name), if the action takes one.
     public var argument: String? {
@@ -97,30 +146,23 @@ public enum Action: Sendable, Hashable {
     public static func canonicalName(_ word: String) -> String? {
         let w = word.replacingUnderscores()
         if let a = aliases[w] { return a }
-        return vocabulary.contains { $0.name == w } ? w : nil
+        return Kind(rawValue: w) != nil ? w : nil
     }
 
     /// Parses an action from its name and argument.
     public static func parse(name: String, argument: String?) -> Result<Action, ActionError> {
-        guard let canonical = canonicalName(name), let entry = vocabulary.first(where: { $0.name == canonical }) else {
+        guard let canonical = canonicalName(name), let kind = Kind(rawValue: canonical) else {
             return .failure(.unknown(name))
         }
-        guard let kind = entry.argument else {
+        guard let takes = kind.argument else {
             if let argument { return .failure(.unexpectedArgument(canonical, argument)) }
-            return .success(simple(canonical))
+            return Action(kind: kind, argument: nil).map { .success($0) } ?? .failure(.unknown(name))
         }
-        guard let argument, !argument.isEmpty else { return .failure(.missingArgument(canonical, kind)) }
-        switch kind {
-        case .orientation:
-            guard let o = InterfaceOrientation(name: argument) else {
-                return .failure(.badArgument(canonical, argument, kind))
-            }
-            return .success(.rotateTo(o))
-        case .scene:
-            return .success(canonical == "scene-push" ? .scenePush(argument) : .scenePresent(argument))
-        case .clip:
-            return .success(.play(argument))
+        guard let argument, !argument.isEmpty else { return .failure(.missingArgument(canonical, takes)) }
+        guard let action = Action(kind: kind, argument: argument) else {
+            return .failure(.badArgument(canonical, argument, takes))
         }
+        return .success(action)
     }
 
     /// Parses an action written as words: `["rotate-to", "landscape-left"]`.
@@ -128,21 +170,6 @@ public enum Action: Sendable, Hashable {
         guard let name = words.first else { return .failure(.unknown("")) }
         if words.count > 2 { return .failure(.unexpectedArgument(name, words.dropFirst(2).joined(separator: " "))) }
         return parse(name: name, argument: words.count == 2 ? words[1] : nil)
-    }
-
-    private static func simple(_ name: String) -> Action {
-        switch name {
-        case "fullscreen": .fullscreen
-        case "lock": .lock
-        case "unlock": .unlock
-        case "toggle-lock": .toggleLock
-        case "rotate": .rotate
-        case "accept-suggestion": .acceptSuggestion
-        case "next": .next
-        case "previous": .previous
-        case "scene-pop": .scenePop
-        default: .sceneDismiss
-        }
     }
 
     /// The policy's command for this action; `nil` for the player's own (`next`, `previous`) and

@@ -119,7 +119,7 @@ struct MQTTService: Service {
                 logger.warning("mqtt: \(topic) '\(payload.prefix(80))' ignored: the lock takes ON or OFF")
                 return
             default:
-                let takes = Action.vocabulary.first { $0.name == Action.canonicalName(name) }?.argument != nil
+                let takes = Action.canonicalName(name).flatMap(Action.Kind.init(rawValue:))?.argument != nil
                 action = Action.parse(name: name, argument: takes ? words.joined(separator: " ") : nil)
             }
         }
