@@ -81,6 +81,7 @@ extension PlaybackCore {
         guard let entry else { return [] }
         entries.append((entry, path))
         paths[entry] = path
+        forgetOldPaths(newest: entry)
         switch why {
         case .item: return []
         case .leadingSplash:
@@ -89,6 +90,17 @@ extension PlaybackCore {
         case .clip: return clipAdded(entry)
         }
     }
+
+    /// The files of entries long gone are forgotten (their late events name them by mpv's word
+    /// then): a playlist that changes for months keeps the map small.
+    mutating func forgetOldPaths(newest: Int64) {
+        guard paths.count > 2 * Self.pathsKept else { return }
+        let kept = Set(entries.map(\.id) + [currentEntry].compactMap { $0 })
+        paths = paths.filter { kept.contains($0.key) || $0.key > newest - Int64(Self.pathsKept) }
+    }
+
+    /// How many of the latest entries' files are kept besides those in the playlist.
+    public static let pathsKept = 256
 
     /// The splash that led the playlist leaves it.
     /// Wherever it is, even playing (mpv looped back to it): mpv then goes on to the next entry.

@@ -203,8 +203,10 @@ public struct PlaybackCore: Sendable {
         }
     }
 
-    /// The file of each entry the core added, by id, including those since removed.
+    /// The file of each entry the core added, by id, including those removed lately.
     var paths: [Int64: String] = [:]
+    /// How many entries' files the core remembers now.
+    public var knownPaths: Int { paths.count }
     /// The time of the input being handled.
     var lastNow = 0.0
 

@@ -316,6 +316,19 @@ struct PlaybackCoreTests {
         #expect(filters.count == (angle == 0 ? 0 : 1))
     }
 
+    /// A folder that changes for months: the core's memory of mpv's entries stays bounded.
+    @Test func aPlaylistThatKeepsChangingKeepsTheCoreSmall() {
+        var d = Drive(.folder(), files: ["/d/1.png": "a", "/d/2.png": "b"])
+        d.send(.start)
+        for n in 0..<1500 {
+            d.mpv.disk["/d/3.png"] = n % 2 == 0 ? "\(n)" : nil
+            d.send(.foldersChanged)
+            d.advance(1)
+        }
+        #expect(d.core.knownPaths <= 2 * PlaybackCore.pathsKept + 8, "\(d.core.knownPaths)")
+        #expect(d.core.entries.count <= 4)
+    }
+
     @Test func aNewMpvPlaysFromTheEntryThatPlayed() {
         var d = Drive(.folder(), files: ["/d/1.png": "a", "/d/2.png": "b", "/d/3.png": "c"])
         d.send(.start)
