@@ -7,6 +7,7 @@ public import OrientationCore
 import Picture
 import Player
 import Sensors
+import Session
 import Settings
 import UprightDaemon
 

@@ -20,36 +20,6 @@ public enum JSONText {
     }
 }
 
-extension RotationDecision {
-    /// The decision as a record: `t` written as `time`, the cause included with `cause`.
-    public struct Record: Codable, Sendable, Hashable {
-        public var t: JSONNumberText
-        public var decision: Kind
-        public var interface: InterfaceOrientation
-        public var strategy: AppliedStrategy
-        public var scene: String
-        public var reason: DecisionReason
-        public var cause: String?
-    }
-
-    /// The record of this decision; `time` is how `t` is written (the dry run writes it as it is,
-    /// the play log with three decimals).
-    public func record(time: String, cause withCause: Bool = true) -> Record {
-        Record(
-            t: JSONNumberText(time), decision: kind, interface: interface, strategy: strategy, scene: scene,
-            reason: reason, cause: withCause ? cause : nil)
-    }
-
-    /// The decision as one JSON line, the format of `upright replay --events` and of `upright
-    /// play`'s log.
-    public func jsonLine(time: String, cause withCause: Bool = true) -> String {
-        JSONLine.encode(record(time: time, cause: withCause))
-    }
-
-    /// `t` with three decimals (`12.300`), as the play log and the control replies write it.
-    public var millisecondsText: String { t.fixed(3) }
-}
-
 extension Double {
     /// The number with exactly `decimals` digits after the point (`12.300` for 3), rounded half
     /// away from zero: the one number format of Upright's lines, logs and traces.

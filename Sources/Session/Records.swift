@@ -332,3 +332,96 @@ public enum SensorRecord {
         }
     }
 }
+
+/// A decision as a record (the play log's and the dry run's lines, `last_decision` in the status):
+/// `t` written as given, the cause included when asked for.
+public struct DecisionRecord: Codable, Sendable, Hashable {
+    public var t: JSONNumberText
+    public var decision: RotationDecision.Kind
+    public var interface: InterfaceOrientation
+    public var strategy: AppliedStrategy
+    public var scene: String
+    public var reason: DecisionReason
+    public var cause: String?
+}
+
+extension RotationDecision {
+    /// The decision's record type.
+    public typealias Record = DecisionRecord
+
+    /// The record of this decision; `time` is how `t` is written (the dry run writes it as it is,
+    /// the play log with three decimals).
+    public func record(time: String, cause withCause: Bool = true) -> Record {
+        Record(
+            t: JSONNumberText(time), decision: kind, interface: interface, strategy: strategy, scene: scene,
+            reason: reason, cause: withCause ? cause : nil)
+    }
+
+    /// The decision as one JSON line, the format of `upright replay --events` and of `upright
+    /// play`'s log.
+    public func jsonLine(time: String, cause withCause: Bool = true) -> String {
+        JSONLine.encode(record(time: time, cause: withCause))
+    }
+
+    /// `t` with three decimals (`12.300`), as the play log and the control replies write it.
+    public var millisecondsText: String { t.fixed(3) }
+}
+
+/// The screen's state as MQTT publishes it (retained), for Home Assistant's sensors.
+public struct MQTTState: Codable, Sendable, Hashable {
+    public var device: DeviceOrientation
+    public var interface: InterfaceOrientation
+    public var locked: Bool
+    public var scene: String
+    public var playing: String?
+    public var sensor: String
+    public var clip: String?
+
+    public init(
+        device: DeviceOrientation, interface: InterfaceOrientation, locked: Bool, scene: String, playing: String?,
+        sensor: String, clip: String?
+    ) {
+        (self.device, self.interface, self.locked, self.scene) = (device, interface, locked, scene)
+        (self.playing, self.sensor, self.clip) = (playing, sensor, clip)
+    }
+}
+
+/// One Home Assistant discovery message (MQTT discovery's `config`): an entity of the screen's
+/// device, with the topics it reads and writes.
+public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
+    public struct Device: Codable, Sendable, Hashable {
+        public var identifiers: [String]
+        public var name: String
+        public var manufacturer: String
+        public var model: String
+        public init(identifiers: [String], name: String, manufacturer: String, model: String) {
+            (self.identifiers, self.name, self.manufacturer, self.model) = (identifiers, name, manufacturer, model)
+        }
+    }
+
+    public var name: String
+    public var commandTopic: String?
+    public var stateTopic: String?
+    public var valueTemplate: String?
+    public var options: [String]?
+    public var payloadPress: String?
+    public var uniqueID = ""
+    public var objectID = ""
+    public var device: Device?
+    public var availabilityTopic = ""
+
+    public init(
+        name: String, commandTopic: String? = nil, stateTopic: String? = nil, valueTemplate: String? = nil,
+        options: [String]? = nil, payloadPress: String? = nil
+    ) {
+        (self.name, self.commandTopic, self.stateTopic) = (name, commandTopic, stateTopic)
+        (self.valueTemplate, self.options, self.payloadPress) = (valueTemplate, options, payloadPress)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, options, device
+        case commandTopic = "command_topic", stateTopic = "state_topic", valueTemplate = "value_template"
+        case payloadPress = "payload_press", uniqueID = "unique_id", objectID = "object_id"
+        case availabilityTopic = "availability_topic"
+    }
+}

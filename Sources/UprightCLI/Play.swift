@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Logging
 import Sensors
+import Session
 import UprightDaemon
 
 /// `upright play [FILES...]`: the main job, sensor → policy → player and display, as services.

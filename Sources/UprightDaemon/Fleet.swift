@@ -28,15 +28,7 @@ struct MQTTService: Service {
     var availability: String { base + "/availability" }
 
     /// The session's state as published: what Home Assistant's entities read.
-    struct State: Codable, Equatable {
-        var device: DeviceOrientation
-        var interface: InterfaceOrientation
-        var locked: Bool
-        var scene: String
-        var playing: String?
-        var sensor: String
-        var clip: String?
-    }
+    typealias State = MQTTState
 
     func run() async throws {
         guard case .success(var endpoint) = MQTTEndpoint.parse(settings.url) else { return }
@@ -135,12 +127,12 @@ struct MQTTService: Service {
     /// Home Assistant's discovery messages: the screen as a device with its entities.
     func discovery() -> [(String, String)] {
         let node = "upright_" + settings.device.replacingOccurrences(of: "-", with: "_")
-        let device = Discovery.Device(
+        let device = HomeAssistantDiscovery.Device(
             identifiers: [node], name: "Upright \(settings.device)", manufacturer: "Upright",
             model: "kiosk video player")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        func entity(_ component: String, _ id: String, _ fields: Discovery) -> (String, String) {
+        func entity(_ component: String, _ id: String, _ fields: HomeAssistantDiscovery) -> (String, String) {
             var config = fields
             config.uniqueID = "\(node)_\(id)"
             config.objectID = "\(node)_\(id)"
@@ -153,11 +145,13 @@ struct MQTTService: Service {
         }
         let state = base + "/state"
         func button(_ id: String, _ name: String, _ action: String) -> (String, String) {
-            entity("button", id, Discovery(name: name, commandTopic: base + "/command/" + action))
+            entity("button", id, HomeAssistantDiscovery(name: name, commandTopic: base + "/command/" + action))
         }
         /// A sensor showing one field of the state.
         func sensor(_ id: String, _ name: String, _ field: String) -> (String, String) {
-            entity("sensor", id, Discovery(name: name, stateTopic: state, valueTemplate: "{{ value_json.\(field) }}"))
+            entity(
+                "sensor", id,
+                HomeAssistantDiscovery(name: name, stateTopic: state, valueTemplate: "{{ value_json.\(field) }}"))
         }
         var out = [
             button("fullscreen", "Full screen", "fullscreen"), button("next", "Next", "next"),
@@ -165,12 +159,12 @@ struct MQTTService: Service {
             button("accept_suggestion", "Accept the rotate suggestion", "accept-suggestion"),
             entity(
                 "switch", "lock",
-                Discovery(
+                HomeAssistantDiscovery(
                     name: "Rotation lock", commandTopic: base + "/command/lock", stateTopic: state,
                     valueTemplate: "{{ 'ON' if value_json.locked else 'OFF' }}")),
             entity(
                 "select", "rotate_to",
-                Discovery(
+                HomeAssistantDiscovery(
                     name: "Rotate to", commandTopic: base + "/command/rotate-to", stateTopic: state,
                     valueTemplate: "{{ value_json.interface }}", options: InterfaceOrientation.allNames)),
             sensor("device_orientation", "Device orientation", "device"),
@@ -182,46 +176,10 @@ struct MQTTService: Service {
             out.append(
                 entity(
                     "button", "play_\(clip)",
-                    Discovery(name: "Play \(clip)", commandTopic: base + "/command/play", payloadPress: clip)))
+                    HomeAssistantDiscovery(
+                        name: "Play \(clip)", commandTopic: base + "/command/play", payloadPress: clip)))
         }
         return out
-    }
-}
-
-/// One Home Assistant discovery message (MQTT discovery's `config`): an entity of the screen's
-/// device, with the topics it reads and writes.
-struct Discovery: Codable, Equatable {
-    struct Device: Codable, Equatable {
-        var identifiers: [String]
-        var name: String
-        var manufacturer: String
-        var model: String
-    }
-
-    var name: String
-    var commandTopic: String?
-    var stateTopic: String?
-    var valueTemplate: String?
-    var options: [String]?
-    var payloadPress: String?
-    var uniqueID = ""
-    var objectID = ""
-    var device: Device?
-    var availabilityTopic = ""
-
-    init(
-        name: String, commandTopic: String? = nil, stateTopic: String? = nil, valueTemplate: String? = nil,
-        options: [String]? = nil, payloadPress: String? = nil
-    ) {
-        (self.name, self.commandTopic, self.stateTopic) = (name, commandTopic, stateTopic)
-        (self.valueTemplate, self.options, self.payloadPress) = (valueTemplate, options, payloadPress)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case name, options, device
-        case commandTopic = "command_topic", stateTopic = "state_topic", valueTemplate = "value_template"
-        case payloadPress = "payload_press", uniqueID = "unique_id", objectID = "object_id"
-        case availabilityTopic = "availability_topic"
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Input
 import OrientationCore
+import Session
 import Testing
 
 /// Buttons and remotes through `upright play`: input devices fed by FIFOs carrying the real
