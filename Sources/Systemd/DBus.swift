@@ -98,14 +98,23 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A client connection to a D-Bus bus through sd-bus (libsystemd). Its calls block (up to their
-/// timeout), so callers run them off the cooperative pool; one call at a time.
+/// timeout), so callers run them off the cooperative pool. An sd-bus connection serves one thread
+/// at a time: a call takes the kept connection out of its lock and puts it back after (no lock is
+/// held across the call); a call made meanwhile opens a connection of its own, closed after it.
 public final class DBusConnection: Sendable {
-    private let bus: Mutex<OpaquePointer?>
+    /// The kept connection, as its pointer's bits (a pointer is not `Sendable`; the bits are, and
+    /// only the call holding them uses the connection); 0 while a call has it.
+    private let bus: Mutex<Int>
     /// The bus's address (`unix:path=/run/user/1000/bus`).
     public let address: String
 
     /// Connects to the bus at `address` as a client.
     public init(address: String) throws(DBusError) {
+        self.bus = Mutex(Int(bitPattern: try Self.connect(address)))
+        self.address = address
+    }
+
+    private static func connect(_ address: String) throws(DBusError) -> OpaquePointer? {
         var bus: OpaquePointer?
         var r = sd_bus_new(&bus)
         if r >= 0 { r = sd_bus_set_address(bus, address) }
@@ -115,8 +124,7 @@ public final class DBusConnection: Sendable {
             sd_bus_unref(bus)
             throw DBusError(name: nil, description: "cannot connect to the D-Bus bus at \(address): \(Self.text(r))")
         }
-        self.bus = Mutex(bus)
-        self.address = address
+        return bus
     }
 
     /// The session bus of `environment`: `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`.
@@ -126,14 +134,29 @@ public final class DBusConnection: Sendable {
         return "unix:path=\(runtime)/bus"
     }
 
-    deinit { bus.withLock { _ = sd_bus_flush_close_unref($0) } }
+    deinit { bus.withLock { _ = sd_bus_flush_close_unref(OpaquePointer(bitPattern: $0)) } }
 
     /// Calls `method` of `interface` on `path` at `destination`, and returns the reply's values.
     public func call(
         _ destination: String, _ path: String, _ interface: String, _ method: String, _ arguments: [DBusValue] = [],
         timeout: Double = 5
     ) throws(DBusError) -> [DBusValue] {
-        let result: Result<[DBusValue], DBusError> = bus.withLock { bus in
+        let kept = self.bus.withLock { kept in
+            defer { kept = 0 }
+            return kept
+        }
+        var bus = OpaquePointer(bitPattern: kept)
+        if bus == nil { bus = try Self.connect(address) }
+        let bits = Int(bitPattern: bus)
+        defer {
+            let extra = self.bus.withLock { kept -> Bool in
+                guard kept == 0 else { return true }
+                kept = bits
+                return false
+            }
+            if extra { _ = sd_bus_flush_close_unref(OpaquePointer(bitPattern: bits)) }
+        }
+        let result: Result<[DBusValue], DBusError> = {
             var message: OpaquePointer?
             var r = sd_bus_message_new_method_call(bus, &message, destination, path, interface, method)
             defer { sd_bus_message_unref(message) }
@@ -154,7 +177,7 @@ public final class DBusConnection: Sendable {
             var values: [DBusValue] = []
             while let v = Self.read(reply) { values.append(v) }
             return .success(values)
-        }
+        }()
         return try result.get()
     }
 
