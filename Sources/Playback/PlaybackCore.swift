@@ -230,7 +230,12 @@ public struct PlaybackCore: Sendable {
             between = false
             var out = itemStarted()
             if let c = clipState, c.ended { out += resumeAfterClip(c) }
-            out += changeDone(at: now)
+            // A new playlist under way ends with its first start (mpv's idle event before it, one
+            // that reaches the core late, says nothing of it); any other change may end in idle.
+            switch inFlight?.change {
+            case .load?, .splash?: break
+            default: out += changeDone(at: now)
+            }
             out.append(.event(.idle))
             return out + nothingToPlay(at: now)
         case .osdSize(let w, let h):

@@ -12,7 +12,8 @@ struct FakeMPV {
     var position: Int?
     var playing: Int64?
     var startedAt = 0.0
-    var events: [MPVInput] = []
+    /// mpv says it is idle as soon as it runs, before anything is loaded.
+    var events: [MPVInput] = [.idle]
     /// The folder `/d` on disk: file → stamp; files in `bad` cannot be played.
     var disk: [String: String] = [:]
     var bad: Set<String> = []
