@@ -5,14 +5,6 @@ public import Playback
 /// file still being written (changed in the last ``settleTime`` seconds) waits until it has
 /// stood still; a URL plays as it is.
 public enum Playlist {
-    /// The extensions of the files a folder contributes (lower case).
-    public static let videoExtensions: Set<String> = [
-        "mp4", "m4v", "mkv", "webm", "mov", "avi", "mpg", "mpeg", "ts", "m2ts", "ogv", "wmv", "flv", "3gp",
-    ]
-    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "webp", "gif", "bmp"]
-    public static let audioExtensions: Set<String> = ["mp3", "ogg", "oga", "opus", "flac", "wav", "m4a", "aac"]
-    public static var mediaExtensions: Set<String> { videoExtensions.union(imageExtensions).union(audioExtensions) }
-
     /// How long a file must have stood still (its modification time) before it is played.
     public static let settleTime: TimeInterval = 2
 
@@ -37,9 +29,10 @@ public enum Playlist {
         }
     }
 
-    /// Whether `path` names an image, by its extension.
-    public static func isImage(_ path: String) -> Bool {
-        imageExtensions.contains((path as NSString).pathExtension.lowercased())
+    /// The local path an item names (`file://` taken off); `nil` for a URL of another scheme.
+    public static func localPath(_ item: String) -> String? {
+        if item.contains("://") && !item.hasPrefix("file://") { return nil }
+        return item.hasPrefix("file://") ? (URL(string: item)?.path ?? item) : item
     }
 
     /// What `entry` is at `now`.
@@ -48,8 +41,7 @@ public enum Playlist {
     /// What `entry` is, and when the soonest of its files still being written will have stood
     /// still: one listing and one `stat` a file.
     private static func look(_ entry: String, now: Date) -> (entry: Entry, settles: Date?) {
-        if entry.contains("://") && !entry.hasPrefix("file://") { return (.url(entry), nil) }
-        let path = entry.hasPrefix("file://") ? (URL(string: entry)?.path ?? entry) : entry
+        guard let path = localPath(entry) else { return (.url(entry), nil) }
         var info = stat()
         guard stat(path, &info) == 0 else { return (.missing(path, reason: systemError(errno)), nil) }
         guard info.st_mode & S_IFMT == S_IFDIR else {
@@ -62,7 +54,7 @@ public enum Playlist {
         var ready: [String] = [], writing = 0
         var settles: Date?
         for name in names.sorted() where !name.hasPrefix(".") {
-            guard mediaExtensions.contains((name as NSString).pathExtension.lowercased()) else { continue }
+            guard MediaFiles.all.contains(MediaFiles.fileExtension(name)) else { continue }
             let file = path + "/" + name
             var s = stat()
             guard stat(file, &s) == 0, s.st_mode & S_IFMT == S_IFREG else { continue }
@@ -179,8 +171,7 @@ extension Playlist {
     /// What changes when a file changes: its size and modification time ("missing": not there; a
     /// URL has none).
     public static func stamp(_ item: String) -> String {
-        if item.contains("://") && !item.hasPrefix("file://") { return "" }
-        let path = item.hasPrefix("file://") ? (URL(string: item)?.path ?? item) : item
+        guard let path = localPath(item) else { return "" }
         var s = stat()
         guard stat(path, &s) == 0 else { return "missing" }
         return "\(s.st_size):\(s.st_mtim.tv_sec).\(s.st_mtim.tv_nsec)"

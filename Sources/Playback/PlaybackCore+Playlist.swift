@@ -25,7 +25,6 @@ extension PlaybackCore {
         (inFlight, changes) = (nil, changes.filter { if case .step = $0 { true } else { false } })
         if clipState != nil {
             clipState = nil
-            clip = nil
             out.append(.event(.clipEnded))
         }
         let resume = current.flatMap { items.firstIndex(of: $0) }
@@ -65,7 +64,7 @@ extension PlaybackCore {
         } else {
             // mpv 0.35 shows an image for one frame only with video-latency-hacks (which the turns
             // want for video): off for images, so their display duration holds.
-            if Self.isImage(item) { pairs.append("video-latency-hacks=no") }
+            if MediaFiles.isImage(item) { pairs.append("video-latency-hacks=no") }
             if let d = options(of: item)?.duration { pairs.append("image-display-duration=\(d)") }
             if let m = options(of: item)?.mute { pairs.append("mute=\(m ? "yes" : "no")") }
         }
@@ -276,10 +275,5 @@ extension PlaybackCore {
         guard overlays.message != text else { return [] }
         overlays.message = text
         return drawOverlays()
-    }
-
-    static func isImage(_ path: String) -> Bool {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
-        return ["png", "jpg", "jpeg", "webp", "gif", "bmp"].contains(path[path.index(after: dot)...].lowercased())
     }
 }

@@ -18,7 +18,6 @@ extension PlaybackCore {
             resume = (entry, position)
         }
         clipState = Clip(file: file, entry: nil, resume: resume)
-        clip = file
         return out + [.mpv(add(file, append: true, options: [], why: .clip))]
     }
 
@@ -48,7 +47,6 @@ extension PlaybackCore {
     /// interrupted (not one stepped to meanwhile), and the clip leaves the playlist.
     mutating func resumeAfterClip(_ c: Clip) -> [PlaybackEffect] {
         clipState = nil
-        clip = nil
         var out: [PlaybackEffect] = []
         if let resume = c.resume, resume.entry == currentEntry, let time = resume.time, time > 0 {
             out.append(.mpv(.seek(time)))
@@ -201,7 +199,7 @@ extension PlaybackCore {
 
     /// The overlays as mpv should show them: each level whose text or size changed is sent again.
     mutating func drawOverlays() -> [PlaybackEffect] {
-        guard !starting else {
+        guard startDeadline == nil else {
             overlaysWaiting = true
             return []
         }
@@ -233,7 +231,6 @@ extension PlaybackCore {
 
     /// The item's first frame is on screen (or it failed, or a second passed): waiting overlays are drawn.
     mutating func itemStarted() -> [PlaybackEffect] {
-        starting = false
         startDeadline = nil
         guard overlaysWaiting else { return [] }
         overlaysWaiting = false

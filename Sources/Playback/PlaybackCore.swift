@@ -89,8 +89,9 @@ public struct PlaybackCore: Sendable {
         var resume: (entry: Int64, time: Double?)?
         var ended = false
     }
-    public internal(set) var clip: String?
     var clipState: Clip?
+    /// The clip playing (or asked for), until the loop plays again.
+    public var clip: String? { clipState?.file }
     /// A change of the entry playing: mpv carries one out at a time (the next waits for its start).
     enum Change: Sendable {
         case step(PlaylistStep, request: Int)
@@ -118,8 +119,7 @@ public struct PlaybackCore: Sendable {
     var osd = (width: 0, height: 0)
     var sentOverlays: [OverlayLevel: String] = [:]
     var rotateFilter = false
-    /// An item is starting: overlay changes wait until its first frame (``startDeadline``).
-    var starting = false
+    /// An item is starting until its first frame, or this time at the latest: overlay changes wait.
     var startDeadline: Double?
     var overlaysWaiting = false
 
@@ -245,7 +245,6 @@ public struct PlaybackCore: Sendable {
     }
 
     private mutating func startFile(_ entry: Int64, path: String?, at now: Double) -> [PlaybackEffect] {
-        starting = true
         startDeadline = now + 1
         idle = false
         between = false

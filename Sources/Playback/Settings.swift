@@ -63,3 +63,24 @@ public struct ItemOptions: Sendable, Hashable {
 
 /// The built-in test pattern, shown when the playlist is empty.
 public let testPattern = "av://lavfi:testsrc2=size=1280x720:rate=25"
+
+/// The media files a folder contributes, by extension (lower case): the folder scan takes these,
+/// and the player's core shows an image by its own rules.
+public enum MediaFiles {
+    public static let video: Set<String> = [
+        "mp4", "m4v", "mkv", "webm", "mov", "avi", "mpg", "mpeg", "ts", "m2ts", "ogv", "wmv", "flv", "3gp",
+    ]
+    public static let image: Set<String> = ["png", "jpg", "jpeg", "webp", "gif", "bmp"]
+    public static let audio: Set<String> = ["mp3", "ogg", "oga", "opus", "flac", "wav", "m4a", "aac"]
+    public static var all: Set<String> { video.union(image).union(audio) }
+
+    /// The extension of the last name of `path`, lower case (empty when it has none).
+    public static func fileExtension(_ path: String) -> String {
+        let name = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? path[...]
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return name[name.index(after: dot)...].lowercased()
+    }
+
+    /// Whether `path` names an image, by its extension.
+    public static func isImage(_ path: String) -> Bool { image.contains(fileExtension(path)) }
+}

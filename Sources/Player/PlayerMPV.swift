@@ -105,9 +105,7 @@ extension Player {
     /// Why a local file cannot be played, in the system's words (mpv says only "loading failed"):
     /// missing, a directory, unreadable. `nil` for a URL or a file that can be read.
     public static func whyUnplayable(_ item: String) -> String? {
-        if item.contains("://") && !item.hasPrefix("file://") { return nil }
-        let path = item.hasPrefix("file://") ? (URL(string: item)?.path ?? item) : item
-        guard let problem = readProblem(path) else { return nil }
+        guard let path = Playlist.localPath(item), let problem = readProblem(path) else { return nil }
         return problem == "is a directory" ? "\(path) is a directory" : "\(path): \(problem)"
     }
 }
