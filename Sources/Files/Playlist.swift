@@ -88,19 +88,23 @@ public enum Playlist {
         for entry in entries {
             let (found, at) = look(entry, now: now)
             if let at, settles.map({ at < $0 }) ?? true { settles = at }
-            switch found {
-            case .url(let u): items.append(u)
-            case .file(let f): items.append(f)
-            case .folder(_, var files, _):
-                shuffle?(&files)
-                items += files
-            case .missing(let path, _):
-                // A missing file stays: mpv tries it, and its failure is shown and skipped. A
-                // missing folder (no extension: a stick not plugged in) adds nothing.
-                if !(path as NSString).pathExtension.isEmpty { items.append(entry) }
-            }
+            items += Self.items(of: found, entry: entry, shuffle: shuffle)
         }
         return (items, settles)
+    }
+
+    /// What an entry looked at plays: a folder's ready files (shuffled with `shuffle`), a file or
+    /// URL as it is, a missing file as configured (mpv tries it, and its failure is shown and
+    /// skipped); a missing folder (no extension: a stick not plugged in) adds nothing.
+    private static func items(of found: Entry, entry: String, shuffle: ((inout [String]) -> Void)?) -> [String] {
+        switch found {
+        case .url(let u): return [u]
+        case .file(let f): return [f]
+        case .folder(_, var files, _):
+            shuffle?(&files)
+            return files
+        case .missing(let path, _): return MediaFiles.fileExtension(path).isEmpty ? [] : [entry]
+        }
     }
 
     /// The directories that match `pattern` now (`*` stands for one name, at any level).
@@ -145,14 +149,19 @@ extension Playlist {
             if let at = found.settles, settles.map({ at < $0 }) ?? true { settles = at }
             return found.items.map { PlaylistScan.Item($0, stamp: stamp($0)) }
         }
+        // One look at each entry gives its items, its words and whether its folder is watched.
+        var watch: [String] = []
         let entries = settings.playlist.map { entry in
-            PlaylistScan.Entry(entry: entry, items: items([entry]), description: inspect(entry, now: now).description)
-        }
-        var watch = settings.playlist.filter { entry in
-            switch inspect(entry, now: now) {
-            case .folder, .missing: true
-            case .file, .url: false
+            let (found, at) = look(entry, now: now)
+            if let at, settles.map({ at < $0 }) ?? true { settles = at }
+            switch found {
+            case .folder, .missing: watch.append(entry)
+            case .file, .url: break
             }
+            let items = Self.items(of: found, entry: entry, shuffle: shuffle).map {
+                PlaylistScan.Item($0, stamp: stamp($0))
+            }
+            return PlaylistScan.Entry(entry: entry, items: items, description: found.description)
         }
         var stick: [PlaylistScan.Item] = []
         if let pattern = settings.removableMedia {
