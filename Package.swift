@@ -28,7 +28,9 @@ let package = Package(
     targets: [
         // C libraries: each wrapped once, by exactly one Swift module.
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
-        .systemLibrary(name: "CMPV", pkgConfig: "mpv", providers: [.apt(["libmpv-dev"])]),
+        // libmpv-dev: its headers are in /usr/include; its pkg-config file adds -D_REENTRANT (for
+        // its dependencies' headers, which are not imported), a flag SwiftPM warns of and drops.
+        .systemLibrary(name: "CMPV"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),

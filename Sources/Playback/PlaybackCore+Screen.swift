@@ -84,7 +84,9 @@ extension PlaybackCore {
             let list = planned.filter { failed[$0] == nil }
             if list.isEmpty { inFlight = nil }
             let out = load(list, at: now)
-            return list.isEmpty ? out + nothingToPlay(at: now) : out
+            // The core stops mpv itself: nothing plays from now, whether or not mpv says it is
+            // idle (given the splash at once, it does not).
+            return list.isEmpty ? out + [.event(.idle)] + nothingToPlay(at: now) : out
         case .splash:
             guard let splash = settings.splash else { return changeDone(at: now) }
             return [

@@ -186,7 +186,8 @@ public enum PlayerEvent: Sendable, Hashable {
     case playing(String)
     /// A file could not be played; the playlist goes on.
     case fileFailed(String, reason: String)
-    /// Nothing left to play: the idle scene shows.
+    /// Nothing left to play: the idle scene shows (said when mpv is idle, and when the core stops
+    /// it for want of anything playable; it may come twice for one stop).
     case idle
     /// Playing, but the position stood still for the stall timeout: the item is loaded again.
     case stalled(String)

@@ -5,7 +5,8 @@ import Synchronization
 
 /// Changes in folders (``FolderWatch``): a file created, written and closed, moved in or out,
 /// deleted, and a folder that appears (a USB stick mounted) or goes. Watched on a thread of its
-/// own; a folder missing now is looked for again every second.
+/// own; a folder missing now is looked for again every second. Says "changed" once when its
+/// watches first stand, for what changed before.
 final class DirectoryWatch: Sendable {
     let changes: AsyncStream<Void>
     private let stopped = Flag()
@@ -22,6 +23,10 @@ final class DirectoryWatch: Sendable {
             let watch = FolderWatch([.entries, .writes])
             defer { continuation.finish() }
             var present = Set(directories.filter { FileManager.default.fileExists(atPath: $0) })
+            // What changed between the scan that asked for this watch and the watch in place (a
+            // folder moved in meanwhile) has no event: one look once the watches stand.
+            watch.watch(directories)
+            continuation.yield()
             while !stopped.value.withLock({ $0 }) {
                 watch.watch(directories)
                 let now = Set(directories.filter { FileManager.default.fileExists(atPath: $0) })

@@ -5,7 +5,9 @@ import Glibc
 import Logging
 import OrientationCore
 import Sensors
+import Session
 import Settings
+import Synchronization
 
 /// A failure that has already been worded for the user, exit status 1: printed as
 /// `upright: error: MESSAGE`, or as it is when it is a diagnostic that names its own place
@@ -116,6 +118,8 @@ func parseSensorURI(_ text: String) throws(CLIFailure) -> SensorURI {
 /// The log on standard error, one line a message: `upright: MESSAGE`, with the level for warnings
 /// and errors (`upright: warning: ...`); systemd's journal adds the time. `UPRIGHT_LOG_LEVEL`
 /// (`debug`, `info`, `notice`, `warning`, `error`) sets the least level shown (default `info`).
+/// A line said again within the hour is counted, not written: "… (the same 360 times in the
+/// last hour)" follows when the hour is over.
 struct StandardErrorLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level =
@@ -128,6 +132,12 @@ struct StandardErrorLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let level = event.level >= .warning ? "\(event.level): " : ""
-        writeStandardError("upright: \(level)\(event.message)\n")
+        let now = Self.started.duration(to: .now) / .seconds(1)
+        let lines = Self.repeats.withLock { $0.admit("upright: \(level)\(event.message)", at: now) }
+        if !lines.isEmpty { writeStandardError(lines.map { $0 + "\n" }.joined()) }
     }
+
+    /// A line that repeats is written once an hour with its count (``RepeatedLines``).
+    static let repeats = Mutex(RepeatedLines())
+    static let started = ContinuousClock.now
 }

@@ -16,44 +16,15 @@ public enum ControlRequest: Sendable, Hashable {
     /// The command names, for errors and `upright ctl --help`.
     public static var names: [String] { ["status", "screenshot"] + Action.names }
 
-    /// The first key of the top-level object that appears twice (the line is valid JSON).
-    static func repeatedKey(in line: String) -> String? {
-        var seen: Set<String> = []
-        var depth = 0
-        var text: [UInt8]?  // the string being read, from its opening quote
-        var lastString: String?
-        var escaped = false
-        for byte in line.utf8 {
-            if var t = text {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    lastString = String(decoding: t, as: UTF8.self)
-                    text = nil
-                    continue
-                }
-                t.append(byte)
-                text = t
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): text = []
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            case UInt8(ascii: ":") where depth == 1:
-                // A key's raw text (escapes kept): "a" and "\u0061" are not told apart, which only lets
-                // such a pair through to the decoder's own rule.
-                if let key = lastString, !seen.insert(key).inserted { return key }
-            default: break
-            }
-        }
-        return nil
-    }
+    static let example = "a request is a JSON object on one line, such as {\"command\": \"status\"}"
 
     /// Parses one request line; the error is the reply's text.
     public static func parse(_ line: String) -> Result<ControlRequest, ControlError> {
+        // Strict JSON first: Foundation's decoder lets a trailing comma through and keeps the last
+        // of a repeated key ({"command":"status","command":"lock"} would lock).
+        if let problem = StrictJSON.problem(in: line) {
+            return .failure(ControlError("the request is not strict JSON: \(problem); \(example)"))
+        }
         let request: ControlRequestLine
         do {
             request = try JSONDecoder().decode(ControlRequestLine.self, from: Data(line.utf8))
@@ -61,11 +32,7 @@ public enum ControlRequest: Sendable, Hashable {
             let key = context.codingPath.last?.stringValue ?? "the request"
             return .failure(ControlError("\"\(key)\" must be a string"))
         } catch {
-            return .failure(ControlError("a request is a JSON object on one line, such as {\"command\": \"status\"}"))
-        }
-        // JSON parsers keep the last of repeated keys: {"command":"status","command":"lock"} would lock.
-        if let repeated = repeatedKey(in: line) {
-            return .failure(ControlError("the request repeats the key \"\(repeated)\"; each key may appear once"))
+            return .failure(ControlError(example))
         }
         guard let command = request.command else {
             return .failure(

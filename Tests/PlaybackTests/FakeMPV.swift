@@ -25,9 +25,13 @@ struct FakeMPV {
 
     var idle: Bool { playing == nil }
     var startPending = false
+    /// Stopped: mpv says it is idle when its loop runs, unless a new playlist came meanwhile.
+    var idlePending = false
 
-    /// mpv's loop runs: a playlist just replaced starts.
+    /// mpv's loop runs: a playlist just replaced starts; a stop with nothing after it idles.
     mutating func settle(now: Double) {
+        if idlePending, !startPending { events.append(.idle) }
+        idlePending = false
         guard startPending else { return }
         startPending = false
         start(at: 0, now: now)
@@ -80,8 +84,9 @@ struct FakeMPV {
             start(at: (p + (s == .next ? 1 : playlist.count - 1)) % playlist.count, now: now)
         case .stop:
             stopPlaying(error: nil)
+            playlist = []
             position = nil
-            events.append(.idle)
+            idlePending = true
         case .seek, .set, .command: break
         }
         return nil
@@ -228,6 +233,7 @@ struct Drive {
                 for c in batch { if let answer = run(c) { queue += core.handle(answer, at: t) } }
             case .event(let e):
                 events.append(e)
+                trace.append("\(t) said \(e)")
                 if case .idle = e { log.append(("idle", 0, "", nil)) }
             case .scan: queue += core.handle(.scanned(scanned ?? mpv.scan()), at: t)
             case .watch: break

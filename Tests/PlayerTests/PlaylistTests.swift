@@ -105,11 +105,18 @@ struct PlaylistTests {
         settings.splash = splash
         settings.imageDuration = 0.5
         settings.retryInterval = .seconds(30)
-        let player = try Player(settings: settings, extra: headless)
+        let log = dir + "/../mpv-\(UUID().uuidString.prefix(6)).log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let player = try Player(settings: settings, extra: headless + [("log-file", log), ("msg-level", "all=v")])
         await player.start()
         // The splash leads the playlist, then shows again once every entry has failed.
-        #expect(await waitFor(player.events) { $0 == .playing(splash) } != nil, "the splash shows")
-        #expect(await waitFor(player.events) { $0 == .idle } != nil, "nothing could play")
+        let toSplash = await waitFor(player.events) { $0 == .playing(splash) }
+        #expect(toSplash != nil, "the splash shows")
+        let toIdle = await waitFor(player.events) { $0 == .idle }
+        #expect(
+            toIdle != nil,
+            "nothing could play; events: \(toSplash ?? []) \(toIdle ?? []); mpv: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")"
+        )
         let message = await player.overlays.message ?? ""
         #expect(
             message == "Nothing to play (the last: missing.mp4: no such file or directory); trying again", "\(message)")

@@ -95,11 +95,20 @@ struct ControlTests {
         (#"{"command": "rotate-to"}"#, "rotate-to needs an \"argument\""),
         (#"{"command": "scene-push", "argument": "nope"}"#, "no scene named 'nope'"),
         (#"{"command": "scene-pop"}"#, "no pushed scene"),
-        (#"{"command":"status","command":"lock"}"#, "repeats the key \"command\""),
+        (
+            #"{"command":"status","command":"lock"}"#,
+            "the key \"command\" a second time (each key may appear once) at column 21"
+        ),
         (
             #"{"command": "rotate-to", "argument": "portrait", "argument" : "landscape-left"}"#,
-            "repeats the key \"argument\""
+            "the key \"argument\" a second time"
         ),
+        (#"{"command": "status",}"#, "not strict JSON: a comma before '}' at column 22"),
+        (
+            #"{"command": "lock"} // now"#,
+            "not strict JSON: a comment (JSON has none) after the JSON value at column 21"
+        ),
+        (#"{"command": /* which */ "lock"}"#, "a comment (JSON has none) where a value belongs at column 13"),
     ])
     func badRequestsGetAnErrorAndChangeNothing(request: String, error: String) async throws {
         let session = try quietSession()
@@ -143,17 +152,6 @@ struct ControlTests {
             now = try await status(session)
             #expect(now.interface == .landscapeLeft)
         }
-    }
-}
-
-@Suite("Control requests")
-struct ControlRequestTests {
-    @Test func repeatedKeysAreFoundAtTheTopLevelOnly() {
-        #expect(ControlRequest.repeatedKey(in: #"{"command": "status"}"#) == nil)
-        #expect(ControlRequest.repeatedKey(in: #"{"a": {"b": 1, "b": 2}, "c": [{"d": 1}, {"d": 2}]}"#) == nil)
-        #expect(ControlRequest.repeatedKey(in: #"{"a": "x\":\"", "b": "a:", "c": 1}"#) == nil)
-        #expect(ControlRequest.repeatedKey(in: #"{"a": 1, "b": {"a": 2}, "a" :3}"#) == "a")
-        #expect(ControlRequest.repeatedKey(in: #"{"k\"ey": 1, "k\"ey": 2}"#) == #"k\"ey"#)
     }
 }
 
