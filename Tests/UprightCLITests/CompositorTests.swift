@@ -36,9 +36,16 @@ struct CompositorTests {
             toFile: config + "/upright.toml", atomically: true, encoding: .utf8)
         for path in [directory, directory + "/.config", config] { chmod(path, 0o755) }
         chmod(config + "/upright.toml", 0o644)
-        let sway = try HeadlessSway(
-            directory: directory, include: HeadlessSway.packageRoot + "/packaging/kiosk/sway.conf",
-            path: uprightBinary.deletingLastPathComponent().path + ":/usr/bin:/bin")
+        // The session's user reads the session file and runs the binary: copies in its own
+        // directory, as the checkout may be in a folder only root can enter (root's home).
+        let bin = directory + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: uprightBinary.path, toPath: bin + "/upright")
+        try FileManager.default.copyItem(
+            atPath: HeadlessSway.packageRoot + "/packaging/kiosk/sway.conf", toPath: directory + "/kiosk.conf")
+        chmod(bin, 0o755)
+        chmod(directory + "/kiosk.conf", 0o644)
+        let sway = try HeadlessSway(directory: directory, include: directory + "/kiosk.conf", path: bin + ":/usr/bin:/bin")
         defer { sway.stop() }
         #expect(
             await Self.eventually(10) { try sway.swaymsg(["-t", "get_tree", "-r"]).contains("\"app_id\": \"mpv\"") })
