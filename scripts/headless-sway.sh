@@ -48,7 +48,8 @@ fi
 pid=$!
 
 for _ in $(seq 100); do
-    sock=$(ls "$dir/runtime"/sway-ipc.*.sock 2>/dev/null | head -1 || true)
+    # This sway's own socket (sway-ipc.UID.PID.sock): one that a killed sway left may be there too.
+    sock=$(ls "$dir/runtime"/sway-ipc.*."$pid".sock 2>/dev/null | head -1 || true)
     wl=$(ls "$dir/runtime"/wayland-[0-9] 2>/dev/null | head -1 || true)
     if [ -n "$sock" ] && [ -n "$wl" ]; then
         echo "SWAY_PID=$pid"

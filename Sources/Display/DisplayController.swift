@@ -4,6 +4,7 @@ import Glibc
 public import OrientationCore
 public import Settings
 import Systemd
+import UnixSocket
 
 extension DisplaySettings {
     /// The output Upright turns among those `backend` lists: the configured one, else the one
@@ -59,10 +60,14 @@ public enum DisplayDetection {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let runtime = environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
         func swaySocket() -> String? {
-            if let s = environment["SWAYSOCK"], FileManager.default.fileExists(atPath: s) { return s }
+            if let s = environment["SWAYSOCK"], answers(s) { return s }
+            // sway restarted (a new socket name), or SWAYSOCK was not passed on; a socket that a
+            // killed sway left behind refuses connections: the newest that answers.
             let names = (try? FileManager.default.contentsOfDirectory(atPath: runtime)) ?? []
-            return names.filter { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }.sorted().first
+            return names.filter { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }
                 .map { "\(runtime)/\($0)" }
+                .sorted { modified($0) > modified($1) }
+                .first(where: answers)
         }
         let wayland = environment["WAYLAND_DISPLAY"]
         switch settings.backend {
@@ -104,11 +109,11 @@ public enum DisplayDetection {
         _ settings: DisplaySettings, environment: [String: String], swaySocket: String?
     ) async -> (backend: any DisplayBackend, reason: String) {
         let wayland = environment["WAYLAND_DISPLAY"]
-        if let s = environment["SWAYSOCK"], FileManager.default.fileExists(atPath: s) {
+        if let s = environment["SWAYSOCK"], s == swaySocket {
             return (SwayBackend(socketPath: s), "SWAYSOCK is set: sway at \(s)")
         }
         // sway restarted: SWAYSOCK names the old process's socket (or none was passed on).
-        if wayland != nil, let s = swaySocket {
+        if wayland != nil || environment["SWAYSOCK"] != nil, let s = swaySocket {
             return (SwayBackend(socketPath: s), "sway's socket \(s) is in XDG_RUNTIME_DIR")
         }
         if let desktop = await desktopBackend(settings, environment: environment) { return desktop }
@@ -129,6 +134,23 @@ public enum DisplayDetection {
 }
 
 extension DisplayDetection {
+    /// Whether a compositor's socket accepts a connection (a file left by a killed one does not).
+    static func answers(_ path: String) -> Bool {
+        do throws(UnixSocketError) {
+            close(try UnixSocket.connect(path, timeout: 1))
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// When `path` was last changed (a socket's creation), 0 when it cannot be read.
+    static func modified(_ path: String) -> Double {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+    }
+
     static let mutterName = "org.gnome.Mutter.DisplayConfig"
     static let kwinName = "org.kde.KWin"
 
@@ -179,6 +201,8 @@ public actor DisplayController {
     private var applied: OutputTransform?
     /// The desktop's own auto-rotation lock as Upright found it, when Upright locked it.
     private var desktopLockFound: Bool?
+    /// The backend stopped answering: each probe looks for one anew.
+    private var searching = false
 
     public init(settings: DisplaySettings, stateDirectory: String, backend: any DisplayBackend, reason: String) {
         detection = nil
@@ -201,10 +225,30 @@ public actor DisplayController {
 
     /// The compositor came back (a new process, maybe a new socket): finds the backend again,
     /// records the output's transform as the one to put back, and turns it to Upright's again.
+    /// When none answers yet (sway's socket comes a moment after its Wayland one), the old one
+    /// stays named, and each ``probe()`` looks again.
     public func redetect() async -> DisplayAbilities {
+        guard let detection else { return await adopt(nil) }
+        let found = await DisplayDetection.backend(settings, environment: detection)
+        guard found.backend.kind != .none || backend.kind == .none else {
+            searching = true
+            status.problem = "\(backend.kind.rawValue) does not answer; looking for it again (\(found.reason))"
+            return abilities
+        }
+        searching = false
+        return await adopt(found, desktop: detection)
+    }
+
+    /// Takes `found` as the backend (`nil`: the same one, asked again) and turns its output to
+    /// Upright's transform again.
+    private func adopt(
+        _ found: (backend: any DisplayBackend, reason: String)?, desktop environment: [String: String]? = nil
+    ) async -> DisplayAbilities {
         let keep = applied
-        if let detection {
-            environment = .some(detection)
+        if let found {
+            backend = found.backend
+            status = DisplayStatus(backend: found.backend.kind, endpoint: found.backend.endpoint, reason: found.reason)
+            status.desktop = (environment ?? ProcessInfo.processInfo.environment)["XDG_CURRENT_DESKTOP"]
             output = nil
             original = nil
         }
@@ -331,8 +375,11 @@ public actor DisplayController {
         }
     }
 
-    /// Asks the backend again after a fault; returns what the policy may do now.
+    /// Asks the backend again after a fault; returns what the policy may do now. A backend that
+    /// stopped answering (its compositor went away: a socket that refuses, or none) is looked
+    /// for anew, a new socket name included, from the next probe on.
     public func probe() async -> DisplayAbilities {
+        if searching { return await redetect() }
         guard backend.kind != .none else { return abilities }
         if output == nil { return await start() }
         do {
@@ -342,6 +389,7 @@ public actor DisplayController {
             if current.canRotate { status.problem = nil }
         } catch {
             status.problem = error.description
+            if detection != nil { searching = true }
         }
         return abilities
     }

@@ -18,6 +18,10 @@ public struct MPVError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(call) failed: \(message)" }
 
+    static let shutDownMessage = "mpv has shut down"
+    /// The call came after mpv shut down (its window's compositor went away): no fault of the call.
+    public var isShutDown: Bool { message == Self.shutDownMessage }
+
     /// Throws for a negative libmpv status code.
     static func check(_ status: Int32, _ call: @autoclosure () -> String) throws(MPVError) {
         guard status < 0 else { return }
@@ -207,7 +211,7 @@ public final class MPVHandle: @unchecked Sendable {
     /// Runs a client call unless mpv has shut down, and checks its status.
     func guarded(_ call: @autoclosure () -> String, _ body: (OpaquePointer) -> Int32) throws(MPVError) {
         guard let status = lifetime.alive({ body(handle) }) else {
-            throw MPVError(call: call(), message: "mpv has shut down", code: -3)
+            throw MPVError(call: call(), message: MPVError.shutDownMessage, code: -3)
         }
         try MPVError.check(status, call())
     }

@@ -15,7 +15,9 @@ extension PlaybackCore {
 
     /// A new mpv (the old one ended on its own): it numbers its entries from 1 again and has drawn
     /// nothing. A clip that played has ended; the loop starts again from the entry that played.
+    /// What failed is tried again: the old mpv's failures may have been its display's.
     mutating func restarted(at now: Double) -> [PlaybackEffect] {
+        (failed, lastFailure, retryAt) = ([:], nil, nil)
         entries = []
         (adding, guards) = ([], [])
         sentOverlays = [:]
@@ -27,9 +29,17 @@ extension PlaybackCore {
             clipState = nil
             out.append(.event(.clipEnded))
         }
-        let resume = current.flatMap { items.firstIndex(of: $0) }
-        out += change(.load(settings.playlist.isEmpty ? [testPattern] : items), at: now)
-        if let resume, resume > 0, resume < items.count { out += change(.playItem(items[resume]), at: now) }
+        // The old mpv's words on what could not play go with it.
+        if let shown = overlays.message, shown == nothingMessage || shown == failure?.text { out += setMessage(nil) }
+        failure = nil
+        if items.isEmpty, !settings.playlist.isEmpty {
+            // Nothing could play (in the old mpv): the playlist from the disk again, from its start.
+            out += look(.start)
+        } else {
+            let resume = current.flatMap { items.firstIndex(of: $0) }
+            out += change(.load(settings.playlist.isEmpty ? [testPattern] : items), at: now)
+            if let resume, resume > 0, resume < items.count { out += change(.playItem(items[resume]), at: now) }
+        }
         return out + apply(interface, strategy: strategy, layout: layout)
     }
 
@@ -257,7 +267,8 @@ extension PlaybackCore {
                 guard d.hasPrefix("/"), let colon = d.firstRange(of: ": ") else { return d }
                 return Self.lastName(of: String(d[..<colon.lowerBound])) + d[colon.lowerBound...]
             }.joined(separator: "; ")
-        var out = setMessage("Nothing to play (\(why)); trying again")
+        nothingMessage = "Nothing to play (\(why)); trying again"
+        var out = setMessage(nothingMessage)
         if settings.splash != nil, current != settings.splash { out += change(.splash, at: now) }
         retryAt = now + settings.retryInterval.seconds
         return out

@@ -79,6 +79,8 @@ public struct PlaybackCore: Sendable {
     var failed: [String: (stamp: String, at: Double)] = [:]
     var lastFailure: String?
     var failure: (text: String, shown: Double)?
+    /// The "nothing to play" message last shown.
+    var nothingMessage: String?
     var failureClearAt: Double?
     var retryAt: Double?
 

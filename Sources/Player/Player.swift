@@ -232,12 +232,16 @@ public actor Player {
 
     /// Carries one command out; one mpv refuses is reported with its reason.
     private func run(_ command: MPVCommand) -> PlaybackInput? {
+        var refused: PlaybackInput?
+        if case .load = command { refused = .added(entry: nil) }
+        // An mpv that shut down (its compositor went away) takes nothing, and says nothing of it:
+        // a new one is given the core's state when it starts.
+        guard !handleEnded else { return refused }
         do {
             return try mpv.carryOut(command)
         } catch {
-            continuation.yield(.problem("\(command): \(error)"))
-            if case .load = command { return .added(entry: nil) }
-            return nil
+            if !error.isShutDown { continuation.yield(.problem("\(command): \(error)")) }
+            return refused
         }
     }
 

@@ -9,6 +9,10 @@ import OrientationCore
 /// - mpv that ends on its own starts again at once while the display is there; with the display
 ///   gone (its compositor died) the output cannot be turned meanwhile, and the video starts again
 ///   when the display answers, the display found anew; three losses in a minute and the session fails;
+/// - while playing, the display is asked whether it answers every ``SessionCore/presenceInterval``
+///   and when an item fails: mpv may live on when its compositor goes (idle, or failing every item
+///   as its video output cannot open: the display's failure, not the items'). The same wait, and
+///   a new mpv when the display answers;
 /// - outputs that change while playing are looked at again (turns behind the session's back undone).
 extension SessionCore {
     /// A turn of the output was carried out, or failed: then only the surface turns, and the
@@ -41,6 +45,11 @@ extension SessionCore {
     mutating func displayChecked(_ state: DisplayState, at now: Double) -> [SessionEffect] {
         if checkingLoss {
             checkingLoss = false
+            return lost(state, at: now)
+        }
+        if checkingPresence, phase == .playing {
+            checkingPresence = false
+            guard case .waiting = state else { return [] }
             return lost(state, at: now)
         }
         switch (phase, state) {
@@ -84,16 +93,37 @@ extension SessionCore {
         return [.checkDisplay]
     }
 
+    /// Is the display still there? (One look at a time, and only while playing.)
+    mutating func lookAtTheDisplay() -> [SessionEffect] {
+        guard phase == .playing, !checkingPresence, !checkingLoss else { return [] }
+        checkingPresence = true
+        return [.checkDisplay]
+    }
+
+    /// When the next look at the display is due while playing.
+    var presenceDue: Double? {
+        guard phase == .playing, let interval = presenceInterval else { return nil }
+        return lastPresenceCheck + interval
+    }
+
+    /// The time for the next look at the display came.
+    mutating func checkPresence(at now: Double) -> [SessionEffect] {
+        guard let due = presenceDue, due <= now else { return [] }
+        lastPresenceCheck = now
+        return lookAtTheDisplay()
+    }
+
     private mutating func lost(_ state: DisplayState, at now: Double) -> [SessionEffect] {
         guard case .waiting(let why) = state else {
             return [.warning("mpv ended on its own (its window was closed?); starting it again"), .player(.restart)]
         }
         phase = .waiting(lost: true)
+        (playing, checkingPresence) = (nil, false)
         wait(why, at: now)
         var report = displayReport
         report.problem = why
         let abilities = DisplayAbilities(canRotateOutput: false, ownsOutput: display.ownsOutput)
-        let line = "mpv ended: the display went away; \(why); the video starts again when it answers"
+        let line = "the display went away; \(why); the video starts again when it answers"
         // Its backend's compositor is gone; a new watch comes with the new one.
         return [.warning(line), .watchOutputs(false)] + handle(.displayProbed(abilities, report), at: now)
             + [.watchDisplay(true)]

@@ -29,7 +29,7 @@ public struct SessionCore: Sendable {
     public internal(set) var display: DisplayAbilities
     public internal(set) var displayReport: DisplayReport
     public private(set) var sensorHealth = "starting"
-    public private(set) var playing: String?
+    public internal(set) var playing: String?
     /// Seconds between two probes of a display that failed.
     public var probeInterval = 5.0
     var lastProbe = -Double.infinity
@@ -64,8 +64,13 @@ public struct SessionCore: Sendable {
     var waitingWhy = ""
     /// When mpv ended on its own lately: three times in a minute and the session fails.
     var losses: [Double] = []
-    /// A display check asked for after mpv was lost.
+    /// A display check asked for after mpv was lost; one asked for while playing (an item
+    /// failed, or the time for the next look came: mpv may live on when its compositor goes).
     var checkingLoss = false
+    var checkingPresence = false
+    /// Seconds between two looks at the display while playing (`nil`: none; the shell sets it).
+    public var presenceInterval: Double?
+    var lastPresenceCheck = 0.0
     /// What follows the answer to the display's start: the player's start.
     var afterProbe: [SessionEffect] = []
 
@@ -92,7 +97,7 @@ public struct SessionCore: Sendable {
         // Never probed yet (the display could not turn from the start): at once.
         let probe = probeDue ? (lastProbe.isFinite ? lastProbe + probeInterval : 0) : nil
         let giveUp = waitingSince.flatMap { since in displayWait.map { since + $0 } }
-        return [policy.transition?.end, probe, giveUp].compactMap { $0 }.min()
+        return [policy.transition?.end, probe, giveUp, presenceDue].compactMap { $0 }.min()
     }
 
     private var probeDue: Bool {
@@ -148,7 +153,7 @@ public struct SessionCore: Sendable {
             playing = item
             return [.player(.overlay(.title(title)))]
         case .fileFailed(let path, let reason):
-            return [.status("cannot play \(path): \(reason); going on with the playlist")]
+            return [.status("cannot play \(path): \(reason); going on with the playlist")] + lookAtTheDisplay()
         case .clock(let text):
             return [.player(.overlay(.clock(text)))]
         case .reload(let configuration, let playlist, let request):
@@ -169,7 +174,7 @@ public struct SessionCore: Sendable {
 
     private mutating func tick(at now: Double) -> [SessionEffect] {
         if let failure = waitedTooLong(at: now) { return [.end(failure: failure)] }
-        var out = translate(policy.advance(to: now))
+        var out = translate(policy.advance(to: now)) + checkPresence(at: now)
         if probeDue, now - lastProbe >= probeInterval {
             lastProbe = now
             out.append(.probeDisplay)

@@ -95,6 +95,8 @@ public actor PlaySession {
             policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: report)
         core.powerPlan = configuration.screenPlan
         core.displayWait = configuration.display.wait?.seconds
+        // A compositor that goes away is found by asking it, not by mpv (which may live on).
+        core.presenceInterval = 2
         sources = shell.startSources(stop: stop, clock: clock)
         var timer = TickTimer(clock: clock, origin: origin, feed: feed)
         defer { timer.schedule(nil) }

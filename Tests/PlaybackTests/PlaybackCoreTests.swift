@@ -357,6 +357,21 @@ struct PlaybackCoreTests {
         #expect(d.mpv.started.map(\.path) == ["/d/1.png", "/d/2.png"])
         #expect(d.mpv.playing == 2)
     }
+
+    /// An mpv whose compositor went away failed every item (the display's fault, not the files'):
+    /// a new mpv tries them all again, and the "nothing to play" message goes.
+    @Test func aNewMpvTriesWhatTheOldOneCouldNotPlay() {
+        var d = Drive(.folder(), files: ["/d/1.png": "a", "/d/2.png": "b"])
+        d.mpv.bad = ["/d/1.png", "/d/2.png"]
+        d.send(.start)
+        d.advance(1)
+        #expect(d.core.overlays.message?.hasPrefix("Nothing to play") == true, "\(d.core.overlays)")
+        d.mpv = FakeMPV(disk: d.mpv.disk)  // the same files, unchanged: only the display came back
+        d.send(.restarted)
+        d.advance(2.5)
+        #expect(d.played().prefix(3) == ["/d/1.png", "/d/2.png", "/d/1.png"], "\(d.played())")
+        #expect(d.core.overlays.message == nil)
+    }
 }
 
 extension FakeMPV {

@@ -82,6 +82,59 @@ struct DisplayAndPlayerTests {
         #expect(run.at(1, .outputsChanged) == [.reassertDisplay])
     }
 
+    /// mpv lives on when its compositor is killed (a GPU video output), failing every item: the
+    /// failure is the display's. The same wait, nothing said to play, a new mpv when it is back.
+    @Test func itemsFailingWithTheCompositorGoneAreTheDisplaysFailure() throws {
+        var (run, _) = try Self.started(.present)
+        _ = run.at(0.5, .playing(item: "/v/a.mp4", title: "a"))
+        var out = run.at(0.5, .fileFailed(path: "/v/b.mp4", reason: "no audio or video data played"))
+        #expect(out.contains(.checkDisplay))
+        #expect(!run.at(0, .fileFailed(path: "/v/b.mp4", reason: "again")).contains(.checkDisplay), "one at a time")
+        out = run.at(0.1, .displayChecked(.waiting("sway's socket refuses connections")))
+        #expect(out.contains(.watchDisplay(true)) && out.contains(.watchOutputs(false)))
+        #expect(run.core.status.playing == nil, "nothing plays while the display is gone")
+        #expect(!run.core.display.canRotateOutput)
+        #expect(
+            !run.at(1, .fileFailed(path: "/v/a.mp4", reason: "no audio or video data played")).contains(.checkDisplay))
+        // Back within the wait: found anew (a new socket), the output turned, a new mpv.
+        out = run.at(2, .displayChecked(.present))
+        #expect(out == [.watchDisplay(false), .startDisplay(redetect: true)])
+        out = run.at(0, .displayProbed(.kiosk, Self.sway))
+        #expect(run.core.display.canRotateOutput)
+        #expect(out.suffix(2) == [.player(.restart), .watchOutputs(true)])
+        // An item that fails with the display there is only the item's.
+        #expect(run.at(1, .fileFailed(path: "/v/b.mp4", reason: "bad")).contains(.checkDisplay))
+        #expect(run.at(0, .displayChecked(.present)) == [])
+        #expect(Self.players(run.effects.suffix(1)).isEmpty)
+    }
+
+    /// While playing the display is asked every few seconds whether it answers (mpv may sit idle
+    /// with its compositor gone, and say nothing).
+    @Test func theDisplayIsAskedWhileItPlays() throws {
+        var (run, _) = try Self.started(.present)
+        run.core.presenceInterval = 2
+        #expect(run.core.nextDeadline == 2)
+        #expect(!run.at(1, .tick).contains(.checkDisplay))
+        #expect(run.at(1, .tick).contains(.checkDisplay))
+        #expect(run.at(0, .displayChecked(.present)) == [])
+        #expect(run.core.nextDeadline == 4)
+        #expect(!run.at(1, .tick).contains(.checkDisplay))
+        #expect(run.at(1, .tick).contains(.checkDisplay))
+        let out = run.at(0, .displayChecked(.waiting("no socket at wayland-1")))
+        #expect(out.contains(.watchDisplay(true)))
+        #expect(run.core.nextDeadline == 14, "the wait's end; no looks while waiting")
+    }
+
+    /// Gone for the whole wait: the session ends (non-zero, for systemd), however it went.
+    @Test func itemsFailingWithTheCompositorGoneForTheWholeWaitEndTheSession() throws {
+        var (run, _) = try Self.started(.present)
+        _ = run.at(1, .fileFailed(path: "/v/a.mp4", reason: "no audio or video data played"))
+        _ = run.at(0, .displayChecked(.waiting("no socket at wayland-1")))
+        #expect(run.at(9.9, .tick).allSatisfy { if case .end = $0 { false } else { true } })
+        #expect(
+            run.at(0.1, .tick) == [.end(failure: "no socket at wayland-1 (waited 10 s; display.wait sets how long)")])
+    }
+
     @Test func threeLossesInAMinuteEndTheSession() throws {
         var (run, _) = try Self.started(.present)
         for t in [1.0, 20, 30] {

@@ -45,7 +45,8 @@ struct CompositorTests {
             atPath: HeadlessSway.packageRoot + "/packaging/kiosk/sway.conf", toPath: directory + "/kiosk.conf")
         chmod(bin, 0o755)
         chmod(directory + "/kiosk.conf", 0o644)
-        let sway = try HeadlessSway(directory: directory, include: directory + "/kiosk.conf", path: bin + ":/usr/bin:/bin")
+        let sway = try HeadlessSway(
+            directory: directory, include: directory + "/kiosk.conf", path: bin + ":/usr/bin:/bin")
         defer { sway.stop() }
         #expect(
             await Self.eventually(10) { try sway.swaymsg(["-t", "get_tree", "-r"]).contains("\"app_id\": \"mpv\"") })
@@ -155,37 +156,84 @@ struct CompositorTests {
         #expect(status.contains(#""others_turning_outputs": ["kanshi (pid "#), "\(status)")
     }
 
-    @Test func aCompositorThatGoesAwayAndComesBackIsUsedAgain() async throws {
+    /// sway stopped (SIGINT: its sockets go) or killed (SIGKILL: its IPC socket stays, refusing
+    /// connections), then a new sway with a new socket name: Upright waits, then finds it, turns
+    /// the output with the interface strategy again, and puts the original back at exit.
+    @Test(arguments: [(SIGINT, "wlshm"), (SIGKILL, "wlshm")])
+    func aCompositorThatGoesAwayAndComesBackIsUsedAgain(signal: Int32, vo: String) async throws {
         let directory = HeadlessSway.newDirectory()
         var sway = try HeadlessSway(directory: directory)
         let control = NSTemporaryDirectory() + "upright-back-\(UUID().uuidString.prefix(8))"
         let socket = control + "/control.sock"
         defer { try? FileManager.default.removeItem(atPath: control) }
-        // No SWAYSOCK: a new sway has a new socket, found in the runtime directory.
-        var environment = ProcessInfo.processInfo.environment
-        for name in ["SWAYSOCK", "DISPLAY"] { environment[name] = nil }
-        environment["WAYLAND_DISPLAY"] = sway.wayland
+        // SWAYSOCK names the first sway's socket; the new one's is found in the runtime directory.
+        var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
+        environment["DISPLAY"] = nil
         environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
-        let play = try SignalTests.Play(
-            ["--uri", "none", "--vo", "wlshm", "--control", socket], environment: environment)
+        let play = try SignalTests.Play(["--uri", "none", "--vo", vo, "--control", socket], environment: environment)
         defer { kill(play.process.processIdentifier, SIGKILL) }
         #expect(await play.waitFor("display: sway"), "\(play.stderr)")
         _ = try await upright(["ctl", "--socket", socket, "fullscreen"])
         #expect(await Self.eventually(3) { try sway.transform() == "90" })
 
-        sway.stop()
-        #expect(await play.waitFor("mpv ended: the display went away"), "\(play.stderr)")
+        let first = sway.socket
+        if signal == SIGINT {
+            sway.stop()
+        } else {
+            kill(sway.pid, SIGKILL)
+            #expect(await Self.eventually(5) { kill(sway.pid, 0) != 0 || Self.isZombie(sway.pid) })
+            #expect(FileManager.default.fileExists(atPath: first), "a killed sway leaves its socket")
+        }
+        #expect(await play.waitFor("the display went away"), "\(play.stderr)")
         let waiting = try await Self.status(socket)
         #expect(waiting.contains("waiting for the Wayland compositor"), "\(waiting)")
+        #expect(waiting.contains(#""playing": null"#), "nothing plays meanwhile: \(waiting)")
         #expect(play.process.isRunning)
 
         sway = try HeadlessSway(directory: directory)
         defer { sway.stop() }
+        #expect(sway.socket != first)
         let pid = play.process.processIdentifier
-        #expect(await Self.eventually(5) { try Self.shows(sway, pid: pid) }, "no window again: \(play.stderr)")
-        // The output is turned to the full screen's landscape again.
+        #expect(await Self.eventually(8) { try Self.shows(sway, pid: pid) }, "no window again: \(play.stderr)")
+        // The output is turned to the full screen's landscape again, by the interface strategy.
         #expect(await Self.eventually(3) { try sway.transform() == "90" }, "\(play.stderr)")
         let back = try await Self.status(socket)
         #expect(back.contains(#""backend": "sway""#) && back.contains(#""problem": null"#), "\(back)")
+        #expect(back.contains(#""strategy": "interface""#), "\(back)")
+        #expect(!play.stderr.contains("mpv has shut down"), "nothing is sent to an mpv that ended: \(play.stderr)")
+        // Someone turns it: turned back. At exit: the original transform.
+        try sway.swaymsg(["output", "HEADLESS-1", "transform", "180"])
+        #expect(await Self.eventually(3) { try sway.transform() == "90" }, "\(play.stderr)")
+        kill(pid, SIGTERM)
+        #expect(await Self.eventually(8) { !play.process.isRunning })
+        #expect(try sway.transform() == "normal")
+    }
+
+    /// The compositor killed for good: after `[display] wait` the process exits non-zero (for
+    /// systemd to start it again, or the session's end to take it). mpv ends with its window
+    /// (wlshm), or lives on, idle (gpu, which cannot open here: no EGL): the display is asked
+    /// whether it answers while playing, not only when mpv ends.
+    @Test(arguments: ["wlshm", "gpu"])
+    func aCompositorKilledForGoodEndsTheProcessAfterTheWait(vo: String) async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let config = try temporaryFile("[display]\nwait = 2\n")
+        let socket = sway.directory + "/control.sock"
+        var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
+        environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
+        let play = try SignalTests.Play(
+            ["--config", config, "--uri", "none", "--vo", vo, "--control", socket], environment: environment)
+        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        #expect(await play.waitFor(vo == "gpu" ? "cannot play " : "playing "), "\(play.stderr)")
+        kill(sway.pid, SIGKILL)
+        try #require(await Self.eventually(10) { !play.process.isRunning }, "\(play.stderr)")
+        #expect(play.process.terminationStatus != 0)
+        #expect(play.stderr.contains("the display went away"), "\(play.stderr)")
+        #expect(play.stderr.contains("waited 2 s; display.wait sets how long"), "\(play.stderr)")
+    }
+
+    static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        return stat.split(separator: ")").last?.hasPrefix(" Z") ?? true
     }
 }

@@ -70,13 +70,15 @@ struct DesktopTests {
         defer { kde.stop() }
         let display = DisplayController.forTest(.kde, directory: kde.directory, environment: kde.environment)
         _ = await display.start()
-        // kscreen-doctor processes there before (another run's) are not this one's.
+        // This process's own kscreen-doctor children (another test run's are not this one's).
         func helpers() -> Set<String> {
             Set(
                 ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { pid in
                     let line = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+                    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+                    let parent = stat.split(separator: ")").last?.split(separator: " ").dropFirst().first
                     return String(decoding: line, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
-                        .contains("kscreen-doctor --dpms")
+                        .contains("kscreen-doctor --dpms") && parent.flatMap { Int32($0) } == getpid()
                 })
         }
         let before = helpers()
