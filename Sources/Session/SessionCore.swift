@@ -21,8 +21,9 @@ public import OrientationCore
 ///   had; a `play` press while a clip plays is ignored or queued (``PolicyConfiguration/clipPresses``);
 /// - a tap (``Origin/touch``) during a rotation is dropped: input is suspended during transitions;
 /// - one key press that reaches the session both ways, from mpv's window and from the input
-///   device (a keyboard bound as `F11` and as `KEY_F11`), counts once: the same action from the
-///   other way within ``pressEcho`` seconds is dropped.
+///   device (a keyboard bound as `F11` and as `KEY_F11`), counts once: a press pairs with the
+///   oldest unpaired press of the same action from the other way within ``pressEcho`` seconds,
+///   and is dropped (the compositor's way can lag by hundreds of milliseconds on a slow device).
 public struct SessionCore: Sendable {
     public internal(set) var policy: OrientationPolicy
     /// What the display can do now.
@@ -43,7 +44,7 @@ public struct SessionCore: Sendable {
     /// The input devices, for the status.
     public private(set) var input = InputReport()
     /// Seconds within which the same action from mpv's window and from an input device is one press.
-    public var pressEcho = 0.25
+    public var pressEcho = 1.0
     /// The screen's power plan: the window it is on (`nil`: always on), and whether it is on now.
     public var powerPlan: Schedule?
     public private(set) var screenOn = true
@@ -51,7 +52,8 @@ public struct SessionCore: Sendable {
     public private(set) var mqtt: String?
     private var screenNextChange: String?
     /// The last press of each action from a key, its way and time.
-    private var lastPress: [Action: (origin: Origin, at: Double)] = [:]
+    /// Presses of each action not yet paired with the same press from the other way.
+    private var unpaired: [Action: [(origin: Origin, at: Double)]] = [:]
 
     // The display and the player (SessionCore+Display.swift).
     /// How long the session waits for a display that does not answer before it fails (`nil`: for ever).
@@ -209,10 +211,17 @@ public struct SessionCore: Sendable {
             return "\(action.name) (a tap) is dropped: input is suspended while the interface turns"
         }
         guard origin == .hotkey || origin == .button else { return nil }
-        defer { lastPress[action] = (origin, now) }
-        guard let last = lastPress[action], last.origin != origin, now - last.at < pressEcho else { return nil }
-        return "\(action.name) from \(origin.rawValue) \(((now - last.at) * 1000).rounded()) ms after the same "
-            + "from \(last.origin.rawValue) is taken for the same press, and dropped"
+        // Each press pairs with one press from the other way, the oldest within the window: two
+        // quick presses that each arrive both ways count twice, however the ways interleave.
+        var waiting = (unpaired[action] ?? []).filter { now - $0.at < pressEcho }
+        defer { unpaired[action] = waiting }
+        guard let i = waiting.firstIndex(where: { $0.origin != origin }) else {
+            waiting.append((origin, now))
+            return nil
+        }
+        let first = waiting.remove(at: i)
+        return "\(action.name) from \(origin.rawValue) \(((now - first.at) * 1000).rounded()) ms after the same "
+            + "from \(first.origin.rawValue) is taken for the same press, and dropped"
     }
 
     // MARK: - Clips

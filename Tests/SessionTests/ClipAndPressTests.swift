@@ -116,6 +116,30 @@ struct ClipAndPressTests {
             #expect(dropped == (!sameWay && gap < run.core.pressEcho), "gap \(gap), same way \(sameWay): \(second)")
         }
     }
+
+    /// Presses at any gaps, each arriving from the device at once and through mpv's window up to
+    /// 0.9 s later: every press counts once, however the two ways interleave.
+    @Test func quickPressesArrivingBothWaysEachCountOnce() async {
+        await propertyCheck(input: Gen.double(in: 0...1.5).array(of: 1...6), Gen.double(in: 0...0.9).array(of: 6...6)) {
+            gaps, lags in
+            var run = try! Run()
+            run.settle()
+            var arrivals: [(at: Double, origin: Origin)] = []
+            var t = 1.0
+            for (gap, lag) in zip(gaps, lags) {
+                t += gap
+                arrivals += [(t, .button), (t + lag, .hotkey)]
+            }
+            var counted = 0
+            for a in arrivals.sorted(by: { $0.at < $1.at }) {
+                let out = run.at(a.at - run.t, .command(.toggleLock, from: a.origin))
+                if !out.contains(where: { if case .status(let s) = $0 { s.contains("same press") } else { false } }) {
+                    counted += 1
+                }
+            }
+            #expect(counted == gaps.count, "gaps \(gaps), lags \(lags)")
+        }
+    }
 }
 
 @Suite("Session core: fitting the content")

@@ -32,7 +32,7 @@ struct CompositorTests {
         let directory = HeadlessSway.newDirectory()
         let config = directory + "/.config/upright"
         try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
-        try "[sensor]\nuri = \"none\"\n[player.mpv]\nvo = \"wlshm\"\nao = \"null\"\n".write(
+        try "[sensor]\nuri = \"none\"\n[display]\nwait = 3\n[player.mpv]\nvo = \"wlshm\"\nao = \"null\"\n".write(
             toFile: config + "/upright.toml", atomically: true, encoding: .utf8)
         for path in [directory, directory + "/.config", config] { chmod(path, 0o755) }
         chmod(config + "/upright.toml", 0o644)
@@ -65,6 +65,18 @@ struct CompositorTests {
             colours = seen.count
         }
         #expect(colours >= 50, "\(colours) colours on the screen")
+
+        // The session's sway killed: its Upright exits after the configuration's wait, none stays.
+        func sessionUpright() -> [Int32] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }.filter {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/exe")) == bin + "/upright"
+                    && !Self.isZombie($0)
+            }
+        }
+        #expect(sessionUpright().count == 1)
+        kill(sway.pid, SIGKILL)
+        #expect(await Self.eventually(10) { sessionUpright().isEmpty }, "still running: \(sessionUpright())")
+        print("SWAYLOG", (try? String(contentsOfFile: directory + "/sway.log", encoding: .utf8)) ?? "")
     }
 
     @Test func aCompositorStartedAfterUprightIsUsedWhenItAppears() async throws {
