@@ -35,6 +35,14 @@ public struct UprightConfiguration: Sendable {
     /// Which file set each key (`sensor.uri` → its path); keys no file sets are the defaults.
     public var origins: [String: String] = [:]
 
+    /// Where it came from, in words: the file and its drop-ins, or the built-in defaults.
+    public var source: String {
+        let base = file ?? "the built-in defaults"
+        guard !dropIns.isEmpty else { return base }
+        return base + " with " + (dropIns.count == 1 ? "the drop-in " : "the drop-ins ")
+            + dropIns.joined(separator: ", ")
+    }
+
     public init() {}
 
     /// What the input hub reads: the `KEY_`/`BTN_` names of `[hotkeys]`, on `[input] devices`,

@@ -19,7 +19,7 @@ private let log = Logger(label: "upright")
 
 /// Where to read the sensor: the command line over the configuration over the defaults.
 struct SensorOptions: ParsableArguments {
-    @Option(help: "Configuration file whose [sensor] table to use.")
+    @Option(help: "Configuration file (default: the one `upright play` reads, with its drop-ins).")
     var config: String?
     @Option(help: "Sensor URI: local:, ip:HOST[:PORT], replay:FILE.csv[?loop=1&speed=N], none.")
     var uri: String?
@@ -30,9 +30,10 @@ struct SensorOptions: ParsableArguments {
     @Option(help: "Mount matrix: auto, or \"a,b,c; d,e,f; g,h,i\" as in the hwdb.")
     var mountMatrix: String?
 
-    /// The configuration, read once, and its sensor settings with the command line's overrides.
+    /// The configuration `upright play` would read (`--config`, else the search order with its
+    /// drop-ins), read once, and its sensor settings with the command line's overrides.
     func resolve() throws -> (SensorSettings, UprightConfiguration) {
-        let configuration = try loadConfiguration(config)
+        let configuration = try locateConfiguration(config)
         var s = configuration.sensor
         if let uri { s.uri = try parseSensorURI(uri) }
         if let device { s.device = device }
@@ -284,6 +285,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let (settings, configuration) = try sensor.resolve()
         var problems: [String] = []
         print("libiio \(iioLibraryVersion), libmpv client API \(mpvVersionForDoctor())")
+        print("configuration: \(configuration.source)")
         print("sensor URI: \(settings.uri)")
         switch settings.uri {
         case .replay(let spec):

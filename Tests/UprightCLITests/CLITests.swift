@@ -224,6 +224,25 @@ struct CheckConfigTests {
         #expect(run.stdout.contains("uri = \"local:\"  # default"))
     }
 
+    /// `doctor` reads what `play` reads: the search order's file and its drop-ins, not the defaults.
+    @Test func doctorReadsTheConfigurationPlayReads() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: home + "/upright/upright.toml.d", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try "[sensor]\nuri = \"none\"\n".write(toFile: home + "/upright/upright.toml", atomically: true, encoding: .utf8)
+        try "[hotkeys]\nfullscreen = [\"KEY_F11\"]\n[input]\ndevices = [\"/dev/input/by-nothing/*\"]\n".write(
+            toFile: home + "/upright/upright.toml.d/10-keys.toml", atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = home
+        let run = try await upright(["doctor"], environment: environment)
+        #expect(
+            run.stdout.contains(
+                "configuration: \(home)/upright/upright.toml with the drop-in \(home)/upright/upright.toml.d/10-keys.toml"),
+            "\(run.stdout)")
+        #expect(run.stdout.contains("sensor URI: none"), "\(run.stdout)")
+        #expect(run.stdout.contains("bound keys KEY_F11"), "\(run.stdout)")
+    }
+
     @Test func errorsAndExitStatusOne() async throws {
         let config = try temporaryFile("[app]\nlaunch = \"sideways\"\n[sensr]\n")
         defer { try? FileManager.default.removeItem(atPath: config) }

@@ -75,8 +75,10 @@ struct CompositorTests {
         }
         #expect(sessionUpright().count == 1)
         kill(sway.pid, SIGKILL)
-        #expect(await Self.eventually(10) { sessionUpright().isEmpty }, "still running: \(sessionUpright())")
-        print("SWAYLOG", (try? String(contentsOfFile: directory + "/sway.log", encoding: .utf8)) ?? "")
+        let log = { (try? String(contentsOfFile: directory + "/sway.log", encoding: .utf8)) ?? "" }
+        #expect(await Self.eventually(10) { sessionUpright().isEmpty }, "still running: \(sessionUpright()); \(log())")
+        // Ended as it should (after the wait, or with the session), never by a crash.
+        #expect(!log().contains("Program crashed"), "\(log())")
     }
 
     @Test func aCompositorStartedAfterUprightIsUsedWhenItAppears() async throws {
