@@ -20,10 +20,13 @@ install -m 755 -s "$bin" "$stage/usr/bin/upright"
 install -m 644 config/upright.toml "$stage/etc/upright/upright.toml"
 install -m 644 packaging/systemd/upright.service "$stage/lib/systemd/system/upright.service"
 install -m 644 packaging/systemd/upright-user.service "$stage/usr/lib/systemd/user/upright.service"
-install -m 644 packaging/systemd/upright-sway.service packaging/systemd/upright-cage.service "$stage/lib/systemd/system/"
+install -m 644 packaging/systemd/upright-sway.service packaging/systemd/upright-cage.service \
+    packaging/systemd/upright-console.service "$stage/lib/systemd/system/"
 install -m 644 packaging/kiosk/upright-kiosk.pam "$stage/etc/pam.d/upright-kiosk"
 install -m 644 packaging/kiosk/sway.conf packaging/kiosk/greetd.toml packaging/kiosk/upright.desktop \
     "$stage/usr/share/upright/kiosk/"
+install -m 755 packaging/kiosk/upright-kiosk-session "$stage/usr/share/upright/kiosk/"
+install -D -m 644 packaging/systemd/upright.tmpfiles "$stage/usr/lib/tmpfiles.d/upright.conf"
 install -m 644 README.md "$stage/usr/share/doc/upright/README.md"
 
 # The man page: the command line's help as mdoc, then the hand-written sections.

@@ -8,15 +8,35 @@ import Session
 import Synchronization
 import UnixSocket
 
+/// The system's runtime directory for Upright: the units' `RuntimeDirectory=upright`, and the
+/// package's tmpfiles.d entry for the kiosk user's sessions (greetd), owned by `upright`.
+public let systemRuntimeDirectory = "/run/upright"
+
 /// Where Upright keeps its runtime files (the control socket, the display's restore record):
 /// the runtime directory systemd made for the unit (`RuntimeDirectory=upright`, passed as
-/// `$RUNTIME_DIRECTORY`), else `$XDG_RUNTIME_DIR/upright`, else `/run/upright` for root, else
-/// `/tmp/upright-UID`.
-public func uprightRuntimeDirectory(_ environment: [String: String]? = nil) -> String {
+/// `$RUNTIME_DIRECTORY`), else `/run/upright` when it is this user's own (the kiosk user's, made
+/// at boot by the package's tmpfiles.d entry: a greetd session finds it there), else
+/// `$XDG_RUNTIME_DIR/upright`, else `/run/upright` for root, else `/tmp/upright-UID`.
+public func uprightRuntimeDirectory(_ environment: [String: String]? = nil, system: String = systemRuntimeDirectory)
+    -> String
+{
     let environment = environment ?? ProcessInfo.processInfo.environment
     if let unit = systemdRuntimeDirectory(environment) { return unit }
+    var info = stat()
+    if getuid() != 0, stat(system, &info) == 0, info.st_uid == getuid(), access(system, W_OK) == 0 { return system }
     if let d = environment["XDG_RUNTIME_DIR"], !d.isEmpty { return "\(d)/upright" }
-    return getuid() == 0 ? "/run/upright" : "/tmp/upright-\(getuid())"
+    return getuid() == 0 ? system : "/tmp/upright-\(getuid())"
+}
+
+/// Whether the control socket at `path` serves the process's group too (mode 0660): in the
+/// unit's runtime directory or the system's, where `upright ctl` of a member of the group
+/// `upright` looks (a user's own runtime directory is private to the user).
+public func controlSocketIsShared(
+    _ path: String, _ environment: [String: String]? = nil, system: String = systemRuntimeDirectory
+) -> Bool {
+    let environment = environment ?? ProcessInfo.processInfo.environment
+    let directory = (path as NSString).deletingLastPathComponent
+    return directory == systemdRuntimeDirectory(environment) || directory == system
 }
 
 /// systemd's `$RUNTIME_DIRECTORY` when it is Upright's own (`.../upright`); a parent's is not.
@@ -37,7 +57,7 @@ public func controlSocketPath(_ environment: [String: String]? = nil) -> String 
 public func controlSocketCandidates(_ environment: [String: String]? = nil) -> [String] {
     let environment = environment ?? ProcessInfo.processInfo.environment
     if let explicit = environment["UPRIGHT_CONTROL"] { return [explicit] }
-    var candidates = [controlSocketPath(environment), "/run/upright/control.sock"]
+    var candidates = [controlSocketPath(environment), systemRuntimeDirectory + "/control.sock"]
     if getuid() == 0 {
         let users = (try? FileManager.default.contentsOfDirectory(atPath: "/run/user")) ?? []
         candidates += users.sorted().map { "/run/user/\($0)/upright/control.sock" }

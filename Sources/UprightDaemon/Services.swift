@@ -30,11 +30,12 @@ public enum PlayServices {
                 serviceName: "session")
         ]
         if let controlPath {
-            let server = try await ControlServer(path: controlPath, logger: logger) { line in
+            let shared = controlSocketIsShared(controlPath)
+            let server = try await ControlServer(path: controlPath, group: shared, logger: logger) { line in
                 await session.control(line)
             }
             services.append(.init(service: ControlService(server: server), serviceName: "control"))
-            logger.info("control socket: \(controlPath)")
+            logger.info("control socket: \(controlPath)\(shared ? " (for its group too)" : "")")
         }
         if let path = metrics.textfile {
             services.append(

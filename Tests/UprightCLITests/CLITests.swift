@@ -227,9 +227,11 @@ struct CheckConfigTests {
     /// `doctor` reads what `play` reads: the search order's file and its drop-ins, not the defaults.
     @Test func doctorReadsTheConfigurationPlayReads() async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: home + "/upright/upright.toml.d", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: home + "/upright/upright.toml.d", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: home) }
-        try "[sensor]\nuri = \"none\"\n".write(toFile: home + "/upright/upright.toml", atomically: true, encoding: .utf8)
+        try "[sensor]\nuri = \"none\"\n".write(
+            toFile: home + "/upright/upright.toml", atomically: true, encoding: .utf8)
         try "[hotkeys]\nfullscreen = [\"KEY_F11\"]\n[input]\ndevices = [\"/dev/input/by-nothing/*\"]\n".write(
             toFile: home + "/upright/upright.toml.d/10-keys.toml", atomically: true, encoding: .utf8)
         var environment = ProcessInfo.processInfo.environment
@@ -237,7 +239,8 @@ struct CheckConfigTests {
         let run = try await upright(["doctor"], environment: environment)
         #expect(
             run.stdout.contains(
-                "configuration: \(home)/upright/upright.toml with the drop-in \(home)/upright/upright.toml.d/10-keys.toml"),
+                "configuration: \(home)/upright/upright.toml with the drop-in \(home)/upright/upright.toml.d/10-keys.toml"
+            ),
             "\(run.stdout)")
         #expect(run.stdout.contains("sensor URI: none"), "\(run.stdout)")
         #expect(run.stdout.contains("bound keys KEY_F11"), "\(run.stdout)")

@@ -4,6 +4,7 @@ import Glibc
 import Synchronization
 import TestSupport
 import Testing
+import UprightDaemon
 
 /// `upright play` under a service manager: a datagram socket stands in for systemd's
 /// `NOTIFY_SOCKET`, and a FIFO for a stream that stalls.
@@ -97,6 +98,30 @@ final class StallingStream: @unchecked Sendable {  // the pipe holds its own loc
             try? await Task.sleep(for: .milliseconds(25))
         }
         return nil
+    }
+}
+
+@Suite("The control socket in a unit's runtime directory")
+struct UnitRuntimeDirectoryTests {
+    /// Under a unit with `RuntimeDirectory=upright`, the socket is there, open to the group (0660),
+    /// where `upright ctl` of a member of `upright` finds it.
+    @Test func theUnitsRuntimeDirectoryHoldsASocketForTheGroup() async throws {
+        let parent = NSTemporaryDirectory() + "upright-unit-\(UUID().uuidString.prefix(8))"
+        let runtime = parent + "/upright"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["RUNTIME_DIRECTORY"] = runtime
+        environment["UPRIGHT_CONTROL"] = nil
+        let play = try SignalTests.Play(["--uri", "none", "--vo", "null"], environment: environment)
+        defer { kill(play.process.processIdentifier, SIGKILL) }
+        #expect(await play.waitFor("control socket: \(runtime)/control.sock (for its group too)"), "\(play.stderr)")
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: runtime + "/control.sock")[.posixPermissions] as? Int
+        #expect(mode == 0o660)
+        #expect(controlSocketIsShared(runtime + "/control.sock", ["RUNTIME_DIRECTORY": runtime]))
+        #expect(!controlSocketIsShared("/run/user/1000/upright/control.sock", ["XDG_RUNTIME_DIR": "/run/user/1000"]))
+        #expect(controlSocketIsShared("/run/upright/control.sock", [:]))
     }
 }
 
