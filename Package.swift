@@ -32,6 +32,8 @@ let package = Package(
         // its dependencies' headers, which are not imported), a flag SwiftPM warns of and drops.
         .systemLibrary(name: "CMPV"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // glibc's allocator controls (malloc.h): libc itself, always linked.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -128,8 +130,8 @@ let package = Package(
         .target(
             name: "UprightCLI",
             dependencies: [
-                "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display", "Files",
-                "Player",
+                "CEC", "CMalloc", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display",
+                "Files", "Player",
                 "Settings",
                 "Session", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -17,5 +17,7 @@ python3 scripts/bench_screen.py "$bin"
 echo
 python3 scripts/bench_appliance.py "$bin"
 echo
+python3 scripts/bench_faults.py "$bin"
+echo
 echo "Detector quality on the public traces (scorer, --isolate):"
 scripts/quality.sh "$bin/upright" | sed -n '/^Traces:/,$p'

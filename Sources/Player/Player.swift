@@ -27,7 +27,7 @@ public actor Player {
     private var osd = (width: 0, height: 0)
     /// ``shutdown(timeout:)`` was asked for: mpv ending is expected.
     public private(set) var isShuttingDown = false
-    /// The mpv now has ended (until a ``restart()``).
+    /// The mpv now has ended, or is left alone (until a ``restart()``).
     private var handleEnded = false
 
     /// The player's mpv, for a renderer.
@@ -93,6 +93,12 @@ public actor Player {
         pump(handle)
         feed(.restarted)
     }
+
+    /// The display went away: nothing more is sent to this mpv (it closes its window, or fails
+    /// each item); the core's state goes to the new one at ``restart()``. libmpv 0.35 has crashed
+    /// (a NULL Wayland state in its video output's wakeup) when a command reached its video
+    /// output while it closed after its compositor's loss.
+    public func leaveAlone() { handleEnded = true }
 
     /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
     public func setPlaylist(_ items: [String]) { feed(.setPlaylist(items)) }

@@ -6,9 +6,11 @@ import OrientationCore
 ///   exits non-zero, for the service manager to start it again);
 /// - with no display at all, mpv plays where it can, and the session fails after the wait unless
 ///   a display appears;
-/// - mpv that ends on its own starts again at once while the display is there; with the display
+/// - mpv that ends on its own starts again while the display is there (asked twice, a second
+///   apart: mpv hears its compositor go before the compositor's socket goes); with the display
 ///   gone (its compositor died) the output cannot be turned meanwhile, and the video starts again
-///   when the display answers, the display found anew; three losses in a minute and the session fails;
+///   when the display answers, the display found anew; three losses in a minute with the display
+///   there and the session fails;
 /// - while playing, the display is asked whether it answers every ``SessionCore/presenceInterval``
 ///   and when an item fails: mpv may live on when its compositor goes (idle, or failing every item
 ///   as its video output cannot open: the display's failure, not the items'). The same wait, and
@@ -45,7 +47,18 @@ extension SessionCore {
     mutating func displayChecked(_ state: DisplayState, at now: Double) -> [SessionEffect] {
         if checkingLoss {
             checkingLoss = false
-            return lost(state, at: now)
+            if case .waiting = state {
+                lossConfirmAt = nil
+                return lost(state, at: now)
+            }
+            // mpv hears its compositor go (its window closed) before the compositor's socket
+            // goes: asked again a second later before it counts as mpv's own end.
+            guard lossConfirmAt != nil else {
+                lossConfirmAt = now + 1
+                return []
+            }
+            lossConfirmAt = nil
+            return mpvEnded(at: now)
         }
         if checkingPresence, phase == .playing {
             checkingPresence = false
@@ -85,10 +98,25 @@ extension SessionCore {
 
     /// mpv ended on its own: is the display still there?
     mutating func playerLost(at now: Double) -> [SessionEffect] {
+        // Waiting for the display, mpv's end is expected (it was left alone).
+        guard phase == .playing else { return [] }
+        checkingLoss = true
+        return [.checkDisplay]
+    }
+
+    /// mpv ended with its display there: its own failure, started again; three in a minute end
+    /// the session. (Ended with its compositor, it is the display's: the wait rules that.)
+    private mutating func mpvEnded(at now: Double) -> [SessionEffect] {
         losses = losses.filter { now - $0 < 60 } + [now]
         guard losses.count < 3 else {
-            return [.end(failure: "mpv ended on its own 3 times within a minute; the last time its display went away")]
+            return [.end(failure: "mpv ended on its own 3 times within a minute, its display there each time")]
         }
+        return [.warning("mpv ended on its own (its window was closed?); starting it again"), .player(.restart)]
+    }
+
+    /// The second look after mpv ended with its display there.
+    mutating func confirmLoss(at now: Double) -> [SessionEffect] {
+        guard let due = lossConfirmAt, due <= now, !checkingLoss else { return [] }
         checkingLoss = true
         return [.checkDisplay]
     }
@@ -114,19 +142,17 @@ extension SessionCore {
     }
 
     private mutating func lost(_ state: DisplayState, at now: Double) -> [SessionEffect] {
-        guard case .waiting(let why) = state else {
-            return [.warning("mpv ended on its own (its window was closed?); starting it again"), .player(.restart)]
-        }
+        guard case .waiting(let why) = state else { return [] }
         phase = .waiting(lost: true)
-        (playing, checkingPresence) = (nil, false)
+        (playing, checkingPresence, lossConfirmAt) = (nil, false, nil)
         wait(why, at: now)
         var report = displayReport
         report.problem = why
         let abilities = DisplayAbilities(canRotateOutput: false, ownsOutput: display.ownsOutput)
         let line = "the display went away; \(why); the video starts again when it answers"
         // Its backend's compositor is gone; a new watch comes with the new one.
-        return [.warning(line), .watchOutputs(false)] + handle(.displayProbed(abilities, report), at: now)
-            + [.watchDisplay(true)]
+        return [.player(.leaveAlone), .warning(line), .watchOutputs(false)]
+            + handle(.displayProbed(abilities, report), at: now) + [.watchDisplay(true)]
     }
 
     private mutating func wait(_ why: String, at now: Double) {

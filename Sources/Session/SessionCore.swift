@@ -69,6 +69,8 @@ public struct SessionCore: Sendable {
     /// A display check asked for after mpv was lost; one asked for while playing (an item
     /// failed, or the time for the next look came: mpv may live on when its compositor goes).
     var checkingLoss = false
+    /// mpv ended with the display there: when to ask once more.
+    var lossConfirmAt: Double?
     var checkingPresence = false
     /// Seconds between two looks at the display while playing (`nil`: none; the shell sets it).
     public var presenceInterval: Double?
@@ -99,7 +101,7 @@ public struct SessionCore: Sendable {
         // Never probed yet (the display could not turn from the start): at once.
         let probe = probeDue ? (lastProbe.isFinite ? lastProbe + probeInterval : 0) : nil
         let giveUp = waitingSince.flatMap { since in displayWait.map { since + $0 } }
-        return [policy.transition?.end, probe, giveUp, presenceDue].compactMap { $0 }.min()
+        return [policy.transition?.end, probe, giveUp, presenceDue, lossConfirmAt].compactMap { $0 }.min()
     }
 
     private var probeDue: Bool {
@@ -176,7 +178,7 @@ public struct SessionCore: Sendable {
 
     private mutating func tick(at now: Double) -> [SessionEffect] {
         if let failure = waitedTooLong(at: now) { return [.end(failure: failure)] }
-        var out = translate(policy.advance(to: now)) + checkPresence(at: now)
+        var out = translate(policy.advance(to: now)) + checkPresence(at: now) + confirmLoss(at: now)
         if probeDue, now - lastProbe >= probeInterval {
             lastProbe = now
             out.append(.probeDisplay)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMalloc
 import Config
 import Foundation
 import Glibc
@@ -74,6 +75,11 @@ extension Upright {
     public static func run(arguments: [String]? = nil) async {
         // A network sensor (iiod) that goes away must be an error to retry, not a SIGPIPE that ends us.
         signal(SIGPIPE, SIG_IGN)
+        // glibc gives each thread that allocates an arena of its own (up to 8 per core), and keeps
+        // what is freed there: every new mpv (its display lost and back) brings a dozen threads,
+        // and the resident memory grew by their arenas. Two arenas hold it flat (the fault soak in
+        // `make bench`); before any thread starts.
+        mallopt(M_ARENA_MAX, 2)
         LoggingSystem.bootstrap { _ in StandardErrorLogHandler() }
         do {
             var command = try parseAsRoot(arguments)

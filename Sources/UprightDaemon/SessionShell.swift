@@ -128,6 +128,7 @@ struct SessionShell: Sendable {
         case .pause(let paused): await player.setPaused(paused)
         case .playClip(let file): await player.playClip(file)
         case .start: await player.start()
+        case .leaveAlone: await player.leaveAlone()
         case .restart:
             metrics.restarted()
             do { try await player.restart() } catch { return .some("mpv could not start again: \(error)") }

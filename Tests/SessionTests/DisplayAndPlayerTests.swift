@@ -57,11 +57,21 @@ struct DisplayAndPlayerTests {
         #expect(!run.at(20, .tick).contains(.end(failure: nil)))
     }
 
-    @Test func mpvLostWithTheDisplayThereStartsAgainAtOnce() throws {
+    /// Asked twice, a second apart: mpv hears its compositor go before the compositor's socket goes.
+    @Test func mpvLostWithTheDisplayThereStartsAgainASecondLater() throws {
         var (run, _) = try Self.started(.present)
         #expect(run.at(1, .playerLost) == [.checkDisplay])
+        #expect(run.at(0, .displayChecked(.present)) == [])
+        #expect(run.core.nextDeadline == 2)
+        #expect(run.at(1, .tick) == [.checkDisplay])
         let out = run.at(0, .displayChecked(.present))
         #expect(Self.players(out) == [.restart])
+        // The same, with the compositor's socket gone by the second look: the display's loss.
+        #expect(run.at(5, .playerLost) == [.checkDisplay])
+        _ = run.at(0, .displayChecked(.present))
+        _ = run.at(1, .tick)
+        let gone = run.at(0, .displayChecked(.waiting("no socket at wayland-1")))
+        #expect(gone.contains(.watchDisplay(true)) && Self.players(gone).isEmpty)
     }
 
     @Test func mpvLostWithItsCompositorWaitsThenComesBackTurningTheOutputAgain() throws {
@@ -135,19 +145,39 @@ struct DisplayAndPlayerTests {
             run.at(0.1, .tick) == [.end(failure: "no socket at wayland-1 (waited 10 s; display.wait sets how long)")])
     }
 
+    /// Losses with the compositor gone are the display's, not mpv's: a compositor restarted three
+    /// times in a minute (and back each time) does not end the session.
+    @Test func lossesWithTheCompositorGoneAreNotCounted() throws {
+        var (run, _) = try Self.started(.present)
+        for t in [1.0, 10, 20, 30] {
+            #expect(run.at(t - run.t, .playerLost) == [.checkDisplay])
+            _ = run.at(0, .displayChecked(.waiting("no socket at wayland-1")))
+            _ = run.at(1, .displayChecked(.present))
+            _ = run.at(0, .displayProbed(.kiosk, Self.sway))
+        }
+        #expect(!run.effects.contains { if case .end = $0 { true } else { false } })
+        #expect(Self.players(run.effects).filter { $0 == .restart }.count == 4)
+    }
+
     @Test func threeLossesInAMinuteEndTheSession() throws {
         var (run, _) = try Self.started(.present)
         for t in [1.0, 20, 30] {
             let out = run.at(t - run.t, .playerLost)
-            if out == [.checkDisplay] { _ = run.at(0, .displayChecked(.present)) }
+            if out == [.checkDisplay] {
+                _ = run.at(0, .displayChecked(.present))
+                _ = run.at(1, .tick)
+                _ = run.at(0, .displayChecked(.present))
+            }
         }
         #expect(
             run.effects.last
-                == .end(failure: "mpv ended on its own 3 times within a minute; the last time its display went away"))
+                == .end(failure: "mpv ended on its own 3 times within a minute, its display there each time"))
         // Spread over more than a minute they do not.
         var (calm, _) = try Self.started(.present)
         for t in [1.0, 40, 80, 120] {
             #expect(calm.at(t - calm.t, .playerLost) == [.checkDisplay])
+            _ = calm.at(0, .displayChecked(.present))
+            _ = calm.at(1, .tick)
             _ = calm.at(0, .displayChecked(.present))
         }
     }

@@ -1,0 +1,2 @@
+// glibc's allocator controls (mallopt, malloc_trim): part of libc, which is always linked.
+#include <malloc.h>

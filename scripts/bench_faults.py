@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""The fault soak: `upright play` as a kiosk runs it (a headless sway, the real libiio on a fake
+sysfs tree, the interface strategy, a folder of pictures), the device turned every few seconds
+and, between turns, one fault at a time from the mix a kiosk meets:
+
+  control garbage, a 1 MiB line, a burst of 150 clients, silent clients, a good and a bad
+  reload (SIGHUP), a playlist file deleted and restored, the sensor removed and restored, the
+  output disabled and enabled, the output turned behind Upright's back, sway stopped (SIGINT)
+  and killed (SIGKILL, its socket left behind) and started again.
+
+Each fault is checked to be recovered within its limit (2 s; a compositor 5 s after it is back):
+the control socket answers, the screen (grim) shows the picture upright for the orientation held,
+the output is turned as it should. Resident memory, anonymous memory, threads and descriptors
+are sampled every 10 s beside plain mpv playing the same pictures in a sway of its own. At the
+end Upright is stopped (SIGTERM) and the output must be back to its original transform.
+
+  SOAK_SECONDS=600 scripts/bench_faults.py BIN_DIR
+
+Goals: every fault recovered within its limit, no wrong picture, growth under 1 MB/h after
+warm-up (a least-squares line through the samples), threads and descriptors back to their
+warm-up figures, a clean exit with the output restored.
+"""
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_sensor import attitude, make_tree, WRAP, ROOT  # noqa: E402
+from bench_appliance import (PORTRAIT, DEVICE_LANDSCAPE_LEFT, DEVICE_LANDSCAPE_RIGHT, burst, screenshot, upright,
+                             upright_pid, usage)  # noqa: E402
+
+TURNS = [(DEVICE_LANDSCAPE_LEFT, 'landscape-right', '90'), (PORTRAIT, 'portrait', 'normal'),
+         (DEVICE_LANDSCAPE_RIGHT, 'landscape-left', '270')]
+
+
+def png(path, w=320, h=180):
+    """Red over blue, the picture the judge reads."""
+    rows = b''.join(b'\0' + (b'\xff\x00\x00' if y < h // 2 else b'\x00\x00\xff') * w for y in range(h))
+
+    def chunk(kind, data):
+        return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff)
+    with open(path, 'wb') as f:
+        f.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
+                + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b''))
+
+
+class Kiosk:
+    """The sway, the sensor, Upright and its files; each fault's injection and checks."""
+
+    def __init__(self, bin_dir, directory):
+        self.bin_dir, self.directory = bin_dir, directory
+        self.sway_dir = os.path.join(directory, 'sway')
+        os.chmod(directory, 0o755)
+        self.tree, self.dev = make_tree()
+        attitude(self.dev, *PORTRAIT)
+        self.media = os.path.join(directory, 'media')
+        os.makedirs(self.media)
+        for name in ['a.png', 'b.png', 'c.png']:
+            png(os.path.join(self.media, name))
+        self.config = os.path.join(directory, 'upright.toml')
+        self.good = ('[sensor]\nuri = "local:"\n[lock]\nevdev = "none"\n[display]\nwait = 60\n'
+                     '[scenes.fullscreen]\nsupported = ["portrait", "landscape-left", "landscape-right"]\n'
+                     'autorotate = true\nstrategy = "interface"\n'
+                     '[player]\nplaylist = ["%s"]\nimage_duration = 2\n[player.mpv]\nvo = "wlshm"\nao = "null"\n%s'
+                     % (self.media, ('log-file = "%s/mpv.log"\n' % directory) if os.environ.get('BENCH_MPV_LOG') else ''))
+        with open(self.config, 'w') as f:
+            f.write(self.good)
+        self.control = os.path.join(directory, 'control.sock')
+        self.env = self.start_sway()
+        penv = dict(os.environ, WAYLAND_DISPLAY=self.env['WAYLAND_DISPLAY'], SWAYSOCK=self.env['SWAYSOCK'],
+                    XDG_RUNTIME_DIR=self.env['XDG_RUNTIME_DIR'])
+        self.log = open(os.path.join(directory, 'upright.log'), 'w')
+        # A crash leaves a core dump in the directory (kept then), for gdb: a trap is a defect.
+        penv['SWIFT_BACKTRACE'] = 'enable=no'
+        self.wrapper = subprocess.Popen([WRAP, self.tree, os.path.join(bin_dir, 'upright'), 'play', '--config',
+                                         self.config, '--control', self.control],
+                                        env=penv, stdout=subprocess.DEVNULL, stderr=self.log, cwd=directory,
+                                        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE,
+                                                                              (resource.RLIM_INFINITY,) * 2))
+        for _ in range(200):
+            if os.path.exists(self.control):
+                break
+            time.sleep(0.05)
+        self.pid = upright_pid(self.wrapper)
+        self.held = TURNS[1]
+        self.silent = []
+
+    # -- the compositor
+
+    def start_sway(self):
+        out = subprocess.run([os.path.join(ROOT, 'scripts/headless-sway.sh'), self.sway_dir], capture_output=True,
+                             text=True, check=True).stdout
+        return dict(line.split('=', 1) for line in out.split() if '=' in line)
+
+    def swaymsg(self, *words):
+        return subprocess.run(['swaymsg', '-s', self.env['SWAYSOCK']] + list(words), capture_output=True,
+                              text=True).stdout
+
+    def transform(self):
+        try:
+            outputs = json.loads(self.swaymsg('-t', 'get_outputs', '-r'))
+            return outputs[0].get('transform') if outputs else None
+        except (ValueError, IndexError):
+            return None
+
+    def restart_sway(self, sig):
+        pid = int(self.env['SWAY_PID'])
+        os.kill(pid, sig)
+        for _ in range(100):
+            try:
+                if open('/proc/%d/stat' % pid).read().split(')')[-1].split()[0] == 'Z':
+                    break
+            except OSError:
+                break
+            time.sleep(0.05)
+        time.sleep(1)
+        lock = os.path.join(self.env['XDG_RUNTIME_DIR'], 'wayland-1.lock')
+        if sig == signal.SIGKILL and os.path.exists(lock):
+            pass  # left as a killed sway leaves it: wlroots takes a lock no one holds
+        self.env = self.start_sway()
+
+    # -- Upright
+
+    def request(self, payload, timeout=2.0):
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(timeout)
+        try:
+            s.connect(self.control)
+            s.sendall(payload)
+            data = b''
+            while not data.endswith(b'\n'):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            return data.decode(errors='replace')
+        except OSError as e:
+            return 'error: %s' % e
+        finally:
+            s.close()
+
+    def status(self):
+        reply = self.request(b'{"command": "status"}\n')
+        try:
+            return json.loads(reply).get('status')
+        except ValueError:
+            return None
+
+    def shows_held(self):
+        return upright(screenshot(self.env['WAYLAND_DISPLAY']), self.held[1], 'interface') \
+            and self.transform() == self.held[2]
+
+    def until(self, limit, check):
+        """Seconds until `check` holds, or None after `limit`."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < limit:
+            if check():
+                return time.monotonic() - t0
+            time.sleep(0.05)
+        return None
+
+    def recovered(self, limit=2.0):
+        return self.until(limit, lambda: self.status() is not None and self.shows_held())
+
+    def turn(self, k):
+        self.held = TURNS[k % len(TURNS)]
+        attitude(self.dev, *self.held[0])
+        return self.until(3.0, self.shows_held)
+
+    # -- the faults: each returns the time to recovery (None: not within its limit)
+
+    def garbage(self):
+        reply = self.request(bytes(random.randrange(1, 256) for _ in range(300)).replace(b'\n', b' ') + b'\n')
+        reply += self.request(b'{"command": "status",}\n')
+        return self.recovered() if '"ok": false' in reply else None
+
+    def long_line(self):
+        reply = self.request(b'x' * (1 << 20) + b'\n', timeout=5)
+        return self.recovered() if 'error' in reply or 'too long' in reply else None
+
+    def burst(self):
+        burst(self.control)
+        return self.recovered()
+
+    def silent_clients(self):
+        for s in self.silent:
+            s.close()
+        self.silent = []
+        for _ in range(20):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(self.control)
+            self.silent.append(s)
+        return self.recovered()
+
+    def reload(self, good):
+        with open(self.config, 'w') as f:
+            f.write(self.good + ('# reloaded %f\n' % time.time() if good else '[player\nbroken = \n'))
+        os.kill(self.pid, signal.SIGHUP)
+        time.sleep(0.5)
+        took = self.recovered()
+        with open(self.config, 'w') as f:
+            f.write(self.good)
+        return took
+
+    def playlist_file(self):
+        path = os.path.join(self.media, 'b.png')
+        saved = os.path.join(self.directory, 'b.png')
+        shutil.move(path, saved)
+        time.sleep(2)
+        shutil.move(saved, path)
+        return self.recovered()
+
+    def sensor(self):
+        """Unplugged (its sysfs directory gone) for 2 s: the status says so, then reads it again."""
+        away = os.path.join(self.tree, 'unplugged')
+        os.rename(self.dev, away)
+        gone = self.until(3.0, lambda: 'reading' not in self.sensor_health())
+        os.rename(away, self.dev)
+        back = self.until(5.0, lambda: 'reading' in self.sensor_health())
+        return back if gone is not None and back is not None and self.recovered() is not None else None
+
+    def sensor_health(self):
+        return (self.status() or {}).get('sensor', '')
+
+    def output_off_on(self):
+        self.swaymsg('output', 'HEADLESS-1', 'disable')
+        time.sleep(1)
+        self.swaymsg('output', 'HEADLESS-1', 'enable')
+        return self.recovered()
+
+    def foreign_turn(self):
+        self.swaymsg('output', 'HEADLESS-1', 'transform', '180')
+        return self.recovered()
+
+    def sway_restart(self, sig):
+        self.restart_sway(sig)
+        return self.recovered(5.0)
+
+
+FAULTS = [
+    ('control garbage', 2, Kiosk.garbage), ('1 MiB line', 2, Kiosk.long_line), ('burst of 150', 2, Kiosk.burst),
+    ('silent clients', 2, Kiosk.silent_clients), ('good reload', 2, lambda k: k.reload(True)),
+    ('bad reload', 2, lambda k: k.reload(False)), ('playlist file gone', 2, Kiosk.playlist_file),
+    ('sensor gone', 5, Kiosk.sensor), ('output off and on', 2, Kiosk.output_off_on),
+    ('foreign turn', 2, Kiosk.foreign_turn), ('sway SIGINT', 5, lambda k: k.sway_restart(signal.SIGINT)),
+    ('sway SIGKILL', 5, lambda k: k.sway_restart(signal.SIGKILL)),
+]
+
+
+def alive_usage(pid):
+    try:
+        return usage(pid)
+    except OSError:
+        return None
+
+
+def slope(samples):
+    """MB per hour of a least-squares line through (seconds, MB)."""
+    if len(samples) < 2:
+        return 0.0
+    n = len(samples)
+    mx = sum(t for t, _ in samples) / n
+    my = sum(v for _, v in samples) / n
+    sxx = sum((t - mx) ** 2 for t, _ in samples)
+    return sum((t - mx) * (v - my) for t, v in samples) / sxx * 3600 if sxx else 0.0
+
+
+def main():
+    bin_dir = os.path.abspath(sys.argv[1])
+    seconds = int(os.environ.get('SOAK_SECONDS', '600'))
+    warmup = min(180, seconds / 3)
+    random.seed(7)
+    directory = os.path.join('/tmp', 'upright-bench-faults-%d' % os.getpid())
+    os.makedirs(directory)
+    kiosk = None
+    mpv = mpv_env = None
+    try:
+        kiosk = Kiosk(bin_dir, directory)
+        mpv_dir = os.path.join(directory, 'mpv-sway')
+        os.makedirs(mpv_dir)
+        os.chmod(mpv_dir, 0o755)
+        out = subprocess.run([os.path.join(ROOT, 'scripts/headless-sway.sh'), os.path.join(mpv_dir, 'sway')],
+                             capture_output=True, text=True, check=True).stdout
+        mpv_env = dict(line.split('=', 1) for line in out.split() if '=' in line)
+        mpv = subprocess.Popen(['mpv', '--no-config', '--vo=wlshm', '--ao=null', '--loop-playlist=inf',
+                                '--image-display-duration=2', '--really-quiet', '--osd-level=3',
+                                '--osd-status-msg=12:00 · ${media-title}', kiosk.media],
+                               env=dict(os.environ, WAYLAND_DISPLAY=mpv_env['WAYLAND_DISPLAY'],
+                                        XDG_RUNTIME_DIR=mpv_env['XDG_RUNTIME_DIR']),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run([os.path.join(bin_dir, 'upright'), 'ctl', '--socket', kiosk.control, 'fullscreen'],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        start = time.monotonic()
+        results = {name: [] for name, _, _ in FAULTS}
+        wrong = turns = 0
+        samples = {'upright': [], 'mpv': []}
+        baseline = None
+        last_sample = -10.0
+        k = 0
+        died = None
+        grown = {}
+        while time.monotonic() - start < seconds:
+            if kiosk.wrapper.poll() is not None:
+                died = 'upright play ended with status %s after %.0f s' % (kiosk.wrapper.returncode,
+                                                                           time.monotonic() - start)
+                break
+            turns += 1
+            if kiosk.turn(k) is None:
+                wrong += 1
+            name, limit, fault = FAULTS[k % len(FAULTS)]
+            before = alive_usage(kiosk.pid)
+            took = fault(kiosk)
+            after = alive_usage(kiosk.pid)
+            if before is None or after is None:
+                continue  # ended meanwhile: said at the top of the loop
+            results[name].append(took if took is not None and took <= limit else None)
+            if time.monotonic() - start >= warmup:
+                grown[name] = grown.get(name, 0.0) + after[3] - before[3]
+            k += 1
+            now = time.monotonic() - start
+            if now - last_sample >= 10:
+                last_sample = now
+                u, m = after, usage(mpv.pid)
+                if now >= warmup:
+                    baseline = baseline or (u, m)
+                    samples['upright'].append((now, u[0]))
+                    samples['mpv'].append((now, m[0]))
+                    samples.setdefault('upright-anon', []).append((now, u[3]))
+        if died:
+            print('Fault soak: %s; its log: %s' % (died, kiosk.log.name))
+            os.environ['BENCH_KEEP'] = '1'
+            return
+        for s in kiosk.silent:
+            s.close()
+        time.sleep(35)  # the silent clients' 30 s idle limit, for the descriptors' count
+        end_u, end_m = usage(kiosk.pid), usage(mpv.pid)
+        if os.environ.get('BENCH_SMAPS'):
+            shutil.copy('/proc/%d/smaps' % kiosk.pid, os.path.join(directory, 'smaps'))
+            os.environ['BENCH_KEEP'] = '1'
+        os.kill(kiosk.pid, signal.SIGTERM)
+        try:
+            kiosk.wrapper.wait(timeout=15)
+            code = kiosk.wrapper.returncode
+        except subprocess.TimeoutExpired:
+            code = None
+        restored = kiosk.transform()
+
+        print('Fault soak, %d s (warm-up %d s): %d turns, %d faults of %d kinds, one at a time:'
+              % (seconds, warmup, turns, k, len(FAULTS)))
+        recovered_all = True
+        for name, limit, _ in FAULTS:
+            r = results[name]
+            ok = [x for x in r if x is not None]
+            recovered_all &= len(ok) == len(r)
+            print('  %-18s %2d/%-2d recovered within %d s%s' % (name, len(ok), len(r), limit,
+                  ', slowest %.2f s' % max(ok) if ok else ''))
+        print('  turns with the wrong picture or transform after 3 s: %d of %d' % (wrong, turns))
+        print('  anonymous memory grown across each kind of fault after warm-up (MB): '
+              + ', '.join('%s %+.1f' % (n, grown.get(n, 0.0)) for n, _, _ in FAULTS))
+        bu, bm = baseline or (end_u, end_m)
+        print('  upright play: RSS %.1f → %.1f MB (%+.2f MB/h after warm-up, anonymous %+.2f MB/h); threads %d → %d;'
+              ' fds %d → %d' % (bu[0], end_u[0], slope(samples['upright']), slope(samples.get('upright-anon', [])),
+                                bu[1], end_u[1], bu[2], end_u[2]))
+        print('  plain mpv:    RSS %.1f → %.1f MB (%+.2f MB/h); threads %d → %d; fds %d → %d'
+              % (bm[0], end_m[0], slope(samples['mpv']), bm[1], end_m[1], bm[2], end_m[2]))
+        print('  exit: status %s, output %s at the end' % (code, restored))
+        goals = [('every fault recovered within its limit', recovered_all), ('no wrong picture', wrong == 0),
+                 ('growth < 1 MB/h', slope(samples['upright']) < 1),
+                 ('RSS <= mpv + 30 MB', end_u[0] <= end_m[0] + 30),
+                 ('threads and fds back', end_u[1] <= bu[1] and end_u[2] <= bu[2]),
+                 ('clean exit, output restored', code == 0 and restored == 'normal')]
+        print('  goals: ' + '; '.join('%s: %s' % (g, 'met' if ok else 'NOT met') for g, ok in goals))
+    finally:
+        if kiosk:
+            if kiosk.wrapper.poll() is None:
+                kiosk.wrapper.kill()
+            try:
+                os.kill(int(kiosk.env['SWAY_PID']), signal.SIGINT)
+            except (OSError, ValueError):
+                pass
+            shutil.rmtree(kiosk.tree, ignore_errors=True)
+        if mpv and mpv.poll() is None:
+            mpv.terminate()
+            mpv.wait()
+        if mpv_env:
+            try:
+                os.kill(int(mpv_env['SWAY_PID']), signal.SIGINT)
+            except (OSError, ValueError):
+                pass
+        time.sleep(0.5)
+        if os.environ.get('BENCH_KEEP'):
+            print('  kept: %s' % directory)
+        else:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main()
