@@ -337,6 +337,11 @@ def main():
                     samples.setdefault('upright-anon', []).append((now, u[3]))
         if died:
             print('Fault soak: %s; its log: %s' % (died, kiosk.log.name))
+            for name, limit, _ in FAULTS:
+                ok = [x for x in results[name] if x is not None]
+                print('  %-18s %2d/%-2d recovered within %d s%s' % (name, len(ok), len(results[name]), limit,
+                      ', slowest %.2f s' % max(ok) if ok else ''))
+            print('  turns with the wrong picture or transform after 3 s: %d of %d' % (wrong, turns))
             os.environ['BENCH_KEEP'] = '1'
             return
         for s in kiosk.silent:
