@@ -88,11 +88,14 @@ extension Upright {
             } else {
                 try command.run()
             }
+            StandardErrorLogHandler.flush()
         } catch let failure as CLIFailure {
+            StandardErrorLogHandler.flush()
             writeStandardError(
                 failure.isDiagnostic ? "\(failure.description)\n" : "upright: error: \(failure.description)\n")
             Glibc.exit(1)
         } catch {
+            StandardErrorLogHandler.flush()
             exit(withError: error)
         }
     }
@@ -145,5 +148,11 @@ struct StandardErrorLogHandler: LogHandler {
 
     /// A line that repeats is written once an hour with its count (``RepeatedLines``).
     static let repeats = Mutex(RepeatedLines())
+
+    /// The counts still held back, written at the end of the process.
+    static func flush() {
+        let lines = repeats.withLock { $0.flushAll() }
+        if !lines.isEmpty { writeStandardError(lines.map { $0 + "\n" }.joined()) }
+    }
     static let started = ContinuousClock.now
 }
