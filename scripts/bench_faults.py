@@ -16,6 +16,10 @@ end Upright is stopped (SIGTERM) and the output must be back to its original tra
 
   SOAK_SECONDS=600 scripts/bench_faults.py BIN_DIR
 
+Everything it made is removed at the end, unless Upright died: then its directory (the log, the
+core dump, mpv's log with BENCH_MPV_LOG=1) is kept and named. BENCH_SMAPS=1 keeps the process's
+smaps at the end too.
+
 Goals: every fault recovered within its limit, no wrong picture, growth under 1 MB/h after
 warm-up (a least-squares line through the samples), threads and descriptors back to their
 warm-up figures, a clean exit with the output restored.
