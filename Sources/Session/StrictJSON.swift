@@ -78,59 +78,50 @@ public enum StrictJSON {
         }
 
         mutating func object(depth: Int) throws(Failure) {
-            at += 1
             var keys: Set<String> = []
-            skipSpace()
-            if next == UInt8(ascii: "}") {
-                at += 1
-                return
-            }
-            while true {
-                guard next == UInt8(ascii: "\"") else {
-                    throw fail(next == UInt8(ascii: "}") ? "a comma before '}'" : "\(found) where a key belongs")
-                }
-                let start = at
-                let key = try string()
+            try members(closedBy: UInt8(ascii: "}")) { r throws(Failure) in
+                guard r.next == UInt8(ascii: "\"") else { throw r.fail("\(r.found) where a key belongs") }
+                let start = r.at
+                let key = try r.string()
                 guard keys.insert(key).inserted else {
                     throw Failure(what: "the key \"\(key)\" a second time (each key may appear once)", offset: start)
                 }
-                skipSpace()
-                guard next == UInt8(ascii: ":") else { throw fail("\(found) where ':' belongs") }
-                at += 1
-                skipSpace()
-                try value(depth: depth + 1)
-                skipSpace()
-                switch next {
-                case UInt8(ascii: ","):
-                    at += 1
-                    skipSpace()
-                case UInt8(ascii: "}"):
-                    at += 1
-                    return
-                default: throw fail("\(found) where ',' or '}' belongs")
-                }
+                r.skipSpace()
+                guard r.next == UInt8(ascii: ":") else { throw r.fail("\(r.found) where ':' belongs") }
+                r.at += 1
+                r.skipSpace()
+                try r.value(depth: depth + 1)
             }
         }
 
         mutating func array(depth: Int) throws(Failure) {
+            try members(closedBy: UInt8(ascii: "]")) { r throws(Failure) in try r.value(depth: depth + 1) }
+        }
+
+        /// An object's or array's members, from its opening bracket to `close`: none, or each read
+        /// by `member` and separated by commas, with none before the closing bracket.
+        mutating func members(closedBy close: UInt8, _ member: (inout Reader) throws(Failure) -> Void)
+            throws(Failure)
+        {
+            let bracket = String(decoding: [close], as: UTF8.self)
             at += 1
             skipSpace()
-            if next == UInt8(ascii: "]") {
+            if next == close {
                 at += 1
                 return
             }
             while true {
-                if next == UInt8(ascii: "]") { throw fail("a comma before ']'") }
-                try value(depth: depth + 1)
+                if next == close { throw fail("a comma before '\(bracket)'") }
+                try member(&self)
                 skipSpace()
                 switch next {
                 case UInt8(ascii: ","):
                     at += 1
                     skipSpace()
-                case UInt8(ascii: "]"):
+                case close:
                     at += 1
                     return
-                default: throw fail("\(found) where ',' or ']' belongs")
+                default: throw fail("\(found) where ',' or '\(bracket)' belongs")
                 }
             }
         }
