@@ -94,10 +94,9 @@ public actor Player {
         feed(.restarted)
     }
 
-    /// The display went away: nothing more is sent to this mpv (it closes its window, or fails
-    /// each item); the core's state goes to the new one at ``restart()``. libmpv 0.35 has crashed
-    /// (a NULL Wayland state in its video output's wakeup) when a command reached its video
-    /// output while it closed after its compositor's loss.
+    /// The display went away: nothing more is sent to this mpv (it closes its window, or lives
+    /// on failing each item: what it is told is lost or refused); the core's state goes to the new
+    /// one at ``restart()``.
     public func leaveAlone() { handleEnded = true }
 
     /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.

@@ -45,11 +45,12 @@ extension SessionCore {
     }
 
     mutating func displayChecked(_ state: DisplayState, at now: Double) -> [SessionEffect] {
-        if checkingLoss {
-            checkingLoss = false
-            if case .waiting = state {
+        switch asking {
+        case .mpvEnded?:
+            asking = nil
+            if case .waiting(let why) = state {
                 lossConfirmAt = nil
-                return lost(state, at: now)
+                return lost(why, at: now)
             }
             // mpv hears its compositor go (its window closed) before the compositor's socket
             // goes: asked again a second later before it counts as mpv's own end.
@@ -59,11 +60,11 @@ extension SessionCore {
             }
             lossConfirmAt = nil
             return mpvEnded(at: now)
-        }
-        if checkingPresence, phase == .playing {
-            checkingPresence = false
-            guard case .waiting = state else { return [] }
-            return lost(state, at: now)
+        case .presence? where phase == .playing:
+            asking = nil
+            guard case .waiting(let why) = state else { return [] }
+            return lost(why, at: now)
+        default: break
         }
         switch (phase, state) {
         case (.starting, .present):
@@ -100,7 +101,7 @@ extension SessionCore {
     mutating func playerLost(at now: Double) -> [SessionEffect] {
         // Waiting for the display, mpv's end is expected (it was left alone).
         guard phase == .playing else { return [] }
-        checkingLoss = true
+        asking = .mpvEnded
         return [.checkDisplay]
     }
 
@@ -116,15 +117,15 @@ extension SessionCore {
 
     /// The second look after mpv ended with its display there.
     mutating func confirmLoss(at now: Double) -> [SessionEffect] {
-        guard let due = lossConfirmAt, due <= now, !checkingLoss else { return [] }
-        checkingLoss = true
+        guard let due = lossConfirmAt, due <= now, asking != .mpvEnded else { return [] }
+        asking = .mpvEnded
         return [.checkDisplay]
     }
 
     /// Is the display still there? (One look at a time, and only while playing.)
     mutating func lookAtTheDisplay() -> [SessionEffect] {
-        guard phase == .playing, !checkingPresence, !checkingLoss else { return [] }
-        checkingPresence = true
+        guard phase == .playing, asking == nil else { return [] }
+        asking = .presence
         return [.checkDisplay]
     }
 
@@ -141,10 +142,10 @@ extension SessionCore {
         return lookAtTheDisplay()
     }
 
-    private mutating func lost(_ state: DisplayState, at now: Double) -> [SessionEffect] {
-        guard case .waiting(let why) = state else { return [] }
+    /// The display went away (`why`): wait for it, nothing playing, nothing turned meanwhile.
+    private mutating func lost(_ why: String, at now: Double) -> [SessionEffect] {
         phase = .waiting(lost: true)
-        (playing, checkingPresence, lossConfirmAt) = (nil, false, nil)
+        (playing, asking, lossConfirmAt) = (nil, nil, nil)
         wait(why, at: now)
         var report = displayReport
         report.problem = why

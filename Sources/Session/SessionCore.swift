@@ -51,7 +51,6 @@ public struct SessionCore: Sendable {
     /// The MQTT connection, in words (`nil` without MQTT).
     public private(set) var mqtt: String?
     private var screenNextChange: String?
-    /// The last press of each action from a key, its way and time.
     /// Presses of each action not yet paired with the same press from the other way.
     private var unpaired: [Action: [(origin: Origin, at: Double)]] = [:]
 
@@ -66,12 +65,17 @@ public struct SessionCore: Sendable {
     var waitingWhy = ""
     /// When mpv ended on its own lately: three times in a minute and the session fails.
     var losses: [Double] = []
-    /// A display check asked for after mpv was lost; one asked for while playing (an item
-    /// failed, or the time for the next look came: mpv may live on when its compositor goes).
-    var checkingLoss = false
+    /// Why the display was asked whether it answers, until it answers (one question at a time).
+    enum DisplayQuestion: Sendable, Equatable {
+        /// mpv ended on its own: its display's loss, or its own end?
+        case mpvEnded
+        /// A look while playing (an item failed, or its time came): mpv may live on when its
+        /// compositor goes.
+        case presence
+    }
+    var asking: DisplayQuestion?
     /// mpv ended with the display there: when to ask once more.
     var lossConfirmAt: Double?
-    var checkingPresence = false
     /// Seconds between two looks at the display while playing (`nil`: none; the shell sets it).
     public var presenceInterval: Double?
     var lastPresenceCheck = 0.0

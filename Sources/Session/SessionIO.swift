@@ -152,9 +152,8 @@ public enum PlayerEffect: Sendable, Hashable {
     case start
     /// A new mpv, after the old one ended on its own.
     case restart
-    /// The display went away: nothing more is sent to this mpv (libmpv 0.35 has crashed when a
-    /// command reached its video output while it closed after its compositor's loss); what is
-    /// asked meanwhile is kept for the new one.
+    /// The display went away: nothing more is sent to this mpv (it closes, or lives on failing
+    /// each item); what is asked meanwhile is kept for the new one.
     case leaveAlone
     /// The playlist of a new configuration.
     case playlist([String])
