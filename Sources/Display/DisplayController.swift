@@ -135,14 +135,7 @@ public enum DisplayDetection {
 
 extension DisplayDetection {
     /// Whether a compositor's socket accepts a connection (a file left by a killed one does not).
-    static func answers(_ path: String) -> Bool {
-        do throws(UnixSocketError) {
-            close(try UnixSocket.connect(path, timeout: 1))
-            return true
-        } catch {
-            return false
-        }
-    }
+    static func answers(_ path: String) -> Bool { (try? UnixSocket.probe(path)) != nil }
 
     /// When `path` was last changed (a socket's creation), 0 when it cannot be read.
     static func modified(_ path: String) -> Double {

@@ -47,7 +47,7 @@ public enum DisplayPresence: Sendable, Hashable {
             return .waiting("waiting for \(name): no socket at \(path) yet")
         }
         do throws(UnixSocketError) {
-            close(try UnixSocket.connect(path, timeout: 1))
+            try UnixSocket.probe(path)
             return .present
         } catch {
             return .waiting("waiting for \(name) at \(path): \(error.description)")

@@ -29,6 +29,12 @@ public enum UnixSocket {
         return fd
     }
 
+    /// Whether a listener accepts connections at `path` now: connects and closes at once (a
+    /// socket file that a killed server left behind refuses); throws why not.
+    public static func probe(_ path: String, timeout: Int = 1) throws(UnixSocketError) {
+        close(try connect(path, timeout: timeout))
+    }
+
     /// Binds and listens at `path` (the file is created with `mode`, 0600 by default).
     public static func listen(_ path: String, mode: UInt32 = 0o600, backlog: Int32 = 8) throws(UnixSocketError) -> Int32
     {

@@ -150,8 +150,7 @@ public final class ControlServer: Sendable {
         guard FileManager.default.fileExists(atPath: path) else { return }
         // A listener that accepts is a live Upright: a busy one may take a while to reply, and its
         // socket must never be taken from it.
-        if let fd = try? ControlClient.connect(path) {
-            close(fd)
+        if (try? UnixSocket.probe(path)) != nil {
             throw ControlError("another upright is running: its control socket \(path) answers")
         }
         unlink(path)
