@@ -58,11 +58,7 @@ public struct RepeatedLines: Sendable {
     }
 
     /// Every count not yet written (at the end of the log).
-    public mutating func flushAll() -> [String] {
-        let all = seen.sorted { $0.value.since < $1.value.since }.flatMap { summary(of: $0.key) }
-        seen = [:]
-        return all
-    }
+    public mutating func flushAll() -> [String] { flush(at: .infinity) }
 
     private func summary(of line: String) -> [String] {
         guard let entry = seen[line], entry.heldBack > 0 else { return [] }

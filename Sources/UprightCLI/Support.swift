@@ -128,7 +128,7 @@ func parseSensorURI(_ text: String) throws(CLIFailure) -> SensorURI {
 /// and errors (`upright: warning: ...`); systemd's journal adds the time. `UPRIGHT_LOG_LEVEL`
 /// (`debug`, `info`, `notice`, `warning`, `error`) sets the least level shown (default `info`).
 /// A line said again within the hour is counted, not written: "… (the same 360 times in the
-/// last hour)" follows when the hour is over.
+/// last hour)" follows when the hour is over, or when the process ends.
 struct StandardErrorLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level =
@@ -142,17 +142,17 @@ struct StandardErrorLogHandler: LogHandler {
     func log(event: LogEvent) {
         let level = event.level >= .warning ? "\(event.level): " : ""
         let now = Self.started.duration(to: .now) / .seconds(1)
-        let lines = Self.repeats.withLock { $0.admit("upright: \(level)\(event.message)", at: now) }
-        if !lines.isEmpty { writeStandardError(lines.map { $0 + "\n" }.joined()) }
+        Self.write(Self.repeats.withLock { $0.admit("upright: \(level)\(event.message)", at: now) })
     }
 
     /// A line that repeats is written once an hour with its count (``RepeatedLines``).
     static let repeats = Mutex(RepeatedLines())
+    static let started = ContinuousClock.now
 
     /// The counts still held back, written at the end of the process.
-    static func flush() {
-        let lines = repeats.withLock { $0.flushAll() }
+    static func flush() { write(repeats.withLock { $0.flushAll() }) }
+
+    private static func write(_ lines: [String]) {
         if !lines.isEmpty { writeStandardError(lines.map { $0 + "\n" }.joined()) }
     }
-    static let started = ContinuousClock.now
 }
