@@ -115,12 +115,8 @@ struct CompositorTests {
         let sway = try HeadlessSway()
         defer { sway.stop() }
         // wlr-randr lists sway's headless output with no mode: the configuration states it.
-        let config = try temporaryFile("[display]\nbackend = \"\(backend)\"\nmode = \"800x1280\"\n")
-        let socket = sway.directory + "/control.sock"
-        var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
-        environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
-        let play = try SignalTests.Play(
-            ["--config", config, "--uri", "none", "--vo", "wlshm", "--control", socket], environment: environment)
+        let (play, socket) = try Self.play(
+            beside: sway, config: "[display]\nbackend = \"\(backend)\"\nmode = \"800x1280\"\n", vo: "wlshm")
         defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
         #expect(await play.waitFor("display: \(backend)"), "\(play.stderr)")
         _ = try await upright(["ctl", "--socket", socket, "fullscreen"])
@@ -157,11 +153,7 @@ struct CompositorTests {
         kanshi.standardError = FileHandle.nullDevice
         try kanshi.run()
         defer { kill(kanshi.processIdentifier, SIGKILL) }
-        let socket = sway.directory + "/control.sock"
-        var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
-        environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
-        let play = try SignalTests.Play(
-            ["--uri", "none", "--vo", "wlshm", "--control", socket], environment: environment)
+        let (play, socket) = try Self.play(beside: sway, config: "", vo: "wlshm")
         defer { kill(play.process.processIdentifier, SIGKILL) }
         #expect(await play.waitFor("display: sway"), "\(play.stderr)")
         #expect(
@@ -231,12 +223,7 @@ struct CompositorTests {
     func aCompositorKilledForGoodEndsTheProcessAfterTheWait(vo: String) async throws {
         let sway = try HeadlessSway()
         defer { sway.stop() }
-        let config = try temporaryFile("[display]\nwait = 2\n")
-        let socket = sway.directory + "/control.sock"
-        var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
-        environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
-        let play = try SignalTests.Play(
-            ["--config", config, "--uri", "none", "--vo", vo, "--control", socket], environment: environment)
+        let (play, _) = try Self.play(beside: sway, config: "[display]\nwait = 2\n", vo: vo)
         defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
         #expect(await play.waitFor(vo == "gpu" ? "cannot play " : "playing "), "\(play.stderr)")
         kill(sway.pid, SIGKILL)
@@ -244,6 +231,19 @@ struct CompositorTests {
         #expect(play.process.terminationStatus != 0)
         #expect(play.stderr.contains("the display went away"), "\(play.stderr)")
         #expect(play.stderr.contains("waited 2 s; display.wait sets how long"), "\(play.stderr)")
+    }
+
+    /// `upright play` (no sensor) beside `sway` with `config`, its configuration file and control
+    /// socket in sway's directory (removed with it).
+    static func play(beside sway: HeadlessSway, config: String, vo: String) throws -> (SignalTests.Play, String) {
+        let file = sway.directory + "/upright.toml"
+        try config.write(toFile: file, atomically: true, encoding: .utf8)
+        let socket = sway.directory + "/control.sock"
+        var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
+        environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
+        let play = try SignalTests.Play(
+            ["--config", file, "--uri", "none", "--vo", vo, "--control", socket], environment: environment)
+        return (play, socket)
     }
 
     static func isZombie(_ pid: Int32) -> Bool {
