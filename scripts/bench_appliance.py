@@ -41,6 +41,16 @@ def start_sway(directory):
     return dict(line.split('=', 1) for line in out.split() if '=' in line)
 
 
+def plain_mpv(env, playlist, *options):
+    """Plain mpv looping `playlist` in the sway `env`, the baseline beside Upright: with a status
+    line on the video, as Upright shows one (libass and its fonts: about 9 MB)."""
+    return subprocess.Popen(['mpv', '--no-config', '--vo=wlshm', '--ao=null', '--loop-playlist=inf', '--really-quiet',
+                             '--osd-level=3', '--osd-status-msg=12:00 · ${media-title}'] + list(options) + playlist,
+                            env=dict(os.environ, WAYLAND_DISPLAY=env['WAYLAND_DISPLAY'],
+                                     XDG_RUNTIME_DIR=env['XDG_RUNTIME_DIR']),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def stop_sway(env, directory):
     try:
         os.kill(int(env['SWAY_PID']), 2)
@@ -230,13 +240,7 @@ def soak(bin_dir, seconds):
         os.makedirs(other)
         mpv_env = start_sway(os.path.join(other, 'sway'))
         try:
-            # With a status line on the video, as Upright shows one (libass and its fonts: about 9 MB).
-            mpv = subprocess.Popen(['mpv', '--no-config', '--vo=wlshm', '--ao=null', '--loop-playlist=inf',
-                                    '--really-quiet', '--osd-level=3', '--osd-status-msg=12:00 · ${media-title}']
-                                   + CLIPS,
-                                   env=dict(os.environ, WAYLAND_DISPLAY=mpv_env['WAYLAND_DISPLAY'],
-                                            XDG_RUNTIME_DIR=mpv_env['XDG_RUNTIME_DIR']),
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            mpv = plain_mpv(mpv_env, CLIPS)
             processes.append(mpv)
             pid = upright_pid(p)
             start = time.monotonic()

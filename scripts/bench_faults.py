@@ -38,9 +38,9 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_sensor import attitude, make_tree, WRAP, ROOT  # noqa: E402
-from bench_appliance import (PORTRAIT, DEVICE_LANDSCAPE_LEFT, DEVICE_LANDSCAPE_RIGHT, burst, screenshot, upright,
-                             upright_pid, usage)  # noqa: E402
+from bench_sensor import attitude, make_tree, WRAP  # noqa: E402
+from bench_appliance import (PORTRAIT, DEVICE_LANDSCAPE_LEFT, DEVICE_LANDSCAPE_RIGHT, burst, plain_mpv, screenshot,
+                             start_sway, stop_sway, upright, upright_pid, usage)  # noqa: E402
 
 TURNS = [(DEVICE_LANDSCAPE_LEFT, 'landscape-right', '90'), (PORTRAIT, 'portrait', 'normal'),
          (DEVICE_LANDSCAPE_RIGHT, 'landscape-left', '270')]
@@ -79,7 +79,7 @@ class Kiosk:
         with open(self.config, 'w') as f:
             f.write(self.good)
         self.control = os.path.join(directory, 'control.sock')
-        self.env = self.start_sway()
+        self.env = start_sway(self.sway_dir)
         penv = dict(os.environ, WAYLAND_DISPLAY=self.env['WAYLAND_DISPLAY'], SWAYSOCK=self.env['SWAYSOCK'],
                     XDG_RUNTIME_DIR=self.env['XDG_RUNTIME_DIR'])
         self.log = open(os.path.join(directory, 'upright.log'), 'w')
@@ -99,11 +99,6 @@ class Kiosk:
         self.silent = []
 
     # -- the compositor
-
-    def start_sway(self):
-        out = subprocess.run([os.path.join(ROOT, 'scripts/headless-sway.sh'), self.sway_dir], capture_output=True,
-                             text=True, check=True).stdout
-        return dict(line.split('=', 1) for line in out.split() if '=' in line)
 
     def swaymsg(self, *words):
         return subprocess.run(['swaymsg', '-s', self.env['SWAYSOCK']] + list(words), capture_output=True,
@@ -127,10 +122,8 @@ class Kiosk:
                 break
             time.sleep(0.05)
         time.sleep(1)
-        lock = os.path.join(self.env['XDG_RUNTIME_DIR'], 'wayland-1.lock')
-        if sig == signal.SIGKILL and os.path.exists(lock):
-            pass  # left as a killed sway leaves it: wlroots takes a lock no one holds
-        self.env = self.start_sway()
+        # In the same directory: a killed sway's sockets and lock are there, as on a kiosk.
+        self.env = start_sway(self.sway_dir)
 
     # -- Upright
 
@@ -291,16 +284,8 @@ def main():
         kiosk = Kiosk(bin_dir, directory)
         mpv_dir = os.path.join(directory, 'mpv-sway')
         os.makedirs(mpv_dir)
-        os.chmod(mpv_dir, 0o755)
-        out = subprocess.run([os.path.join(ROOT, 'scripts/headless-sway.sh'), os.path.join(mpv_dir, 'sway')],
-                             capture_output=True, text=True, check=True).stdout
-        mpv_env = dict(line.split('=', 1) for line in out.split() if '=' in line)
-        mpv = subprocess.Popen(['mpv', '--no-config', '--vo=wlshm', '--ao=null', '--loop-playlist=inf',
-                                '--image-display-duration=2', '--really-quiet', '--osd-level=3',
-                                '--osd-status-msg=12:00 · ${media-title}', kiosk.media],
-                               env=dict(os.environ, WAYLAND_DISPLAY=mpv_env['WAYLAND_DISPLAY'],
-                                        XDG_RUNTIME_DIR=mpv_env['XDG_RUNTIME_DIR']),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        mpv_env = start_sway(os.path.join(mpv_dir, 'sway'))
+        mpv = plain_mpv(mpv_env, [kiosk.media], '--image-display-duration=2')
         subprocess.run([os.path.join(bin_dir, 'upright'), 'ctl', '--socket', kiosk.control, 'fullscreen'],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         start = time.monotonic()
@@ -401,10 +386,7 @@ def main():
             mpv.terminate()
             mpv.wait()
         if mpv_env:
-            try:
-                os.kill(int(mpv_env['SWAY_PID']), signal.SIGINT)
-            except (OSError, ValueError):
-                pass
+            stop_sway(mpv_env, os.path.join(directory, 'mpv-sway', 'sway'))
         time.sleep(0.5)
         if os.environ.get('BENCH_KEEP'):
             print('  kept: %s' % directory)
