@@ -303,6 +303,7 @@ struct ErrorTests {
 
     @Test func checkConfigNamesPlaylistFilesThatCannotBeRead() async throws {
         let config = try temporaryFile("[player]\nplaylist = [\"/nonexistent/a.mp4\", \"https://example.com/b.mp4\"]\n")
+        defer { try? FileManager.default.removeItem(atPath: config) }
         let run = try await upright(["check-config", config])
         #expect(run.status == 0)
         #expect(

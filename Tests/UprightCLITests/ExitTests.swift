@@ -45,6 +45,7 @@ struct ExitTests {
         let (environment, directory) = try Self.noDisplay()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let config = try temporaryFile("[display]\nwait = 1\n")
+        defer { try? FileManager.default.removeItem(atPath: config) }
         let run = try await upright(
             ["play", "--config", config, "--uri", "none", "--no-control"], environment: environment)
         #expect(run.status != 0)

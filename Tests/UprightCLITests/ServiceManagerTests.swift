@@ -136,6 +136,7 @@ struct StallTests {
         let stream = try StallingStream(frames: 25, stalling: 1)
         let url = try #require(await stream.url())
         let config = try Self.configuration()
+        defer { try? FileManager.default.removeItem(atPath: config) }
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control", url])
         defer { kill(play.process.processIdentifier, SIGKILL) }
         #expect(await play.waitFor("playback stalled on \(url): loading it again", seconds: 15), "\(play.stderr)")
@@ -151,6 +152,7 @@ struct StallTests {
         let stream = try StallingStream(frames: 10, stalling: 100)
         let url = try #require(await stream.url())
         let config = try Self.configuration()
+        defer { try? FileManager.default.removeItem(atPath: config) }
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control", url])
         defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
         let process = play.process
