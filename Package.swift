@@ -56,7 +56,10 @@ let package = Package(
         .target(name: "Input", dependencies: ["Blocking", "Files", "Settings"], swiftSettings: strict),
         // HDMI-CEC adapters (/dev/cecN): the TV to standby and back on.
         .target(name: "CEC", dependencies: ["CLinuxCEC"], swiftSettings: strict),
-        .target(name: "MPV", dependencies: ["Blocking", "CMPV"], swiftSettings: strict),
+        // libmpv 0.35's Wayland output closes its display's socket twice; this C module holds
+        // libmpv's own close back so that the second one cannot take another thread's descriptor.
+        .target(name: "CMPVCloseGuard", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "MPV", dependencies: ["Blocking", "CMPV", "CMPVCloseGuard"], swiftSettings: strict),
 
         // Pure core: no I/O, no clock; only the standard library and swift-numerics' elementary functions.
         .target(

@@ -113,6 +113,20 @@ extension WaylandScreenTests {
             _ = await player.shutdown()
         }
 
+        /// libmpv 0.35 closes its display's socket, then wl_display_disconnect closes it again: the
+        /// process's `close` holds libmpv's back, so the one close is libwayland's.
+        @Test func libmpvsOwnCloseOfTheDisplaySocketIsHeldBack() async throws {
+            #expect(MPVCloseGuard.installed, "libmpv's close calls must reach the guard")
+            let sway = try HeadlessSway()
+            defer { sway.stop() }
+            let player = try await player(on: sway)
+            let (shot, drawn) = try await screenshot(sway) { isRed($0.rgb(400, 500)) }
+            #expect(drawn, "\(shot.rgb(400, 500))")
+            let before = MPVCloseGuard.held
+            #expect(await player.shutdown())
+            #expect(MPVCloseGuard.held > before)
+        }
+
         @Test func theLayoutChangesWithoutAResize() async throws {
             let sway = try HeadlessSway()
             defer { sway.stop() }
