@@ -170,18 +170,24 @@ public final class MPVHandle: @unchecked Sendable {
     public init(options: [(String, String)] = []) throws(MPVError) {
         // mpv parses numbers with the C locale and refuses to start under another LC_NUMERIC.
         setlocale(LC_NUMERIC, "C")
-        guard let h = mpv_create() else {
-            throw MPVError(call: "mpv_create()", message: "out of memory or a bad locale", code: -1)
+        let h = try MPVCores.creating { () throws(MPVError) -> OpaquePointer in
+            guard let h = mpv_create() else {
+                throw MPVError(call: "mpv_create()", message: "out of memory or a bad locale", code: -1)
+            }
+            return h
         }
         handle = h
-        for (name, value) in options {
-            let status = mpv_set_option_string(h, name, value)
-            if status < 0 { mpv_terminate_destroy(h) }
-            try MPVError.check(status, "mpv_set_option_string(\(name)=\(value))")
+        /// A core that cannot start is destroyed here, and counted gone.
+        func fail(_ status: Int32, _ call: String) throws(MPVError) {
+            guard status < 0 else { return }
+            mpv_terminate_destroy(h)
+            MPVCores.destroyed()
+            try MPVError.check(status, call)
         }
-        let status = mpv_initialize(h)
-        if status < 0 { mpv_terminate_destroy(h) }
-        try MPVError.check(status, "mpv_initialize()")
+        for (name, value) in options {
+            try fail(mpv_set_option_string(h, name, value), "mpv_set_option_string(\(name)=\(value))")
+        }
+        try fail(mpv_initialize(h), "mpv_initialize()")
         let (stream, continuation) = AsyncStream.makeStream(of: MPVEvent.self, bufferingPolicy: .bufferingNewest(1024))
         events = stream
         // The event thread owns the last step of the handle's life: on MPV_EVENT_SHUTDOWN (after `quit`,
@@ -202,6 +208,7 @@ public final class MPVHandle: @unchecked Sendable {
             // A render context must be freed before the core goes (render.h): wait for the last one.
             while lifetime.renderers > 0 { usleep(1000) }
             lifetime.destroy { mpv_terminate_destroy(pointer.handle) }
+            MPVCores.destroyed()
         }
     }
 

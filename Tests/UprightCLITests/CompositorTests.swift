@@ -181,6 +181,7 @@ struct CompositorTests {
         #expect(await play.waitFor("display: sway"), "\(play.stderr)")
         _ = try await upright(["ctl", "--socket", socket, "fullscreen"])
         #expect(await Self.eventually(3) { try sway.transform() == "90" })
+        let pictures = Self.mpvPictureMappings(play.process.processIdentifier)
 
         let first = sway.socket
         if signal == SIGINT {
@@ -203,6 +204,8 @@ struct CompositorTests {
         #expect(await Self.eventually(8) { try Self.shows(sway, pid: pid) }, "no window again: \(play.stderr)")
         // The output is turned to the full screen's landscape again, by the interface strategy.
         #expect(await Self.eventually(3) { try sway.transform() == "90" }, "\(play.stderr)")
+        // The first window's pictures are gone with it (libmpv 0.35 leaves those still on screen).
+        #expect(await Self.eventually(3) { Self.mpvPictureMappings(pid) <= pictures }, "from \(pictures)")
         let back = try await Self.status(socket)
         #expect(back.contains(#""backend": "sway""#) && back.contains(#""problem": null"#), "\(back)")
         #expect(back.contains(#""strategy": "interface""#), "\(back)")
@@ -213,6 +216,12 @@ struct CompositorTests {
         kill(pid, SIGTERM)
         #expect(await Self.eventually(8) { !play.process.isRunning })
         #expect(try sway.transform() == "normal")
+    }
+
+    /// How many of `pid`'s mappings are mpv's picture files (`memfd:mpv`).
+    static func mpvPictureMappings(_ pid: Int32) -> Int {
+        let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
+        return maps.split(separator: "\n").filter { $0.hasSuffix("/memfd:mpv (deleted)") }.count
     }
 
     /// The compositor killed for good: after `[display] wait` the process exits non-zero (for
