@@ -3,7 +3,7 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 TRACES ?= bench/traces/public
 
-.PHONY: all deps build release run demo test quality bench robustness lint clean deb
+.PHONY: all deps build release run demo test quality bench robustness lint clean deb kiosk-check
 
 all: build
 
@@ -43,6 +43,13 @@ bench: release
 deb:
 	@scripts/install-deps.sh deb
 	scripts/make-deb.sh
+
+# The package on a virtual kiosk (QEMU, software emulation: it takes minutes, outside `make test`):
+# every packaged session through a reboot, judged by its screen, `ctl`, the journal and the
+# kernel log; then the session start to first frame beside plain mpv. Results in .build/kiosk/results.
+kiosk-check:
+	@scripts/install-deps.sh kiosk
+	scripts/kiosk-check/run.sh
 
 clean:
 	rm -rf .build .build-deb

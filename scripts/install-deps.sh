@@ -2,7 +2,7 @@
 # Installs the Debian packages Upright needs to build, test and benchmark, and only those missing.
 # Idempotent: with everything present it changes nothing and does not touch the network.
 #
-#   scripts/install-deps.sh [build|test|bench|deb]    (default: test)
+#   scripts/install-deps.sh [build|test|bench|deb|kiosk]    (default: test)
 set -euo pipefail
 
 need=(pkg-config libiio-dev libmpv-dev zlib1g-dev libudev-dev libsystemd-dev libmosquitto-dev)
@@ -25,7 +25,11 @@ case "${1:-test}" in
     bench) need+=(python3 iiod gcc sway grim wlr-randr mpv wf-recorder) ;;
     # The Debian package: objdump reads the libraries the binary needs.
     deb) need+=(binutils) ;;
-    *) echo "usage: $0 [build|test|bench|deb]" >&2; exit 2 ;;
+    # The virtual kiosk (make kiosk-check): a Debian image by mmdebstrap, booted by QEMU; the
+    # accelerometer served by iiod (relayed by socat); the clip made by ffmpeg.
+    kiosk) need+=(binutils mmdebstrap qemu-system-x86 qemu-utils e2fsprogs openssh-client iiod socat
+        iproute2 util-linux ffmpeg python3) ;;
+    *) echo "usage: $0 [build|test|bench|deb|kiosk]" >&2; exit 2 ;;
 esac
 
 missing=()

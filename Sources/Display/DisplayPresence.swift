@@ -41,6 +41,21 @@ public enum DisplayPresence: Sendable, Hashable {
             "no display: no WAYLAND_DISPLAY, DISPLAY or DRM device (/dev/dri/card*) to show the video on")
     }
 
+    /// mpv's video outputs held to the windowing system `environment` names, unless `configured`
+    /// (the configuration's and the command line's mpv options) chooses its own. Left to itself,
+    /// mpv tries one output after another: under a compositor that has just died it would fall
+    /// through to DRM and take the screen from the compositor's next start.
+    public static func mpvOutputs(environment: [String: String], configured: Set<String>) -> [(String, String)] {
+        guard configured.isDisjoint(with: ["vo", "gpu-context"]) else { return [] }
+        if let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
+            return [("vo", "gpu,wlshm"), ("gpu-context", "wayland")]
+        }
+        if let x = environment["DISPLAY"], !x.isEmpty {
+            return [("vo", "gpu,xv,x11"), ("gpu-context", "x11egl,x11")]
+        }
+        return []  // the console: mpv's own choice, DRM
+    }
+
     /// A compositor's socket: present when it accepts a connection.
     private static func socket(_ path: String, named name: String) -> DisplayPresence {
         guard FileManager.default.fileExists(atPath: path) else {

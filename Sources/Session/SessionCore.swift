@@ -23,7 +23,8 @@ public import OrientationCore
 /// - one key press that reaches the session both ways, from mpv's window and from the input
 ///   device (a keyboard bound as `F11` and as `KEY_F11`), counts once: a press pairs with the
 ///   oldest unpaired press of the same action from the other way within ``pressEcho`` seconds,
-///   and is dropped (the compositor's way can lag by hundreds of milliseconds on a slow device).
+///   and is dropped (the compositor's way lags by a second or more when the first copy turns the
+///   screen on a slow device).
 public struct SessionCore: Sendable {
     public internal(set) var policy: OrientationPolicy
     /// What the display can do now.
@@ -44,7 +45,11 @@ public struct SessionCore: Sendable {
     /// The input devices, for the status.
     public private(set) var input = InputReport()
     /// Seconds within which the same action from mpv's window and from an input device is one press.
-    public var pressEcho = 1.0
+    /// The window's way lags when the first copy turns the screen: mpv reads its window's keys
+    /// between frames, and the frames at the new size come slowly on software rendering (1.3 s on
+    /// an emulated kiosk). Only presses from the other way pair, so two quick presses that each
+    /// arrive both ways still count twice.
+    public var pressEcho = 3.0
     /// The screen's power plan: the window it is on (`nil`: always on), and whether it is on now.
     public var powerPlan: Schedule?
     public private(set) var screenOn = true
@@ -172,6 +177,8 @@ public struct SessionCore: Sendable {
         case .playerGaveUp(let reason): return [.end(failure: reason)]
         case .screenshot(let request): return [.screenshot(request)]
         case .message(let text): return [.player(.overlay(.message(text)))]
+        case .loginSessionEnded(let id):
+            return [.status("login session \(id) has ended: Upright ends with it"), .end(failure: nil)]
         case .stop: return [.end(failure: nil)]
         case .tick:
             return tick(at: now)

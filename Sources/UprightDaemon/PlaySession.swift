@@ -42,7 +42,10 @@ public actor PlaySession {
         var settings = configuration.player
         if !playlist.isEmpty { settings.playlist = playlist }
         shell = SessionShell(
-            player: try Player(settings: settings, extra: extraMPV),
+            player: try Player(
+                settings: settings,
+                extra: DisplayPresence.mpvOutputs(
+                    environment: environment, configured: Set(extraMPV.map(\.0) + settings.mpv.keys)) + extraMPV),
             display: DisplayController(
                 settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment),
             monitor: OrientationMonitor(

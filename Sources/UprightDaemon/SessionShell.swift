@@ -191,7 +191,22 @@ struct SessionShell: Sendable {
                 for await _ in stop { break }
                 feed.yield(.stop)
             },
+            Task { await watchLoginSession(clock: clock) },
         ]
+    }
+
+    /// Started in a login session that is live (greetd's, a unit's with `PAMName=`): asks logind
+    /// every 2 s whether it has ended. A session that was already closing at the start (a process
+    /// left behind on purpose) is not watched.
+    private func watchLoginSession<C: Clock>(clock: C) async where C.Duration == Duration {
+        guard let session = LoginSession.current, !session.hasEnded else { return }
+        while !Task.isCancelled {
+            try? await clock.sleep(for: .seconds(2), tolerance: nil)
+            if session.hasEnded {
+                feed.yield(.loginSessionEnded(session.id))
+                return
+            }
+        }
     }
 
     /// The player's events as inputs; readiness for the service manager once the first item plays

@@ -198,6 +198,10 @@ struct DisplayAndPlayerTests {
         #expect(run.at(0, .message("hello")) == [.player(.overlay(.message("hello")))])
         #expect(run.at(0, .playerGaveUp("stalled 3 times")) == [.end(failure: "stalled 3 times")])
         #expect(run.at(0, .stop) == [.end(failure: nil)])
+        // greetd's session closed (its compositor died): nothing of it stays, the process included.
+        #expect(
+            run.at(0, .loginSessionEnded("7"))
+                == [.status("login session 7 has ended: Upright ends with it"), .end(failure: nil)])
         let out = run.at(0, .reload(PolicyConfiguration(), playlist: ["/srv/a.mp4"], request: 5))
         #expect(out.contains(.player(.playlist(["/srv/a.mp4"]))))
         #expect(out.last == .reply(5, ControlReply(ok: true)))

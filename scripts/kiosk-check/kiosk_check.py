@@ -1,0 +1,552 @@
+#!/usr/bin/env python3
+"""`make kiosk-check`: Upright's package on a virtual kiosk.
+
+Boots the image from build-image.sh under QEMU (software emulation, a virtio GPU without 3D),
+installs the .deb built from the tree, and follows the README's kiosk setups one after the
+other — greetd + sway, the sway unit, the cage unit, the console — each through a reboot, as an
+operator would. Each is judged by its screen (QMP screendumps read by pixels), `upright ctl
+status` (as root and as a member of the group `upright`), the journal and the kernel log:
+
+- the picture is on screen after boot;
+- `ctl status` answers root and a member of `upright`; the log reaches the journal;
+- the units are what the README says (Type=notify, NotifyAccess=all, a 30 s watchdog);
+- one press of a uinput button bound to full screen toggles it once (it reaches Upright both
+  through the compositor and through evdev);
+- the accelerometer, served by iiod on the host over the VM's network, turns the picture;
+- kill -9 of the compositor leaves exactly one Upright and the picture back, and Upright never
+  dumps core (systemd-coredump's record; a compositor's own crash, Mesa's software OpenGL on
+  this GPU, is reported beside it).
+
+Then the time from greetd's session start to the first frame on screen, Upright beside plain
+mpv in the same session, alternating. Results (PNGs, journals, a summary) go to RESULTS.
+
+    kiosk_check.py --deb upright_X_amd64.deb --image OUT --run RUN --results RESULTS
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import zlib
+import struct
+
+SSH_PORT = int(os.environ.get("KIOSK_SSH_PORT", "2222"))
+IIO_PORT = int(os.environ.get("KIOSK_IIO_PORT", "30432"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Failure(Exception):
+    pass
+
+
+# --- The picture ------------------------------------------------------------------------------
+
+
+class Screen:
+    """A QMP screendump (binary PPM)."""
+
+    def __init__(self, path):
+        data = open(path, "rb").read()
+        fields, i = [], 0
+        while len(fields) < 4:
+            while data[i : i + 1].isspace():
+                i += 1
+            j = i
+            while not data[j : j + 1].isspace():
+                j += 1
+            fields.append(data[i:j])
+            i = j
+        self.width, self.height = int(fields[1]), int(fields[2])
+        self.pixels = data[i + 1 : i + 1 + self.width * self.height * 3]
+        self.path = path
+
+    def rgb(self, x, y):
+        o = (y * self.width + x) * 3
+        return tuple(self.pixels[o : o + 3])
+
+    def share(self, test, step=8):
+        """The share of sampled pixels that pass `test`."""
+        seen = hit = 0
+        for y in range(0, self.height, step):
+            for x in range(0, self.width, step):
+                seen += 1
+                hit += test(self.rgb(x, y))
+        return hit / max(seen, 1)
+
+    def shows_clip(self):
+        """The clip (red above blue) fills a good part of the screen, whichever way it is turned."""
+        red = self.share(lambda p: p[0] > 150 and p[1] < 90 and p[2] < 90)
+        blue = self.share(lambda p: p[2] > 150 and p[0] < 90 and p[1] < 90)
+        return red > 0.05 and blue > 0.05
+
+    def describe(self):
+        red = self.share(lambda p: p[0] > 150 and p[1] < 90 and p[2] < 90)
+        blue = self.share(lambda p: p[2] > 150 and p[0] < 90 and p[1] < 90)
+        black = self.share(lambda p: max(p) < 16)
+        return f"{self.width}x{self.height} red {red:.0%} blue {blue:.0%} black {black:.0%}"
+
+    def red_side(self):
+        """Where the red half is: top, bottom, left or right (the clip's top is red)."""
+        def red(p):
+            return p[0] > 150 and p[1] < 90 and p[2] < 90
+
+        w, h = self.width, self.height
+        sides = {
+            "top": sum(red(self.rgb(x, h // 8)) for x in range(0, w, 16)),
+            "bottom": sum(red(self.rgb(x, h - h // 8)) for x in range(0, w, 16)),
+            "left": sum(red(self.rgb(w // 8, y)) for y in range(0, h, 16)),
+            "right": sum(red(self.rgb(w - w // 8, y)) for y in range(0, h, 16)),
+        }
+        return max(sides, key=sides.get)
+
+    def save_png(self, path):
+        w, h = self.width, self.height
+        raw = b"".join(b"\0" + self.pixels[y * w * 3 : (y + 1) * w * 3] for y in range(h))
+
+        def chunk(kind, body):
+            return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+        header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+        with open(path, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6)))
+            f.write(chunk(b"IEND", b""))
+
+
+# --- The machine ------------------------------------------------------------------------------
+
+
+class VM:
+    def __init__(self, image, run):
+        self.image, self.run = image, run
+        self.share = os.path.join(run, "share")
+        os.makedirs(self.share, exist_ok=True)
+        self.qmp_path = os.path.join(run, "qmp.sock")
+        self.console = os.path.join(run, "console.log")
+        self.pid = None
+
+    def boot(self):
+        overlay = os.path.join(self.run, "overlay.qcow2")
+        for path in (overlay, self.qmp_path, self.console):
+            if os.path.exists(path):
+                os.remove(path)
+        subprocess.run(
+            ["qemu-img", "create", "-q", "-f", "qcow2", "-b", os.path.join(self.image, "kiosk.qcow2"),
+             "-F", "qcow2", overlay], check=True)
+        pidfile = os.path.join(self.run, "qemu.pid")
+        subprocess.run(
+            ["qemu-system-x86_64", "-name", "upright-kiosk-check", "-machine", "q35",
+             "-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max", "-m", "2048", "-smp", "2",
+             "-kernel", os.path.join(self.image, "vmlinuz"), "-initrd", os.path.join(self.image, "initrd.img"),
+             "-append", "root=/dev/vda rw console=ttyS0,115200",
+             "-drive", f"file={overlay},if=virtio,format=qcow2,cache=unsafe",
+             "-vga", "none", "-device", "virtio-gpu-pci", "-display", "none",
+             "-serial", f"file:{self.console}", "-monitor", "none",
+             "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
+             "-fsdev", f"local,id=fs0,path={self.share},security_model=none",
+             "-device", "virtio-9p-pci,fsdev=fs0,mount_tag=share",
+             "-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{SSH_PORT}-:22", "-device", "virtio-net-pci,netdev=n0",
+             "-device", "virtio-rng-pci", "-pidfile", pidfile, "-daemonize"], check=True)
+        self.pid = int(open(pidfile).read())
+        return self.wait_ssh()
+
+    def wait_ssh(self, bound=300):
+        start = time.time()
+        while time.time() - start < bound:
+            if self.ssh("true", timeout=10, check=False)[0] == 0:
+                return time.time() - start
+            time.sleep(1)
+        raise Failure(f"the VM did not answer ssh within {bound} s (see {self.console})")
+
+    def ssh(self, command, timeout=120, check=True):
+        key = os.path.join(self.image, "id_ed25519")
+        try:
+            r = subprocess.run(
+                ["ssh", "-q", "-i", key, "-p", str(SSH_PORT), "-o", "StrictHostKeyChecking=no",
+                 "-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=5", "-o", "BatchMode=yes",
+                 "root@127.0.0.1", command], capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            if check:
+                raise Failure(f"ssh: {command!r} did not finish within {timeout} s")
+            return 124, "", "timed out"
+        if check and r.returncode != 0:
+            raise Failure(f"ssh: {command!r} failed with {r.returncode}: {r.stderr.strip() or r.stdout.strip()}")
+        return r.returncode, r.stdout, r.stderr
+
+    def reboot(self):
+        self.ssh("systemctl reboot", check=False, timeout=20)
+        # ssh goes away, then comes back with the new boot.
+        end = time.time() + 120
+        while time.time() < end and self.ssh("true", timeout=5, check=False)[0] == 0:
+            time.sleep(1)
+        return self.wait_ssh()
+
+    def qmp(self, command, arguments=None):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(30)
+        s.connect(self.qmp_path)
+        f = s.makefile("rw")
+        json.loads(f.readline())
+        f.write(json.dumps({"execute": "qmp_capabilities"}) + "\n")
+        f.flush()
+        json.loads(f.readline())
+        f.write(json.dumps({"execute": command, **({"arguments": arguments} if arguments else {})}) + "\n")
+        f.flush()
+        while True:
+            reply = json.loads(f.readline())
+            if "return" in reply or "error" in reply:
+                s.close()
+                if "error" in reply:
+                    raise Failure(f"QMP {command}: {reply['error']}")
+                return reply["return"]
+
+    def screendump(self, path):
+        self.qmp("screendump", {"filename": path})
+        return Screen(path)
+
+    def stop(self):
+        if self.pid is None:
+            return
+        try:
+            self.qmp("quit")
+        except (OSError, Failure):
+            pass
+        for _ in range(50):
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(self.pid, signal.SIGKILL)
+        self.pid = None
+
+
+# --- The accelerometer ------------------------------------------------------------------------
+
+
+class FakeAccelerometer:
+    """An accel_3d device in a fake sysfs tree, served by a real iiod in its own mount and network
+    namespaces; socat relays 127.0.0.1:IIO_PORT (the VM's 10.0.2.2) into that namespace only."""
+
+    # Gravity at rest in Upright's device frame (x: right edge, y: top edge, z: out of the screen).
+    GRAVITY = {
+        "portrait": (0, 9.75, 0.9),
+        "landscape-left": (9.75, 0, 0.9),
+        "portrait-upside-down": (0, -9.75, 0.9),
+        "landscape-right": (-9.75, 0, 0.9),
+    }
+
+    def __init__(self, run):
+        self.tree = os.path.join(run, "iio")
+        self.device = os.path.join(self.tree, "iio:device0")
+        self.iiod = self.relay = None
+        self.log = os.path.join(run, "iiod.log")
+
+    def start(self, orientation):
+        shutil.rmtree(self.tree, ignore_errors=True)
+        os.makedirs(self.device)
+        for name, value in [("name", "accel_3d"), ("in_accel_scale", "0.001"),
+                            ("in_accel_sampling_frequency", "25")]:
+            open(os.path.join(self.device, name), "w").write(value + "\n")
+        self.set(orientation)
+        inner = ('ip link set lo up && mount -t tmpfs none /sys/bus && mkdir -p /sys/bus/iio/devices && '
+                 'mount --bind "$0" /sys/bus/iio/devices && exec iiod')
+        self.iiod = subprocess.Popen(["unshare", "-m", "-n", "--propagation", "private", "sh", "-c", inner, self.tree],
+                                     stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
+        time.sleep(1)
+        self.relay = subprocess.Popen(
+            ["socat", f"TCP-LISTEN:{IIO_PORT},bind=127.0.0.1,reuseaddr,fork",
+             f"EXEC:nsenter -t {self.iiod.pid} -n socat STDIO TCP\\:127.0.0.1\\:30431"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        if self.iiod.poll() is not None or self.relay.poll() is not None:
+            raise Failure(f"the fake accelerometer's iiod did not start: {open(self.log).read().strip()}")
+
+    def set(self, orientation):
+        # The hwdb frame (identity mount matrix) is Upright's turned by diag(-1, -1, 1).
+        x, y, z = self.GRAVITY[orientation]
+        for axis, value in zip("xyz", (-x, -y, z)):
+            path = os.path.join(self.device, f"in_accel_{axis}_raw")
+            open(path + ".new", "w").write(f"{round(value / 0.001)}\n")
+            os.replace(path + ".new", path)
+
+    def stop(self):
+        for p in (self.relay, self.iiod):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+# --- The checks -------------------------------------------------------------------------------
+
+
+class Report:
+    def __init__(self, results):
+        self.results = results
+        self.passed, self.failed = [], []
+        self.figures = []
+
+    def check(self, name, ok, detail=""):
+        (self.passed if ok else self.failed).append(name)
+        line = f"{'PASS' if ok else 'FAIL'}: {name}" + (f" ({detail})" if detail else "")
+        print(line, flush=True)
+        with open(os.path.join(self.results, "checks.log"), "a") as f:
+            f.write(line + "\n")
+        return ok
+
+    def figure(self, text):
+        self.figures.append(text)
+        print("FIGURE: " + text, flush=True)
+
+
+CONFIG = """# kiosk-check: the clip, the accelerometer over the network, a button box's full-screen key.
+[sensor]
+uri = "ip:10.0.2.2:{port}"
+device = "accel_3d"
+
+[display]
+natural = "landscape-right"   # virtio-gpu's 1280x800 panel: landscape untransformed
+
+[player]
+playlist = ["/srv/upright/clip.mkv"]
+{console}
+[hotkeys]
+fullscreen = ["f", "F11", "KEY_F11"]
+"""
+
+SESSIONS = {
+    # name: (what the README says to do, the compositor process, the unit)
+    "greetd + sway": (
+        "cp /usr/share/upright/kiosk/greetd.toml /etc/greetd/config.toml && systemctl enable greetd",
+        "sway", None),
+    "sway unit": ("systemctl disable getty@tty7 && systemctl enable upright-sway", "sway", "upright-sway"),
+    "cage unit": ("systemctl disable getty@tty7 && systemctl enable upright-cage", "cage", "upright-cage"),
+    "console unit": ("systemctl disable getty@tty7 && systemctl enable upright-console", None, "upright-console"),
+}
+
+UNDO = "systemctl disable greetd upright-sway upright-cage upright-console 2>/dev/null; true"
+
+
+def status(vm, user=None):
+    prefix = f"runuser -u {user} -- " if user else ""
+    code, out, err = vm.ssh(prefix + "upright ctl status", check=False, timeout=30)
+    if code != 0:
+        return None, (err or out).strip()
+    try:
+        return json.loads(out)["status"], ""
+    except (ValueError, KeyError) as e:
+        return None, f"not a status: {e}: {out[:200]}"
+
+
+def wait_for(predicate, bound, step=1.0):
+    end = time.time() + bound
+    while True:
+        value = predicate()
+        if value or time.time() > end:
+            return value
+        time.sleep(step)
+
+
+def shot(vm, report, name):
+    path = os.path.join(report.results, name + ".ppm")
+    screen = vm.screendump(path)
+    screen.save_png(os.path.join(report.results, name + ".png"))
+    os.remove(path)
+    return screen
+
+
+def picture_within(vm, report, name, bound):
+    """Screendumps until the clip shows (at most `bound` seconds); the last screen and the time."""
+    start = time.time()
+    tmp = os.path.join(report.results, ".probe.ppm")
+    while True:
+        screen = vm.screendump(tmp)
+        if screen.shows_clip() or time.time() - start > bound:
+            screen.save_png(os.path.join(report.results, name + ".png"))
+            os.remove(tmp)
+            return screen, time.time() - start
+        time.sleep(0.5)
+
+
+def upright_processes(vm):
+    return vm.ssh("pgrep -c -x upright", check=False)[1].strip() or "0"
+
+
+def crashes(vm):
+    """Core dumps systemd-coredump caught this boot, as (executable, signal) pairs."""
+    out = vm.ssh("coredumpctl --no-pager --no-legend -q list -F EXE -F SIGNAL 2>/dev/null; true", check=False)[1]
+    dumps = []
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) >= 2:
+            dumps.append((fields[0], fields[1]))
+    return dumps
+
+
+def check_session(vm, report, accel, name, setup, compositor, unit):
+    slug = name.replace(" + ", "-").replace(" ", "-")
+    vm.ssh(UNDO)
+    # The console on a GPU without 3D: mpv's plain DRM output, as the unit's comment says.
+    console = '[player.mpv]\nvo = "drm"\n' if compositor is None else ""
+    config = CONFIG.format(port=IIO_PORT, console=console)
+    vm.ssh(f"cat > /etc/upright/upright.toml <<'EOF'\n{config}EOF")
+    vm.ssh(setup)
+    accel.set("portrait")
+    boot = vm.reboot()
+    screen, took = picture_within(vm, report, f"{slug}-boot", 120)
+    report.check(f"{name}: the picture is on screen after boot", screen.shows_clip(),
+                 f"{screen.describe()}, {took:.0f} s after ssh answered ({boot:.0f} s)")
+
+    s, why = status(vm)
+    report.check(f"{name}: ctl status as root", s is not None and s.get("playing") is not None,
+                 why or f"playing {s.get('playing')}")
+    s, why = status(vm, user="attendant")
+    report.check(f"{name}: ctl status as a member of upright", s is not None, why)
+
+    journal = vm.ssh("journalctl -b --no-pager | grep -c 'upright: display: ' || true", check=False)[1].strip()
+    report.check(f"{name}: Upright's log is in the journal", journal not in ("", "0"), f"{journal} display lines")
+    if unit:
+        props = vm.ssh(f"systemctl show -p Type -p NotifyAccess -p WatchdogUSec {unit}", check=False)[1].split()
+        # In the compositor units the keep-alives come from Upright, the compositor's child.
+        access = "NotifyAccess=main" if compositor is None else "NotifyAccess=all"
+        report.check(f"{name}: {unit} is Type=notify with a 30 s watchdog",
+                     sorted(props) == sorted([access, "Type=notify", "WatchdogUSec=30s"]), " ".join(props))
+
+    # One press of the button box's full-screen key: full screen, entered once.
+    before, _ = status(vm)
+    was = "fullscreen" in (before or {}).get("scenes", [])
+    vm.ssh("uinput-keys --wait 3 KEY_F11", timeout=60)
+    after = wait_for(lambda: (lambda s: s if s and ("fullscreen" in s["scenes"]) != was else None)(status(vm)[0]), 8)
+    decisions = vm.ssh("journalctl -b --no-pager | grep -c '\"cause\": \"fullscreen\"' || true",
+                       check=False)[1].strip()
+    report.check(f"{name}: one button press toggles full screen once", after is not None,
+                 f"scenes {after['scenes'] if after else (before or {}).get('scenes')}, {decisions} full-screen decisions")
+
+    # The accelerometer over the network turns the picture (full screen follows the device).
+    if after is not None and "fullscreen" in after["scenes"]:
+        accel.set("landscape-left")
+        first = wait_for(lambda: (lambda s: s if s and s["interface"] == "landscape-right" else None)(status(vm)[0]), 10)
+        a = shot(vm, report, f"{slug}-landscape-right")
+        accel.set("landscape-right")
+        second = wait_for(lambda: (lambda s: s if s and s["interface"] == "landscape-left" else None)(status(vm)[0]), 10)
+        time.sleep(2)
+        b = shot(vm, report, f"{slug}-landscape-left")
+        report.check(f"{name}: the accelerometer over iiod turns the picture",
+                     first is not None and second is not None and a.red_side() != b.red_side(),
+                     f"red side {a.red_side()} then {b.red_side()}")
+
+    if compositor:
+        vm.ssh(f"pkill -KILL -x {compositor}", check=False)
+        time.sleep(3)
+        screen, took = picture_within(vm, report, f"{slug}-after-kill", 120)
+        count = wait_for(lambda: upright_processes(vm) == "1" and "1", 30) or upright_processes(vm)
+        report.check(f"{name}: kill -9 of {compositor} leaves exactly one Upright", count == "1", f"{count} running")
+        report.check(f"{name}: the picture is back after kill -9 of {compositor}", screen.shows_clip(),
+                     f"{screen.describe()}, {took:.0f} s")
+    found = crashes(vm)
+    mine = [d for d in found if d[0].endswith("/upright")]
+    others = [f"{os.path.basename(exe)} (signal {sig})" for exe, sig in found if not exe.endswith("/upright")]
+    report.check(f"{name}: Upright never crashed (systemd-coredump)", not mine,
+                 f"{len(mine)} core dumps of Upright" + (f"; others: {', '.join(others)}" if others else ""))
+    vm.ssh(f"journalctl -b --no-pager > /tmp/journal.txt; cp /tmp/journal.txt /mnt/share/{slug}-journal.txt",
+           check=False)
+    shutil.move(os.path.join(vm.share, f"{slug}-journal.txt"), os.path.join(report.results, f"{slug}-journal.txt"))
+
+
+def first_frame_figures(vm, report, rounds):
+    """greetd's session start to the first frame of the clip: Upright's session, then plain mpv's
+    in the same compositor and session script, alternating."""
+    vm.ssh(UNDO)
+    vm.ssh(f"cat > /etc/upright/upright.toml <<'EOF'\n{CONFIG.format(port=IIO_PORT, console='')}EOF")
+    # Plain mpv: the packaged sway configuration with mpv's command in place of Upright's.
+    vm.ssh("sed 's|^exec .*upright.*|exec mpv --no-config --fs --loop /srv/upright/clip.mkv|' "
+           "/usr/share/upright/kiosk/sway.conf > /etc/upright/plain-mpv.conf && "
+           "grep -q '^exec mpv' /etc/upright/plain-mpv.conf")
+    greetd = "/usr/share/upright/kiosk/greetd.toml"
+    vm.ssh(f"sed 's|/usr/share/upright/kiosk/sway.conf|/etc/upright/plain-mpv.conf|' {greetd} "
+           "> /etc/upright/greetd-plain.toml && grep -q plain-mpv /etc/upright/greetd-plain.toml")
+    times = {"upright": [], "mpv": []}
+    for _ in range(rounds):
+        for who, config in (("upright", greetd), ("mpv", "/etc/upright/greetd-plain.toml")):
+            vm.ssh(f"systemctl stop greetd; pkill -KILL -x sway; cp {config} /etc/greetd/config.toml", check=False)
+            time.sleep(3)
+            black = os.path.join(report.results, ".probe.ppm")
+            start = time.time()
+            vm.ssh("systemctl start greetd")
+            screen, took = picture_within(vm, report, f"first-frame-{who}", 90)
+            if os.path.exists(black):
+                os.remove(black)
+            if screen.shows_clip():
+                times[who].append(took)
+            report.check(f"first frame ({who}): the clip shows after greetd starts", screen.shows_clip(),
+                         f"{took:.1f} s")
+    vm.ssh("systemctl stop greetd", check=False)
+    if times["upright"] and times["mpv"]:
+        u = sum(times["upright"]) / len(times["upright"])
+        m = sum(times["mpv"]) / len(times["mpv"])
+        report.figure(f"greetd session start to first frame: Upright {', '.join(f'{t:.1f}' for t in times['upright'])} s "
+                      f"(mean {u:.1f}); plain mpv {', '.join(f'{t:.1f}' for t in times['mpv'])} s (mean {m:.1f}); "
+                      f"difference {u - m:+.1f} s")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deb", required=True)
+    parser.add_argument("--image", required=True)
+    parser.add_argument("--run", required=True)
+    parser.add_argument("--results", required=True)
+    parser.add_argument("--clip", required=True, help="the clip to play: red above blue")
+    parser.add_argument("--sessions", default=",".join(SESSIONS), help="which, comma-separated")
+    parser.add_argument("--rounds", type=int, default=2, help="first-frame rounds (0: none)")
+    args = parser.parse_args()
+    for name in ("deb", "image", "run", "results", "clip"):
+        setattr(args, name, os.path.abspath(getattr(args, name)))
+    shutil.rmtree(args.results, ignore_errors=True)
+    os.makedirs(args.results)
+    os.makedirs(args.run, exist_ok=True)
+    report = Report(args.results)
+    vm, accel = VM(args.image, args.run), FakeAccelerometer(args.run)
+    start = time.time()
+    try:
+        accel.start("portrait")
+        shutil.copy(args.deb, os.path.join(vm.share, "upright.deb"))
+        shutil.copy(args.clip, os.path.join(vm.share, "clip.mkv"))
+        up = vm.boot()
+        report.check("the VM boots", True, f"ssh after {up:.0f} s")
+        vm.ssh("dpkg -i /mnt/share/upright.deb >/tmp/dpkg.log 2>&1 || (cat /tmp/dpkg.log; false)")
+        report.check("the package installs", True, vm.ssh("upright --version")[1].strip())
+        vm.ssh("mkdir -p /srv/upright && cp /mnt/share/clip.mkv /srv/upright/ && chmod -R a+rX /srv/upright")
+        vm.ssh("adduser attendant upright >/dev/null")
+        for name in args.sessions.split(","):
+            if name not in SESSIONS:
+                raise Failure(f"no session named {name!r} (there are: {', '.join(SESSIONS)})")
+            try:
+                check_session(vm, report, accel, name, *SESSIONS[name])
+            except Failure as e:
+                report.check(f"{name}: ran to its end", False, str(e))
+        if args.rounds:
+            first_frame_figures(vm, report, args.rounds)
+    except (Failure, subprocess.CalledProcessError, OSError) as e:
+        report.check("the run", False, str(e))
+    finally:
+        vm.stop()
+        accel.stop()
+        if os.path.exists(vm.console):
+            shutil.copy(vm.console, os.path.join(args.results, "console.log"))
+    took = time.time() - start
+    report.figure(f"run time {took / 60:.1f} min")
+    with open(os.path.join(args.results, "summary.txt"), "w") as f:
+        f.write(f"{len(report.passed)} passed, {len(report.failed)} failed in {took:.0f} s\n")
+        for line in report.figures:
+            f.write(line + "\n")
+    print(f"{len(report.passed)} passed, {len(report.failed)} failed in {took:.0f} s")
+    return 0 if not report.failed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
