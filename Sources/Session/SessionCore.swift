@@ -177,8 +177,7 @@ public struct SessionCore: Sendable {
         case .playerGaveUp(let reason): return [.end(failure: reason)]
         case .screenshot(let request): return [.screenshot(request)]
         case .message(let text): return [.player(.overlay(.message(text)))]
-        case .loginSessionEnded(let id):
-            return [.status("login session \(id) has ended: Upright ends with it"), .end(failure: nil)]
+        case .sessionEnded(let why): return [.status("\(why): Upright ends with it"), .end(failure: nil)]
         case .stop: return [.end(failure: nil)]
         case .tick:
             return tick(at: now)

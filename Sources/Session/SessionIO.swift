@@ -74,9 +74,9 @@ public enum SessionInput: Sendable, Hashable {
     case screenshot(request: RequestID)
     /// A message line over the video (`nil` clears it).
     case message(String?)
-    /// The login session the process belongs to has ended (greetd's session closed when its
-    /// compositor died): nothing of it may stay, so the session ends.
-    case loginSessionEnded(String)
+    /// What Upright ends with has ended (why): the compositor that started it, or its login
+    /// session (greetd's, closed when its compositor died). Nothing of it may stay.
+    case sessionEnded(String)
     /// The session is asked to end (a signal, the duration, mpv's events ending).
     case stop
     /// Time passed: what is due by now (a transition's end, a display probe).

@@ -35,6 +35,20 @@ public enum UnixSocket {
         close(try connect(path, timeout: timeout))
     }
 
+    /// The process listening at `path` (its credentials as the kernel gave them at connect,
+    /// SO_PEERCRED); throws when none accepts.
+    public static func listener(of path: String) throws(UnixSocketError) -> Int32 {
+        let fd = try connect(path, timeout: 1)
+        defer { close(fd) }
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (glibc shows it only with _GNU_SOURCE).
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
+            throw failure("read the credentials of \(path)'s listener")
+        }
+        return credentials.pid
+    }
+
     /// Binds and listens at `path` (the file is created with `mode`, 0600 by default).
     public static func listen(_ path: String, mode: UInt32 = 0o600, backlog: Int32 = 8) throws(UnixSocketError) -> Int32
     {

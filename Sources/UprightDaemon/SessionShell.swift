@@ -191,19 +191,28 @@ struct SessionShell: Sendable {
                 for await _ in stop { break }
                 feed.yield(.stop)
             },
-            Task { await watchLoginSession(clock: clock) },
+            Task { await watchWhatStartedUs(clock: clock) },
         ]
     }
 
-    /// Started in a login session that is live (greetd's, a unit's with `PAMName=`): asks logind
-    /// every 2 s whether it has ended. A session that was already closing at the start (a process
-    /// left behind on purpose) is not watched.
-    private func watchLoginSession<C: Clock>(clock: C) async where C.Duration == Duration {
-        guard let session = LoginSession.current, !session.hasEnded else { return }
+    /// What Upright ends with, looked at every second: the compositor that started it (the
+    /// packaged sessions: its session starts a new compositor, which starts a new Upright), and a
+    /// live login session (greetd's, a unit's with `PAMName=`). A session already closing at the
+    /// start (a process left behind on purpose) is not watched.
+    private func watchWhatStartedUs<C: Clock>(clock: C) async where C.Duration == Duration {
+        let environment = environment
+        let compositor = await Blocking.run { StartingCompositor.find(environment: environment) }
+        let session = LoginSession.current.flatMap { $0.hasEnded ? nil : $0 }
+        guard compositor != nil || session != nil else { return }
         while !Task.isCancelled {
-            try? await clock.sleep(for: .seconds(2), tolerance: nil)
-            if session.hasEnded {
-                feed.yield(.loginSessionEnded(session.id))
+            try? await clock.sleep(for: .seconds(1), tolerance: nil)
+            if let compositor, compositor.hasEnded() {
+                feed.yield(
+                    .sessionEnded("\(compositor.name) (pid \(compositor.pid)), which started Upright, has ended"))
+                return
+            }
+            if let session, session.hasEnded {
+                feed.yield(.sessionEnded("login session \(session.id) has ended"))
                 return
             }
         }

@@ -200,7 +200,7 @@ struct DisplayAndPlayerTests {
         #expect(run.at(0, .stop) == [.end(failure: nil)])
         // greetd's session closed (its compositor died): nothing of it stays, the process included.
         #expect(
-            run.at(0, .loginSessionEnded("7"))
+            run.at(0, .sessionEnded("login session 7 has ended"))
                 == [.status("login session 7 has ended: Upright ends with it"), .end(failure: nil)])
         let out = run.at(0, .reload(PolicyConfiguration(), playlist: ["/srv/a.mp4"], request: 5))
         #expect(out.contains(.player(.playlist(["/srv/a.mp4"]))))
