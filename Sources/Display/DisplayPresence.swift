@@ -48,6 +48,9 @@ public enum DisplayPresence: Sendable, Hashable {
     public static func mpvOutputs(environment: [String: String], configured: Set<String>) -> [(String, String)] {
         guard configured.isDisjoint(with: ["vo", "gpu-context"]) else { return [] }
         if let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
+            // A compositor that renders in software (no 3D here): the video too, through shared
+            // memory, not through Mesa's software OpenGL (which takes every core of a small board).
+            if environment["WLR_RENDERER"] == "pixman" { return [("vo", "wlshm")] }
             return [("vo", "gpu,wlshm"), ("gpu-context", "wayland")]
         }
         if let x = environment["DISPLAY"], !x.isEmpty {

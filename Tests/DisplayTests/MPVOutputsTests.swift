@@ -13,6 +13,11 @@ struct MPVOutputsTests {
         #expect(outputs(["WAYLAND_DISPLAY": "wayland-1", "DISPLAY": ":0"]) == ["vo=gpu,wlshm", "gpu-context=wayland"])
     }
 
+    @Test func sharedMemoryUnderACompositorThatRendersInSoftware() {
+        #expect(outputs(["WAYLAND_DISPLAY": "wayland-1", "WLR_RENDERER": "pixman"]) == ["vo=wlshm"])
+        #expect(outputs(["WAYLAND_DISPLAY": "wayland-1", "WLR_RENDERER": "gles2"]).first == "vo=gpu,wlshm")
+    }
+
     @Test func x11OnlyUnderAnXServer() {
         #expect(outputs(["DISPLAY": ":0"]) == ["vo=gpu,xv,x11", "gpu-context=x11egl,x11"])
     }
