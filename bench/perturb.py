@@ -3,7 +3,7 @@
 jitter, dropped samples and a gap, and a different sensor (scale and bias errors, noise,
 quantisation). The truth file is copied unchanged (its segments are in trace time).
 
-  python3 perturb.py --traces DIR --out DIR [--seed N] [--variants K]
+  python3 perturb.py --traces DIR --out DIR [--seed N] [--variants K] [--rates 10,25,400]
 
 A detector tuned on the originals should score the same on these; a drop shows over-fitting.
 """
@@ -30,8 +30,11 @@ def interp(rows, ts, t):
     return tuple(p + (q - p) * w for p, q in zip(a, b))
 
 
-def variant(rows, rng):
-    rate = rng.choice([10, 12.5, 25, 50, 100, 200])
+RATES = (10, 12.5, 25, 50, 100, 200, 400)
+
+
+def variant(rows, rng, rates=RATES):
+    rate = rng.choice(rates)
     jitter = rng.uniform(0.0, 0.25)
     drop = rng.uniform(0.0, 0.05)
     scale = [rng.uniform(0.95, 1.05) for _ in range(3)]
@@ -66,14 +69,22 @@ def main():
     ap.add_argument('--out', required=True)
     ap.add_argument('--seed', type=int, default=7)
     ap.add_argument('--variants', type=int, default=3)
+    ap.add_argument('--rates', default=','.join('%g' % r for r in RATES),
+                    help='sample rates (Hz) to pick from, comma-separated (default %(default)s)')
     a = ap.parse_args()
+    try:
+        rates = [float(r) for r in a.rates.split(',')]
+    except ValueError:
+        ap.error('--rates %r: expected numbers separated by commas, such as 10,100,400' % a.rates)
+    if not rates or min(rates) <= 0:
+        ap.error('--rates %r: every rate must be above 0 Hz' % a.rates)
     rng = random.Random(a.seed)
     os.makedirs(a.out, exist_ok=True)
     for f in sorted(glob.glob(os.path.join(a.traces, '*.csv'))):
         base = os.path.basename(f)[:-4]
         rows = load(f)
         for k in range(a.variants):
-            out, info = variant(rows, rng)
+            out, info = variant(rows, rng, rates)
             name = os.path.join(a.out, '%s_v%d' % (base, k))
             with open(name + '.csv', 'w') as fh:
                 fh.write('t,x,y,z\n')

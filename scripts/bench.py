@@ -5,8 +5,8 @@
 
 BIN_DIR holds the release build (`upright`, `upright-bench`). Prints a Markdown table:
 classifier throughput on one core (samples/s), and the wall time to replay the 10-minute trace
-end to end (process start, parse, classify, print), each beside the Android
-WindowOrientationListener re-implementation on the same trace.
+end to end (process start, parse, classify, print), each beside the project's port of Android's
+WindowOrientationListener (bench/peers/android.py) on the same trace.
 """
 import argparse
 import importlib.util
@@ -30,19 +30,19 @@ def wall(cmd, runs):
 
 
 def android_throughput(trace, seconds=3.0):
-    spec = importlib.util.spec_from_file_location('android_wol', os.path.join(ROOT, 'bench/peers/android_wol.py'))
+    spec = importlib.util.spec_from_file_location('android', os.path.join(ROOT, 'bench/peers/android.py'))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    rows = mod.read_trace(trace)
+    with open(trace) as f:
+        next(f)
+        rows = [tuple(float(v) for v in line.split(',')) for line in f if line.strip()]
     span = rows[-1][0] - rows[0][0] + 1
-    judge = mod.AccelSensorJudge()
+    judge = mod.Judge()
     fed, offset = 0, 0.0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         for (t, x, y, z) in rows:
-            r = judge.on_sensor_changed(int(round((t + offset) * 1e9)), x, y, z)
-            if r is not None and r >= 0:
-                judge.current_rotation = r
+            judge.feed(int(round((t + offset) * 1e9)), x, y, z)
         fed += len(rows)
         offset += span
     return fed / (time.perf_counter() - t0)
@@ -64,7 +64,7 @@ def main():
     theirs = android_throughput(a.trace)
     startup = wall([upright, '--version'], a.runs)
     replay = wall([upright, 'replay', a.trace], a.runs)
-    android = wall([sys.executable, os.path.join(ROOT, 'bench/peers/android_wol.py'), a.trace], a.runs)
+    android = wall([sys.executable, os.path.join(ROOT, 'bench/peers/android.py'), a.trace], a.runs)
 
     print('Classifier benchmark: %s (%d samples), median of %d runs, one core' % (os.path.basename(a.trace), n, a.runs))
     print()

@@ -1,31 +1,38 @@
 #!/usr/bin/env bash
-# Scores the orientation detector on the labelled traces, side by side with the detectors users
-# run today (iio-sensor-proxy, Android, rot8, Qt re-implementations) and the argmax floor.
+# Scores the orientation detector on the labelled traces, beside the project's port of Android's
+# detector and the argmax floor, in one run: the synthetic public traces, then the real recordings of
+# a person walking (held, carried, and both started while walking: "cold").
 #
 #   scripts/quality.sh [--check] [--traces DIR] UPRIGHT_BINARY
 #
-# --check also enforces the quality gate (scripts/quality_gate.py) and fails when it is missed.
+# --check also enforces each set's quality gate (scripts/quality_gate.py) and fails when one is
+# missed. --traces scores one folder alone, under the synthetic rules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 check=0
-traces=bench/traces/public
+sets=("synthetic:bench/traces/public" "held:bench/traces/real/held" "cold:bench/traces/real/cold/held"
+      "carried:bench/traces/real/carried" "carried:bench/traces/real/cold/carried")
 while [ $# -gt 1 ]; do
     case "$1" in
         --check) check=1; shift ;;
-        --traces) traces=$2; shift 2 ;;
+        --traces) sets=("synthetic:$2"); shift 2 ;;
         *) break ;;
     esac
 done
 bin=${1:?usage: scripts/quality.sh [--check] [--traces DIR] UPRIGHT_BINARY}
+[ -x "$bin" ] || { echo "quality.sh: $bin: no such executable (build Upright first)" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-python3 bench/score.py --traces "$traces" --isolate --json "$out/score.json" \
-    --detector upright="$bin replay" \
-    --detector iio-sensor-proxy="python3 bench/peers/iio_sensor_proxy.py" \
-    --detector android="python3 bench/peers/android_wol.py" \
-    --detector rot8="python3 bench/peers/rot8.py" \
-    --detector qt="python3 bench/peers/qt_orientation.py" \
-    --detector baseline="python3 bench/baseline_argmax.py"
-if [ "$check" = 1 ]; then
-    python3 scripts/quality_gate.py "$out/score.json"
-fi
+failed=0
+for set in "${sets[@]}"; do
+    rules=${set%%:*} traces=${set#*:}
+    json="$out/$(echo "$traces" | tr / _).json"
+    python3 bench/score.py --traces "$traces" --isolate --jobs 2 --json "$json" \
+        --detector upright="$bin replay" \
+        --detector android="python3 bench/peers/android.py" \
+        --detector baseline="python3 bench/baseline_argmax.py" | grep -v '^wrote '
+    if [ "$check" = 1 ]; then
+        python3 scripts/quality_gate.py "$rules" "$json" || failed=1
+    fi
+done
+exit $failed

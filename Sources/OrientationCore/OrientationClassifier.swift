@@ -31,7 +31,26 @@ internal import RealModule
 ///    with the filtered direction turning slower than ``Parameters/maxTurnRate`` throughout, and the
 ///    stream quiet; so a quick half turn is reported once, at its end.
 ///
-/// The report starts as `unknown` and stays so until the first confident decision.
+/// **While the device moves** (walking, running, a vehicle, a bag), the stream is rarely quiet for
+/// long, so steps 2 and 5 alone would hold the report for as long as the motion lasts. The share of
+/// recent samples that are motion, averaged over ``Parameters/motionLevelTime``, tells a device that
+/// keeps moving from one that was turned once; above ``Parameters/movingLevel`` (or within the quiet
+/// time of the last motion) the device counts as moving, and then:
+/// - gravity is the output of a second, slower filter (two first-order stages of
+///   ``Parameters/motionFilterTimeConstant`` each), through which steps and sways average out while a
+///   turn of the hand still comes through within about a second;
+/// - its length must be within ``Parameters/movingTolerance`` of g (a toss or a fall is no reading);
+/// - a candidate is committed once it has held for ``Parameters/movingSettleTime`` (a face state for
+///   ``Parameters/movingFaceSettleTime``: a device lying flat is rarely moving, a hand that tips a
+///   phone back for a moment often is) with that estimate turning slower than
+///   ``Parameters/movingMaxTurnRate``: the confidence comes from how stable the estimated direction
+///   is, not from the raw magnitude (the first report does not wait for it);
+/// - a flat report ends under ``Parameters/movingFaceExitTilt`` rather than
+///   ``Parameters/faceExitTilt``, so a phone picked up and carried at a 60-75° lean is upright again.
+///
+/// The report starts as `unknown` and stays so until the first confident decision; once
+/// ``Parameters/firstReportWithin`` has passed since the stream started, the nearest orientation is
+/// taken even near a 45° boundary, so there is always a report within two seconds.
 public struct OrientationClassifier: Sendable {
     /// Every threshold of the classifier. Angles in degrees, times in seconds.
     public struct Parameters: Sendable, Hashable {
@@ -64,6 +83,29 @@ public struct OrientationClassifier: Sendable {
         public var maxGap: Double = 1.0
         /// The gravity magnitude the motion test compares with (m/s²).
         public var gravity: Double = standardGravity
+        /// Time constant (s) of each of the two stages of the filter that estimates gravity while the
+        /// device moves.
+        public var motionFilterTimeConstant: Double = 0.25
+        /// The share of samples that were motion is averaged over about this long (s).
+        public var motionLevelTime: Double = 1.0
+        /// Above this share of recent samples in motion (0-1), the device counts as moving.
+        public var movingLevel: Double = 0.2
+        /// While moving, how long a new upright orientation must hold before it is reported (s).
+        public var movingSettleTime: Double = 0.4
+        /// While moving, how long face up or face down must hold before it is reported (s).
+        public var movingFaceSettleTime: Double = 1.5
+        /// While moving, a change is committed only while the gravity estimate turns slower than this
+        /// (°/s, over windows of ``movingTurnWindow``).
+        public var movingMaxTurnRate: Double = 20
+        /// The gravity estimate's turn rate is measured over windows this long (s).
+        public var movingTurnWindow: Double = 0.1
+        /// While moving, the gravity estimate counts only when its length is within this fraction of g.
+        public var movingTolerance: Double = 0.25
+        /// While moving, the tilt (°) under which a flat device is upright again.
+        public var movingFaceExitTilt: Double = 75
+        /// After this long (s) from the start of the stream with no report, the nearest orientation is
+        /// taken without the initial margin.
+        public var firstReportWithin: Double = 1.5
 
         public init() {}
 
@@ -77,6 +119,11 @@ public struct OrientationClassifier: Sendable {
                 ("hysteresis", \.hysteresis), ("initial_margin", \.initialMargin), ("face_enter_tilt", \.faceEnterTilt),
                 ("face_exit_tilt", \.faceExitTilt), ("max_turn_rate", \.maxTurnRate),
                 ("turn_rate_window", \.turnRateWindow), ("max_gap", \.maxGap), ("gravity", \.gravity),
+                ("motion_filter_time_constant", \.motionFilterTimeConstant), ("motion_level_time", \.motionLevelTime),
+                ("moving_level", \.movingLevel), ("moving_settle_time", \.movingSettleTime),
+                ("moving_face_settle_time", \.movingFaceSettleTime), ("moving_max_turn_rate", \.movingMaxTurnRate),
+                ("moving_turn_window", \.movingTurnWindow), ("moving_tolerance", \.movingTolerance),
+                ("moving_face_exit_tilt", \.movingFaceExitTilt), ("first_report_within", \.firstReportWithin),
             ]
         }
 
@@ -103,6 +150,25 @@ public struct OrientationClassifier: Sendable {
             check(turnRateWindow >= 0, "turn-rate-window must be 0 or more seconds, not \(turnRateWindow)")
             check(maxGap > 0, "max-gap must be above 0 seconds, not \(maxGap)")
             check(gravity > 0, "gravity must be above 0 m/s², not \(gravity)")
+            check(
+                motionFilterTimeConstant > 0,
+                "motion-filter-time-constant must be above 0 seconds, not \(motionFilterTimeConstant)")
+            check(motionLevelTime > 0, "motion-level-time must be above 0 seconds, not \(motionLevelTime)")
+            check(movingLevel > 0 && movingLevel < 1, "moving-level must be between 0 and 1, not \(movingLevel)")
+            check(movingSettleTime >= 0, "moving-settle-time must be 0 or more seconds, not \(movingSettleTime)")
+            check(
+                movingFaceSettleTime >= 0,
+                "moving-face-settle-time must be 0 or more seconds, not \(movingFaceSettleTime)")
+            check(movingMaxTurnRate > 0, "moving-max-turn-rate must be above 0 °/s, not \(movingMaxTurnRate)")
+            check(movingTurnWindow > 0, "moving-turn-window must be above 0 seconds, not \(movingTurnWindow)")
+            check(
+                movingTolerance > 0 && movingTolerance < 1,
+                "moving-tolerance must be between 0 and 1, not \(movingTolerance)")
+            check(
+                movingFaceExitTilt >= faceExitTilt && movingFaceExitTilt <= faceEnterTilt,
+                "moving-face-exit-tilt must be between face-exit-tilt (\(faceExitTilt)°) and face-enter-tilt "
+                    + "(\(faceEnterTilt)°), not \(movingFaceExitTilt)")
+            check(firstReportWithin >= 0, "first-report-within must be 0 or more seconds, not \(firstReportWithin)")
             return out
         }
     }
@@ -122,6 +188,8 @@ public struct OrientationClassifier: Sendable {
         public var first: Bool
         /// The face limit in force (°), for the explanation.
         public var faceLimit: Double
+        /// True when the device was moving and gravity came from the motion filter.
+        public var moving: Bool = false
     }
 
     /// A change of the reported orientation.
@@ -148,6 +216,7 @@ public struct OrientationClassifier: Sendable {
     // Filter state.
     private var fx = 0.0, fy = 0.0, fz = 0.0
     private var lastT = -Double.infinity
+    private var startT = 0.0  // the first sample of the stream, for firstReportWithin
     private var primed = false
     // Turn rate, measured on the raw readings over windows of at least `turnRateWindow`: a step (a
     // new attitude read at once) is over in one window, while a hand turning keeps every window busy.
@@ -156,10 +225,18 @@ public struct OrientationClassifier: Sendable {
     private var px = 0.0, py = 0.0, pz = 0.0  // the filtered vector one sample earlier
     // Motion state.
     private var lastMotionT = -Double.infinity
+    private var motionLevel = 0.0  // the share of recent samples that were motion, 0-1
+    private var moving = false
+    // The gravity estimate through motion: two first-order stages, and its turn over windows.
+    private var s1x = 0.0, s1y = 0.0, s1z = 0.0
+    private var gx = 0.0, gy = 0.0, gz = 0.0
+    private var wx = 0.0, wy = 0.0, wz = 0.0, wt = -Double.infinity  // the estimate at the window's start
+    private var estimateTurning = false
     // Pending change.
     private var pending: DeviceOrientation = .unknown
     private var pendingSince = 0.0
     private var pendingReadings = 0  // readings that agreed on the pending candidate
+    private var pendingMoving = false  // decided on the motion filter
 
     // Thresholds precomputed from the parameters, so the per-sample path has no trigonometry.
     private let cos2Keep: Double  // cos²(45° + hysteresis): still inside the current zone
@@ -168,8 +245,11 @@ public struct OrientationClassifier: Sendable {
     private let cos2Initial: Double  // cos²(45° − initial margin)
     private let sin2FaceEnter: Double
     private let sin2FaceExit: Double
+    private let sin2MovingFaceExit: Double
     private let motionLow: Double, motionHigh: Double, freeFall: Double
+    private let estimateLow: Double, estimateHigh: Double  // (g(1 ∓ moving tolerance))²
     private let maxTurnRate2: Double  // (max turn rate in rad/s)²
+    private let movingTurnRate2: Double  // (moving max turn rate in rad/s)²
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -181,10 +261,14 @@ public struct OrientationClassifier: Sendable {
         cos2Initial = square(Double.cos((45 - parameters.initialMargin) * rad))
         sin2FaceEnter = square(Double.sin(parameters.faceEnterTilt * rad))
         sin2FaceExit = square(Double.sin(parameters.faceExitTilt * rad))
+        sin2MovingFaceExit = square(Double.sin(parameters.movingFaceExitTilt * rad))
         motionLow = parameters.gravity * (1 - parameters.accelerationTolerance)
         motionHigh = parameters.gravity * (1 + parameters.accelerationTolerance)
         freeFall = parameters.freeFallMagnitude
+        estimateLow = square(parameters.gravity * (1 - parameters.movingTolerance))
+        estimateHigh = square(parameters.gravity * (1 + parameters.movingTolerance))
         maxTurnRate2 = square(parameters.maxTurnRate * rad)
+        movingTurnRate2 = square(parameters.movingMaxTurnRate * rad)
     }
 
     /// Feeds one sample; returns the change it commits, if any.
@@ -201,51 +285,81 @@ public struct OrientationClassifier: Sendable {
         let m2 = s.x * s.x + s.y * s.y + s.z * s.z
         let atRest = m2 >= motionLow * motionLow && m2 <= motionHigh * motionHigh
         if !primed || dt > parameters.maxGap {
-            fx = s.x; fy = s.y; fz = s.z
-            primed = true
-            pending = orientation
-            ax = s.x; ay = s.y; az = s.z; at = s.t
-            turningInSpace = false; turningInPlane = false
-            px = fx; py = fy; pz = fz
+            restart(at: s)
         } else {
-            px = fx; py = fy; pz = fz
-            let f2 = fx * fx + fy * fy + fz * fz
-            let dot = s.x * fx + s.y * fy + s.z * fz
-            let farApart = dot < 0 || dot * dot < 0.25 * m2 * f2  // cos(angle) < 0.5: over 60°
-            if atRest, farApart {
-                // A reading at rest more than 60° from the filtered direction: the attitude changed
-                // between two readings (a slow poll, a device set down in a new way). The filter
-                // starts again from it; the settle time and a second agreeing reading still stand
-                // between it and a report.
-                fx = s.x; fy = s.y; fz = s.z
-            } else {
-                let alpha = dt / (parameters.filterTimeConstant + dt)
-                fx += alpha * (s.x - fx)
-                fy += alpha * (s.y - fy)
-                fz += alpha * (s.z - fz)
-            }
+            filter(s, dt: dt, m2: m2, atRest: atRest)
         }
 
         if s.t - at >= parameters.turnRateWindow { measureTurn(s) }
+        if s.t - wt >= parameters.movingTurnWindow { measureEstimateTurn(at: s.t) }
 
-        if !atRest || m2 < freeFall * freeFall {
-            lastMotionT = s.t
-        }
+        let motion = !atRest || m2 < freeFall * freeFall
+        if motion { lastMotionT = s.t }
+        motionLevel += min(1, dt / (parameters.motionLevelTime + dt)) * ((motion ? 1 : 0) - motionLevel)
+        moving = s.t - lastMotionT < parameters.quietTime || motionLevel > parameters.movingLevel
 
-        let candidate = classifyFiltered()
+        let candidate = classify()
         if candidate == orientation || candidate == .unknown {
             pending = orientation
             return nil
         }
-        // The settle time runs while the candidate stays the same and the direction is not turning fast.
-        if candidate != pending || isTurning(toward: candidate, dt: dt) {
+        // The settle time runs while the candidate stays the same, decided the same way, and the
+        // direction is not turning fast. While moving, the first report does not wait for the estimate
+        // to hold still: a hard walk sways it faster than the limit, and any report beats none.
+        let turning =
+            moving ? estimateTurning && orientation != .unknown : isTurning(toward: candidate, dt: dt)
+        if candidate != pending || turning || pendingMoving != moving {
             pending = candidate
             pendingSince = s.t
             pendingReadings = 1
+            pendingMoving = moving
         } else {
             pendingReadings += 1
         }
         return commitIfSettled(candidate, at: s.t)
+    }
+
+    /// Starts the filters again from reading `s` (the first sample, or the first after a gap).
+    private mutating func restart(at s: GravitySample) {
+        if !primed { startT = s.t }
+        fx = s.x; fy = s.y; fz = s.z
+        s1x = s.x; s1y = s.y; s1z = s.z
+        gx = s.x; gy = s.y; gz = s.z
+        primed = true
+        pending = orientation
+        ax = s.x; ay = s.y; az = s.z; at = s.t
+        wx = s.x; wy = s.y; wz = s.z; wt = s.t
+        turningInSpace = false; turningInPlane = false; estimateTurning = false
+        px = fx; py = fy; pz = fz
+        lastMotionT = -Double.infinity
+        motionLevel = 0
+    }
+
+    /// Moves both filters on by reading `s`, `dt` after the one before.
+    private mutating func filter(_ s: GravitySample, dt: Double, m2: Double, atRest: Bool) {
+        px = fx; py = fy; pz = fz
+        let f2 = fx * fx + fy * fy + fz * fz
+        let dot = s.x * fx + s.y * fy + s.z * fz
+        let farApart = dot < 0 || dot * dot < 0.25 * m2 * f2  // cos(angle) < 0.5: over 60°
+        if atRest, farApart {
+            // A reading at rest more than 60° from the filtered direction: the attitude changed
+            // between two readings (a slow poll, a device set down in a new way). The filter
+            // starts again from it; the settle time and a second agreeing reading still stand
+            // between it and a report.
+            fx = s.x; fy = s.y; fz = s.z
+        } else {
+            let alpha = dt / (parameters.filterTimeConstant + dt)
+            fx += alpha * (s.x - fx)
+            fy += alpha * (s.y - fy)
+            fz += alpha * (s.z - fz)
+        }
+        let beta = dt / (parameters.motionFilterTimeConstant + dt)
+        s1x += beta * (s.x - s1x)
+        s1y += beta * (s.y - s1y)
+        s1z += beta * (s.z - s1z)
+        gx += beta * (s1x - gx)
+        gy += beta * (s1y - gy)
+        gz += beta * (s1z - gz)
     }
 
     /// When the pending candidate would become the report if no other sample came first: its
@@ -255,6 +369,7 @@ public struct OrientationClassifier: Sendable {
     /// the next poll.
     public var settleDeadline: Double? {
         guard pending != orientation, pending != .unknown, pendingReadings >= 2 else { return nil }
+        if pendingMoving { return pendingSince + movingSettleTime(for: pending) }
         return max(pendingSince + parameters.settleTime, lastMotionT + parameters.quietTime)
     }
 
@@ -262,24 +377,39 @@ public struct OrientationClassifier: Sendable {
     /// sample repeating the last reading would, without touching the filter (`t` is not a sample:
     /// the next one may still come earlier than `t`).
     public mutating func advance(to t: Double) -> Change? {
-        guard primed, t >= lastT, settleDeadline != nil, classifyFiltered() == pending else { return nil }
+        guard primed, t >= lastT, settleDeadline != nil, classify() == pending else { return nil }
         return commitIfSettled(pending, at: t)
     }
 
+    private func movingSettleTime(for candidate: DeviceOrientation) -> Double {
+        candidate.isFlat ? parameters.movingFaceSettleTime : parameters.movingSettleTime
+    }
+
     private mutating func commitIfSettled(_ candidate: DeviceOrientation, at t: Double) -> Change? {
-        guard t - pendingSince >= parameters.settleTime, t - lastMotionT >= parameters.quietTime else {
-            return nil
+        if pendingMoving {
+            guard t - pendingSince >= movingSettleTime(for: candidate) else { return nil }
+        } else {
+            guard t - pendingSince >= parameters.settleTime, t - lastMotionT >= parameters.quietTime else {
+                return nil
+            }
         }
+        let (x, y, z) = pendingMoving ? (gx, gy, gz) : (fx, fy, fz)
         let change = Change(
             t: t, orientation: candidate, previous: orientation,
             evidence: Evidence(
-                planeAngle: Double.atan2(y: fx, x: fy) * 180 / .pi,
-                tilt: Double.asin(max(-1, min(1, fz / (fx * fx + fy * fy + fz * fz).squareRoot()))) * 180 / .pi,
+                planeAngle: Double.atan2(y: x, x: y) * 180 / .pi,
+                tilt: Double.asin(max(-1, min(1, z / (x * x + y * y + z * z).squareRoot()))) * 180 / .pi,
                 held: t - pendingSince, quiet: t - lastMotionT, first: orientation == .unknown,
-                faceLimit: orientation.isFlat ? parameters.faceExitTilt : parameters.faceEnterTilt))
+                faceLimit: faceLimit(moving: pendingMoving), moving: pendingMoving))
         orientation = candidate
         if candidate.isUpright { lastUpright = candidate }
         return change
+    }
+
+    /// The face limit in force (°): entering a face state, or leaving one at rest or moving.
+    private func faceLimit(moving: Bool) -> Double {
+        guard orientation.isFlat else { return parameters.faceEnterTilt }
+        return moving ? parameters.movingFaceExitTilt : parameters.faceExitTilt
     }
 
     /// Closes a turn-rate window at reading `s`: did the readings turn faster than
@@ -295,6 +425,17 @@ public struct OrientationClassifier: Sendable {
             cx * cx + cy * cy + cz * cz
             > limit * (ax * ax + ay * ay + az * az) * (s.x * s.x + s.y * s.y + s.z * s.z)
         ax = s.x; ay = s.y; az = s.z; at = s.t
+    }
+
+    /// Closes a window of the gravity estimate at `t`: did it turn faster than
+    /// ``Parameters/movingMaxTurnRate`` since the window started? The same test as ``measureTurn(_:)``.
+    private mutating func measureEstimateTurn(at t: Double) {
+        let elapsed = t - wt
+        let limit = movingTurnRate2 * elapsed * elapsed
+        let cx = wy * gz - wz * gy, cy = wz * gx - wx * gz, cz = wx * gy - wy * gx
+        estimateTurning =
+            cx * cx + cy * cy + cz * cz > limit * (wx * wx + wy * wy + wz * wz) * (gx * gx + gy * gy + gz * gz)
+        wx = gx; wy = gy; wz = gz; wt = t
     }
 
     /// True while the device is turning faster than ``Parameters/maxTurnRate``: the filtered direction
@@ -318,15 +459,25 @@ public struct OrientationClassifier: Sendable {
         return cross2 > limit * norms2
     }
 
-    /// The orientation the filtered vector points to now, with hysteresis against the current report;
-    /// `unknown` when it cannot tell (free fall, or near a boundary before the first report).
+    /// The orientation gravity points to now: the quick filter's at rest, the motion filter's while
+    /// moving (`unknown` when its length is no reading of gravity).
     @inline(__always)
-    private func classifyFiltered() -> DeviceOrientation {
+    private func classify() -> DeviceOrientation {
+        guard moving else { return classify(x: fx, y: fy, z: fz, faceExit2: sin2FaceExit) }
+        let g2 = gx * gx + gy * gy + gz * gz
+        guard g2 >= estimateLow, g2 <= estimateHigh else { return .unknown }
+        return classify(x: gx, y: gy, z: gz, faceExit2: sin2MovingFaceExit)
+    }
+
+    /// The orientation a vector points to, with hysteresis against the current report; `unknown`
+    /// when it cannot tell (free fall, or near a boundary before the first report).
+    @inline(__always)
+    private func classify(x fx: Double, y fy: Double, z fz: Double, faceExit2: Double) -> DeviceOrientation {
         // Every test compares squares, so the per-sample path needs no square root.
         let h2 = fx * fx + fy * fy
         let m2 = h2 + fz * fz
         if m2 < freeFall * freeFall { return .unknown }
-        let sin2Limit = orientation.isFlat ? sin2FaceExit : sin2FaceEnter
+        let sin2Limit = orientation.isFlat ? faceExit2 : sin2FaceEnter
         if fz * fz >= m2 * sin2Limit { return fz > 0 ? .faceUp : .faceDown }
 
         // The nearest orientation: the axis with the largest in-plane component.
@@ -340,7 +491,9 @@ public struct OrientationClassifier: Sendable {
             along = abs(fy)
         }
         guard let reference = orientation.isUpright ? orientation : lastUpright else {
-            return along * along >= h2 * cos2Initial ? nearest : .unknown
+            // Before the first report: clear of the boundary, or the nearest once it is due.
+            let due = lastT - startT >= parameters.firstReportWithin
+            return due || along * along >= h2 * cos2Initial ? nearest : .unknown
         }
         if nearest == reference || along * along >= h2 * cos2Enter { return nearest }
         // Still inside the reference zone widened by the hysteresis (cos(45° + h) > 0)? Else the nearest.
@@ -367,7 +520,10 @@ extension OrientationClassifier.Evidence {
     /// A sentence that says why `orientation` was reported.
     public func explanation(for orientation: DeviceOrientation) -> String {
         let head = first ? "first confident reading" : "held"
-        let quietText = quiet.isFinite ? "no motion for \(fmt(quiet)) s" : "no motion seen"
+        let quietText =
+            moving
+            ? "moving: gravity estimated through the motion, steady"
+            : quiet.isFinite ? "no motion for \(fmt(quiet)) s" : "no motion seen"
         if orientation.isFlat {
             return "\(head): tilt \(fmt(tilt, 0))° is beyond the \(fmt(faceLimit, 0))° face limit "
                 + "for \(fmt(held)) s, \(quietText)"

@@ -29,6 +29,26 @@ struct ClassifierOptions: ParsableArguments {
     var maxGap: Double?
     @Option(help: "Gravity magnitude the motion test compares with, m/s².")
     var gravity: Double?
+    @Option(help: "While moving: time constant of each of the gravity estimate's two filter stages, seconds.")
+    var motionFilterTimeConstant: Double?
+    @Option(help: "The share of samples in motion is averaged over about this long, seconds.")
+    var motionLevelTime: Double?
+    @Option(help: "Above this share of recent samples in motion (0-1) the device counts as moving.")
+    var movingLevel: Double?
+    @Option(help: "While moving: how long a new upright orientation must hold before it is reported, seconds.")
+    var movingSettleTime: Double?
+    @Option(help: "While moving: how long face up or face down must hold before it is reported, seconds.")
+    var movingFaceSettleTime: Double?
+    @Option(help: "While moving: a change is committed only while the gravity estimate turns slower than this, °/s.")
+    var movingMaxTurnRate: Double?
+    @Option(help: "While moving: the gravity estimate's turn is measured over windows this long, seconds.")
+    var movingTurnWindow: Double?
+    @Option(help: "While moving: the gravity estimate counts only within this fraction of g.")
+    var movingTolerance: Double?
+    @Option(help: "While moving: tilt, degrees, under which a flat device is upright again.")
+    var movingFaceExitTilt: Double?
+    @Option(help: "With no report this long after the start, seconds, the nearest orientation is taken.")
+    var firstReportWithin: Double?
 
     /// The default parameters with the given overrides applied.
     var parameters: OrientationClassifier.Parameters {
@@ -46,25 +66,18 @@ struct ClassifierOptions: ParsableArguments {
 extension OrientationClassifier.Parameters {
     /// Applies the options given on the command line.
     mutating func override(with o: ClassifierOptions) {
-        var p = self
-        defer { self = p }
-        let filterTimeConstant = o.filterTimeConstant, settleTime = o.settleTime, quietTime = o.quietTime
-        let accelerationTolerance = o.accelerationTolerance, freeFallMagnitude = o.freeFallMagnitude
-        let hysteresis = o.hysteresis, initialMargin = o.initialMargin, faceEnterTilt = o.faceEnterTilt
-        let faceExitTilt = o.faceExitTilt, maxTurnRate = o.maxTurnRate, maxGap = o.maxGap, gravity = o.gravity
-        let turnRateWindow = o.turnRateWindow
-        if let filterTimeConstant { p.filterTimeConstant = filterTimeConstant }
-        if let settleTime { p.settleTime = settleTime }
-        if let quietTime { p.quietTime = quietTime }
-        if let accelerationTolerance { p.accelerationTolerance = accelerationTolerance }
-        if let freeFallMagnitude { p.freeFallMagnitude = freeFallMagnitude }
-        if let hysteresis { p.hysteresis = hysteresis }
-        if let initialMargin { p.initialMargin = initialMargin }
-        if let faceEnterTilt { p.faceEnterTilt = faceEnterTilt }
-        if let faceExitTilt { p.faceExitTilt = faceExitTilt }
-        if let maxTurnRate { p.maxTurnRate = maxTurnRate }
-        if let turnRateWindow { p.turnRateWindow = turnRateWindow }
-        if let maxGap { p.maxGap = maxGap }
-        if let gravity { p.gravity = gravity }
+        let given: [(Double?, WritableKeyPath<Self, Double>)] = [
+            (o.filterTimeConstant, \.filterTimeConstant), (o.settleTime, \.settleTime), (o.quietTime, \.quietTime),
+            (o.accelerationTolerance, \.accelerationTolerance), (o.freeFallMagnitude, \.freeFallMagnitude),
+            (o.hysteresis, \.hysteresis), (o.initialMargin, \.initialMargin), (o.faceEnterTilt, \.faceEnterTilt),
+            (o.faceExitTilt, \.faceExitTilt), (o.maxTurnRate, \.maxTurnRate), (o.turnRateWindow, \.turnRateWindow),
+            (o.maxGap, \.maxGap), (o.gravity, \.gravity), (o.motionFilterTimeConstant, \.motionFilterTimeConstant),
+            (o.motionLevelTime, \.motionLevelTime), (o.movingLevel, \.movingLevel),
+            (o.movingSettleTime, \.movingSettleTime), (o.movingFaceSettleTime, \.movingFaceSettleTime),
+            (o.movingMaxTurnRate, \.movingMaxTurnRate), (o.movingTurnWindow, \.movingTurnWindow),
+            (o.movingTolerance, \.movingTolerance), (o.movingFaceExitTilt, \.movingFaceExitTilt),
+            (o.firstReportWithin, \.firstReportWithin),
+        ]
+        for case (let value?, let keyPath) in given { self[keyPath: keyPath] = value }
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import OrientationCore
 import PropertyBased
 import Testing
@@ -12,10 +13,11 @@ func classify(_ samples: [GravitySample], _ parameters: OrientationClassifier.Pa
     return samples.compactMap { c.feed($0) }
 }
 
-func sampling(rate: Double = 50, jitter: Double = 0.1, drop: Double = 0, noise: Double = 0.05, seed: UInt64 = 1)
-    -> TraceScript.Sampling
-{
+func sampling(
+    rate: Double = 50, jitter: Double = 0.1, drop: Double = 0, noise: Double = 0.05, seed: UInt64 = 1, t0: Double = 0
+) -> TraceScript.Sampling {
     var s = TraceScript.Sampling()
+    s.t0 = t0
     s.rate = rate
     s.jitter = jitter
     s.drop = drop
@@ -53,13 +55,23 @@ struct ClassifierTests {
         #expect(changes[0].t < 0.4)
     }
 
-    @Test func startingNearABoundaryWaitsForAClearReading() {
+    @Test func startingNearABoundaryWaitsForAClearReadingThenTakesTheNearest() {
         var s = TraceScript(start: Pose(angle: 44, tilt: 10))
-        s.add(.hold(Pose(angle: 44, tilt: 10), seconds: 3))
+        s.add(.hold(Pose(angle: 44, tilt: 10), seconds: 1.2))
         #expect(classify(s.samples()).isEmpty)
-        s.add(.turn(to: Pose(angle: 20, tilt: 10), seconds: 1))
+        s.add(.turn(to: Pose(angle: 20, tilt: 10), seconds: 0.2))
         s.add(.hold(Pose(angle: 20, tilt: 10), seconds: 2))
-        #expect(classify(s.samples()).map(\.orientation) == [.portrait])
+        let cleared = classify(s.samples())
+        #expect(cleared.map(\.orientation) == [.portrait])
+        #expect(cleared[0].t < 1.6)
+
+        // Left near the boundary: the nearest orientation once the first report is due.
+        var stays = TraceScript(start: Pose(angle: 46, tilt: 10))
+        stays.add(.hold(Pose(angle: 46, tilt: 10), seconds: 4))
+        let due = classify(stays.samples())
+        #expect(due.map(\.orientation) == [.landscapeLeft])
+        let limit = OrientationClassifier.Parameters().firstReportWithin
+        #expect(due[0].t >= limit && due[0].t < limit + 0.1)
     }
 
     @Test(arguments: [0.3, 0.8, 3.0])
@@ -250,10 +262,122 @@ struct ClassifierTests {
         p.hysteresis = 50
         p.faceExitTilt = 80
         p.settleTime = -1
-        #expect(p.problems.count == 3)
+        #expect(p.problems.count == 4)
         #expect(p.problems.contains { $0.hasPrefix("hysteresis must be") })
         #expect(p.problems.contains { $0.hasPrefix("face-exit-tilt must be") })
+        // The exit limit while moving must lie between the two limits at rest.
+        #expect(p.problems.contains { $0.hasPrefix("moving-face-exit-tilt must be between face-exit-tilt (80.0°)") })
+        var moving = OrientationClassifier.Parameters()
+        moving.movingLevel = 1
+        moving.motionFilterTimeConstant = 0
+        #expect(moving.problems == [
+            "motion-filter-time-constant must be above 0 seconds, not 0.0", "moving-level must be between 0 and 1, not 1.0",
+        ])
     }
+}
+
+/// A person walking with the device: a bounce along gravity at the step rate, a sway across it at
+/// half that rate, and a jolt at each heel strike, on top of whatever the script does.
+func walking(
+    _ samples: [GravitySample], amplitude: Double = 3.5, stepHertz: Double = 1.9, seed: UInt64 = 3
+) -> [GravitySample] {
+    var rng = SplitMix64(seed: seed)
+    return samples.map { s in
+        let n = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
+        let (ux, uy, uz) = (s.x / n, s.y / n, s.z / n)
+        // A direction across gravity: up × z, or up × x near flat.
+        var (cx, cy, cz) = (uy, -ux, 0.0)
+        if cx * cx + cy * cy < 0.1 { (cx, cy, cz) = (0, uz, -uy) }
+        let c = (cx * cx + cy * cy + cz * cz).squareRoot()
+        let phase = 2 * Double.pi * stepHertz * s.t
+        let strike = (phase / (2 * .pi)).truncatingRemainder(dividingBy: 1) < 0.08 ? 0.8 * amplitude : 0
+        let along = amplitude * sin(phase) + strike + 0.3 * amplitude * rng.gaussian()
+        let across = 0.5 * amplitude * sin(phase / 2) + 0.2 * amplitude * rng.gaussian()
+        return GravitySample(
+            t: s.t, x: s.x + along * ux + across * cx / c, y: s.y + along * uy + across * cy / c,
+            z: s.z + along * uz + across * cz / c)
+    }
+}
+
+@Suite("Orientation classifier while the device moves")
+struct MovingClassifierTests {
+    static let rates = [10.0, 25, 100, 400]
+
+    @Test(arguments: rates)
+    func aTurnWhileWalkingIsReportedWithinOneAndAHalfSeconds(rate: Double) throws {
+        var s = TraceScript(start: Pose(angle: 0, tilt: 35))
+        s.add(.hold(Pose(angle: 0, tilt: 35), seconds: 6))
+        s.add(.turn(to: Pose(angle: 90, tilt: 35), seconds: 0.8))
+        let turned = s.duration
+        s.add(.hold(Pose(angle: 90, tilt: 35), seconds: 8))
+        let changes = classify(walking(s.samples(sampling(rate: rate, jitter: 0.1))))
+        #expect(changes.map(\.orientation) == [.portrait, .landscapeLeft], "at \(rate) Hz")
+        let turn = try #require(changes.last)
+        #expect(turn.t - turned < 1.6, "reported \(turn.t - turned) s after the turn, at \(rate) Hz")
+        #expect(turn.evidence.moving)
+        #expect(turn.why.contains("moving: gravity estimated through the motion"))
+    }
+
+    @Test(arguments: rates, [0.0, 40, 65])
+    func aStreamThatStartsWhileWalkingIsReportedWithinTwoSeconds(rate: Double, tilt: Double) throws {
+        for angle in [0.0, 90, 180, -90] {
+            var s = TraceScript(start: Pose(angle: angle + 20, tilt: tilt))
+            s.add(.hold(Pose(angle: angle + 20, tilt: tilt), seconds: 10))
+            let samples = walking(s.samples(sampling(rate: rate, jitter: 0.1, t0: 500)))
+            let changes = classify(samples)
+            let first = try #require(changes.first, "nothing reported at \(angle)°, \(rate) Hz")
+            #expect(first.t - 500 <= 2, "first report \(first.t - 500) s after the start, at \(rate) Hz")
+            #expect(changes.map(\.orientation) == [centreOrientation(angle)], "at \(angle)°, \(rate) Hz")
+        }
+    }
+
+    @Test(arguments: rates)
+    func aPhonePickedUpFromFlatAndCarriedAtASteepLeanIsUprightAgain(rate: Double) throws {
+        // Lying face up at rest, picked up, carried at a 70° lean (between the 71° rest exit limit and
+        // the 79° enter limit): upright while walking, not a stale face-up.
+        var s = TraceScript(start: Pose(angle: 0, tilt: 88))
+        s.add(.hold(Pose(angle: 0, tilt: 88), seconds: 2))
+        s.add(.turn(to: Pose(angle: 0, tilt: 70), seconds: 0.7))
+        let lifted = s.duration
+        s.add(.hold(Pose(angle: 0, tilt: 70), seconds: 10))
+        let samples = s.samples(sampling(rate: rate))
+        let moving = samples.filter { $0.t < lifted } + walking(samples.filter { $0.t >= lifted })
+        let changes = classify(moving)
+        #expect(changes.map(\.orientation) == [.faceUp, .portrait], "at \(rate) Hz")
+        let upright = try #require(changes.last)
+        #expect(upright.t - lifted < 2.5)
+    }
+
+    @Test(arguments: rates)
+    func aDeviceLyingFlatOnAShakingSurfaceIsStillFaceUp(rate: Double) {
+        var s = TraceScript(start: Pose(angle: 30, tilt: 87))
+        s.add(.hold(Pose(angle: 30, tilt: 87), seconds: 8))
+        let changes = classify(walking(s.samples(sampling(rate: rate)), amplitude: 2.5))
+        #expect(changes.map(\.orientation) == [.faceUp], "at \(rate) Hz")
+    }
+
+    /// A device carried at a fixed attitude, however hard the walk, reports one orientation: the
+    /// steps never turn it.
+    @Test func walkingAtAnyPaceNeverTurnsTheReport() async {
+        await propertyCheck(
+            count: 60, input: Gen.int(in: 0...3), Gen.double(in: -25...25), Gen.double(in: -10...55),
+            Gen.double(in: 1...6), Gen.int(in: 0...3), Gen.int(in: 0...10_000)
+        ) { k, offset, tilt, amplitude, rateIndex, seed in
+            let angle = [0.0, 90, 180, -90][k]
+            var s = TraceScript(start: Pose(angle: angle + offset, tilt: tilt))
+            s.add(.hold(Pose(angle: angle + offset, tilt: tilt), seconds: 15))
+            let samples = s.samples(sampling(rate: Self.rates[rateIndex], jitter: 0.1, seed: UInt64(seed)))
+            let changes = classify(
+                walking(samples, amplitude: amplitude, stepHertz: 1.5 + amplitude / 6, seed: UInt64(seed)))
+            #expect(
+                changes.map(\.orientation) == [centreOrientation(angle)],
+                "\(angle + offset)° tilt \(tilt)° at \(amplitude) m/s², \(Self.rates[rateIndex]) Hz")
+        }
+    }
+}
+
+func centreOrientation(_ angle: Double) -> DeviceOrientation {
+    centre.first { abs($0.value - angle) < 1 }!.key
 }
 
 /// Random sessions of holds and turns at random rates: the report at the end of each hold is the
