@@ -54,8 +54,8 @@ kiosk-check:
 clean:
 	rm -rf .build .build-deb
 
-# The detector on resampled variants of the public traces (10-400 Hz), of the real recordings (held
-# and carried, 10-400 Hz), then on synthetic traces of two rare cases (a rest on a steep stand at
+# The detector on resampled variants of the public traces (10-400 Hz), of the real recordings (held,
+# cold held and carried, 10-400 Hz), then on synthetic traces of two rare cases (a rest on a steep stand at
 # 72-78 degrees of tilt, a tablet handed across a table), each beside the port of Android's detector.
 ROBUST_DETECTORS = --detector upright="$$($(SWIFT) build -c release --show-bin-path)/upright replay" \
 	--detector android="python3 bench/peers/android.py"
@@ -64,10 +64,12 @@ robustness: release
 	python3 bench/perturb.py --traces $(TRACES) --out .build/robustness/public --variants 4 --seed 11 >/dev/null
 	python3 bench/perturb.py --traces bench/traces/real/held --out .build/robustness/held --variants 2 --seed 5 \
 		--rates 10,25,50,200,400 >/dev/null
+	python3 bench/perturb.py --traces bench/traces/real/cold/held --out .build/robustness/cold-held --variants 2 \
+		--seed 6 --rates 10,25,50,200,400 >/dev/null
 	python3 bench/perturb.py --traces bench/traces/real/carried --out .build/robustness/carried --variants 2 \
 		--seed 5 --rates 10,25,50,200,400 >/dev/null
 	python3 bench/rare_cases.py --out .build/robustness/rare-cases --count 20 --seed 7 >/dev/null
-	for set in public held carried rare-cases; do \
+	for set in public held cold-held carried rare-cases; do \
 		python3 bench/score.py --traces .build/robustness/$$set --isolate --jobs 2 $(ROBUST_DETECTORS) || exit 1; \
 	done
 
