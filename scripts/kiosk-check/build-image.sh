@@ -11,7 +11,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: build-image.sh OUT}
-mirror=${MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror this machine's apt uses (MIRROR overrides it).
+mirror=${MIRROR:-$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)}
+[ -n "$mirror" ] || mirror=$(sed -n 's/^deb  *\([^ ]*\/debian\) .*/\1/p' /etc/apt/sources.list 2>/dev/null | head -1)
+[ -n "$mirror" ] || { echo "build-image.sh: no Debian mirror in apt's sources; set MIRROR" >&2; exit 1; }
 mkdir -p "$out" "$out/apt-cache"
 stamp=$(cat "$0" "$here/customize.sh" "$here/uinput-keys.py" | sha256sum | cut -c1-16)
 if [ -f "$out/kiosk.qcow2" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
