@@ -222,7 +222,10 @@ public struct PlaybackCore: Sendable {
         case .endFile(let entry, let error):
             if entry == currentEntry { between = true }
             var out = error == nil ? [] : itemStarted()
-            if let error {
+            // A failure of an entry no longer in mpv's playlist as the core knows it is late news:
+            // the same entry tried again before mpv took the core's removal (heard already), or
+            // one of a playlist since replaced. Said again, it would cover what the screen says now.
+            if let error, entries.contains(where: { $0.id == entry }) {
                 let path = paths[entry] ?? current ?? "?"
                 out.append(.lookUp(path: path, entry: entry, error: error))
             }
@@ -232,10 +235,11 @@ public struct PlaybackCore: Sendable {
             between = false
             var out = itemStarted()
             if let c = clipState, c.ended { out += resumeAfterClip(c) }
-            // A new playlist under way ends with its first start (mpv's idle event before it, one
-            // that reaches the core late, says nothing of it); any other change may end in idle.
+            // A new playlist under way ends with its first start: mpv's idle event from before it,
+            // one that reaches the core late, says nothing of it, nor that nothing plays. Any other
+            // change may end in idle.
             switch inFlight?.change {
-            case .load?, .splash?: break
+            case .load?, .splash?: return out
             default: out += changeDone(at: now)
             }
             out.append(.event(.idle))

@@ -10,7 +10,8 @@ public enum MPVInput: Sendable, Hashable {
     case playbackRestart
     /// Entry `entry` ended; `error` is mpv's word when it could not be played.
     case endFile(entry: Int64, error: String?)
-    /// mpv has nothing to play.
+    /// mpv has nothing to play (passed on only while mpv's `idle-active` still says so: an idle
+    /// event that lagged behind a new playlist's start is not).
     case idle
     /// The OSD's size changed (the output turned, the window resized, the first frame).
     case osdSize(width: Int, height: Int)

@@ -182,7 +182,10 @@ public actor Player {
         case .playbackRestart: feed(.mpv(.playbackRestart))
         case .endFile(let reason, let error, let entry):
             feed(.mpv(.endFile(entry: entry, error: reason == "error" ? error ?? "unknown error" : nil)))
-        case .idle: feed(.mpv(.idle))
+        case .idle:
+            // Said late, after a new playlist started (a loaded machine), it says nothing: mpv's
+            // own word now decides.
+            if mpv.value(.idleActive) != false { feed(.mpv(.idle)) }
         case .propertyChange("osd-width", .int64(let w)?):
             osd.width = Int(w)
             feed(.mpv(.osdSize(width: osd.width, height: osd.height)))

@@ -192,6 +192,8 @@ struct Drive {
         guard !mpv.events.isEmpty else { return }
         let e = mpv.events.removeFirst()
         trace.append("\(t) event \(e)")
+        // The player passes an idle on only while mpv is still idle (its idle-active property).
+        if case .idle = e, !mpv.idle { return }
         if case .startFile = e { changesInFlight = 0 }
         if case .idle = e { changesInFlight = 0 }
         perform(core.handle(.mpv(e), at: t))
