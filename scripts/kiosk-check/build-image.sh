@@ -27,7 +27,7 @@ start=$(date +%s)
 packages=(
     linux-image-amd64 initramfs-tools systemd-sysv udev dbus libpam-systemd kmod iproute2
     openssh-server sudo procps psmisc systemd-coredump
-    sway greetd cage grim fonts-dejavu-core libgl1-mesa-dri
+    sway greetd cage xwayland grim fonts-dejavu-core libgl1-mesa-dri
     mpv libmpv2 libiio0 libmosquitto1 libudev1 libsystemd0 zlib1g
     v4l-utils python3 python3-evdev
 )
