@@ -65,7 +65,7 @@ public struct OrientationClassifier: Sendable {
         /// Below this |a| (m/s²) a sample is free fall: motion, and no direction.
         public var freeFallMagnitude: Double = 2.0
         /// Extra angle (°) past the 45° boundary needed to leave the current upright orientation.
-        public var hysteresis: Double = 15
+        public var hysteresis: Double = 17
         /// Before the first report, the angle (°) short of the 45° boundary needed to decide.
         public var initialMargin: Double = 5
         /// Tilt of the screen out of the vertical (°) beyond which the device is face up or down.
