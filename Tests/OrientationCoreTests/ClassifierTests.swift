@@ -270,9 +270,11 @@ struct ClassifierTests {
         var moving = OrientationClassifier.Parameters()
         moving.movingLevel = 1
         moving.motionFilterTimeConstant = 0
-        #expect(moving.problems == [
-            "motion-filter-time-constant must be above 0 seconds, not 0.0", "moving-level must be between 0 and 1, not 1.0",
-        ])
+        #expect(
+            moving.problems == [
+                "motion-filter-time-constant must be above 0 seconds, not 0.0",
+                "moving-level must be between 0 and 1, not 1.0",
+            ])
     }
 }
 

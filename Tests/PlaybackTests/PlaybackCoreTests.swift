@@ -37,7 +37,9 @@ struct PlaybackCoreTests {
         let said = d.trace[stop...].firstIndex { $0.hasSuffix("said idle") }
         let message = d.trace.firstIndex { $0.contains("Nothing to play") }
         #expect(said != nil && message != nil && said! < message!, "\(d.trace.joined(separator: "\n"))")
-        #expect(d.core.overlays.message?.hasPrefix("Nothing to play (the last: 1.png") == true, "\(d.core.overlays) \(d.trace.joined(separator: "\n"))")
+        #expect(
+            d.core.overlays.message?.hasPrefix("Nothing to play (the last: 1.png") == true,
+            "\(d.core.overlays) \(d.trace.joined(separator: "\n"))")
         #expect(d.mpv.playlist.map(\.path) == ["/s.png"], "the splash, shown while nothing can play")
     }
 

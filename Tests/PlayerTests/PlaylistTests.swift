@@ -120,7 +120,8 @@ struct PlaylistTests {
         let message = await player.overlays.message ?? ""
         #expect(
             message == "Nothing to play (the last: missing.mp4: no such file or directory); trying again",
-            "events: \(toSplash ?? []) \(toIdle ?? []); mpv: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            "events: \(toSplash ?? []) \(toIdle ?? []); mpv: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")"
+        )
         // A file arrives in the folder: it plays at once, the message goes.
         try Self.image(dir + "/new.png", (0, 255, 0))
         #expect(await waitFor(player.events, seconds: 5) { $0 == .playing(dir + "/new.png") } != nil)
