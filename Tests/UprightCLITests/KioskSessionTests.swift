@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 import TestSupport
 import Testing
@@ -28,6 +29,8 @@ struct KioskSessionTests {
         return path
     }
 
+    /// Runs the launcher and waits for it on the calling thread (callers use Blocking.run: a wait
+    /// on the cooperative pool starves every task of the test process on two cores).
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher)
@@ -45,11 +48,13 @@ struct KioskSessionTests {
         return (process.terminationStatus, said)
     }
 
-    @Test func aCompositorThatDiesAtStartIsStartedAgainWithSoftwareRendering() throws {
+    @Test func aCompositorThatDiesAtStartIsStartedAgainWithSoftwareRendering() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let compositor = try Self.compositor(in: directory)
-        let (status, said) = try Self.run([compositor, "--config", "kiosk.conf"], environment: ["WATCHDOG_PID": "1"])
+        let (status, said) = try await Blocking.run {
+            try Self.run([compositor, "--config", "kiosk.conf"], environment: ["WATCHDOG_PID": "1"])
+        }
         #expect(status == 0)
         let runs = try String(contentsOfFile: directory + "/runs", encoding: .utf8)
         #expect(
@@ -62,11 +67,11 @@ struct KioskSessionTests {
             said.contains("ended with status 134 within 20 s of its start; starting it again with WLR_RENDERER=pixman"))
     }
 
-    @Test func theOperatorsRendererIsKeptAndTheStatusPassedOn() throws {
+    @Test func theOperatorsRendererIsKeptAndTheStatusPassedOn() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let compositor = try Self.compositor(in: directory, failsWith: 3)
-        let (status, _) = try Self.run([compositor], environment: ["WLR_RENDERER": "gles2"])
+        let (status, _) = try await Blocking.run { try Self.run([compositor], environment: ["WLR_RENDERER": "gles2"]) }
         #expect(status == 3)
         let runs = try String(contentsOfFile: directory + "/runs", encoding: .utf8)
         #expect(runs == "renderer=gles2 watchdog_pid=unset args=\n")

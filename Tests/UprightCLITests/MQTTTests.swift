@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 import Glibc
 import TestSupport
@@ -137,7 +138,7 @@ struct MQTTTests {
         openssl.arguments = ["-c", script]
         openssl.standardError = FileHandle.nullDevice
         try openssl.run()
-        openssl.waitUntilExit()
+        await Blocking.run { openssl.waitUntilExit() }
         #expect(openssl.terminationStatus == 0)
         let port = try MetricsTests.freePort()
         try """

@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 import Glibc
 import TestSupport
@@ -35,8 +36,11 @@ struct ScreenshotTests {
         let pipe = Pipe()
         p.standardOutput = pipe
         try p.run()
-        let bytes = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
-        p.waitUntilExit()
+        let bytes = await Blocking.run { () -> Data in
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return data
+        }
         #expect(p.terminationStatus == 0 && bytes.prefix(4) == Data([0x89, 0x50, 0x4e, 0x47]) && bytes.count > 1000)
     }
 
