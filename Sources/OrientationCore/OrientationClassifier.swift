@@ -284,10 +284,14 @@ public struct OrientationClassifier: Sendable {
         // |a|² of the reading: within the tolerance around g it is at rest, else it is motion.
         let m2 = s.x * s.x + s.y * s.y + s.z * s.z
         let atRest = m2 >= motionLow * motionLow && m2 <= motionHigh * motionHigh
+        // The three first-order weights dt / (τ + dt), with one division for the three.
+        let a = parameters.filterTimeConstant + dt, b = parameters.motionFilterTimeConstant + dt
+        let c = parameters.motionLevelTime + dt
+        let r = dt / (a * b * c)
         if !primed || dt > parameters.maxGap {
             restart(at: s)
         } else {
-            filter(s, dt: dt, m2: m2, atRest: atRest)
+            filter(s, alpha: r * b * c, beta: r * a * c, m2: m2, atRest: atRest)
         }
 
         if s.t - at >= parameters.turnRateWindow { measureTurn(s) }
@@ -295,7 +299,8 @@ public struct OrientationClassifier: Sendable {
 
         let motion = !atRest || m2 < freeFall * freeFall
         if motion { lastMotionT = s.t }
-        motionLevel += min(1, dt / (parameters.motionLevelTime + dt)) * ((motion ? 1 : 0) - motionLevel)
+        // The first sample (dt infinite) counts alone.
+        motionLevel += (dt.isFinite ? r * a * b : 1) * ((motion ? 1 : 0) - motionLevel)
         moving = s.t - lastMotionT < parameters.quietTime || motionLevel > parameters.movingLevel
 
         let candidate = classify()
@@ -335,8 +340,9 @@ public struct OrientationClassifier: Sendable {
         motionLevel = 0
     }
 
-    /// Moves both filters on by reading `s`, `dt` after the one before.
-    private mutating func filter(_ s: GravitySample, dt: Double, m2: Double, atRest: Bool) {
+    /// Moves both filters on by reading `s`, with the quick filter's weight `alpha` and the motion
+    /// filter's `beta`.
+    private mutating func filter(_ s: GravitySample, alpha: Double, beta: Double, m2: Double, atRest: Bool) {
         px = fx; py = fy; pz = fz
         let f2 = fx * fx + fy * fy + fz * fz
         let dot = s.x * fx + s.y * fy + s.z * fz
@@ -348,12 +354,10 @@ public struct OrientationClassifier: Sendable {
             // between it and a report.
             fx = s.x; fy = s.y; fz = s.z
         } else {
-            let alpha = dt / (parameters.filterTimeConstant + dt)
             fx += alpha * (s.x - fx)
             fy += alpha * (s.y - fy)
             fz += alpha * (s.z - fz)
         }
-        let beta = dt / (parameters.motionFilterTimeConstant + dt)
         s1x += beta * (s.x - s1x)
         s1y += beta * (s.y - s1y)
         s1z += beta * (s.z - s1z)
