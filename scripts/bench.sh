@@ -19,5 +19,5 @@ python3 scripts/bench_appliance.py "$bin"
 echo
 python3 scripts/bench_faults.py "$bin"
 echo
-echo "Detector quality on the public traces (scorer, --isolate):"
+echo "Detector quality on the synthetic traces and the real recordings (scorer, --isolate):"
 scripts/quality.sh "$bin/upright" | sed -n '/^Traces:/,$p'
