@@ -213,7 +213,7 @@ public final class MPVHandle: @unchecked Sendable {
     }
 
     /// Asks mpv to quit; the event thread destroys the handle when mpv has shut down.
-    deinit { _ = lifetime.alive { Self.withCStrings(["quit"]) { mpv_command(handle, $0) } } }
+    deinit { quit() }
 
     /// Runs a client call unless mpv has shut down, and checks its status.
     func guarded(_ call: @autoclosure () -> String, _ body: (OpaquePointer) -> Int32) throws(MPVError) {
@@ -349,7 +349,10 @@ public final class MPVHandle: @unchecked Sendable {
     }
 
     /// Asks mpv to quit; the event stream then ends with ``MPVEvent/shutdown``.
-    public func quit() { try? command(["quit"]) }
+    /// Asks mpv to quit. From then on no client call reaches it (they fail as after its shutdown):
+    /// libmpv 0.35's Wayland output crashed when a call's wake-up met its window being torn down
+    /// (`vo_wayland_wakeup` on a freed state).
+    public func quit() { lifetime.quit { Self.withCStrings(["quit"]) { _ = mpv_command(handle, $0) } } }
 
     /// Asks mpv to quit and waits until its core is destroyed (`mpv_terminate_destroy` has
     /// returned: every thread of mpv's has ended), `timeout` at the most. A process must not exit
@@ -449,6 +452,8 @@ final class Lifetime: Sendable {
     private struct State {
         var renderers = 0
         var destroyed = false
+        /// `quit` was sent: the core is going, and takes no more calls.
+        var quitting = false
     }
 
     private let state = Mutex(State())
@@ -459,9 +464,18 @@ final class Lifetime: Sendable {
     var renderers: Int { state.withLock { $0.renderers } }
     func add(_ n: Int) { state.withLock { $0.renderers += n } }
 
-    /// Runs `body` unless the core is gone (then `nil`).
+    /// Runs `body` unless the core is gone or going (then `nil`).
     func alive<R>(_ body: () -> R) -> R? {
-        state.withLock { s in s.destroyed ? nil : body() }
+        state.withLock { s in s.destroyed || s.quitting ? nil : body() }
+    }
+
+    /// Runs `body` (the `quit` command) once, unless the core is gone; later calls see it going.
+    func quit(_ body: () -> Void) {
+        state.withLock { s in
+            guard !s.destroyed, !s.quitting else { return }
+            body()
+            s.quitting = true
+        }
     }
 
     /// Destroys the core under the lock; later calls see it gone.
