@@ -348,8 +348,8 @@ public final class MPVHandle: @unchecked Sendable {
         return frame!
     }
 
-    /// Asks mpv to quit; the event stream then ends with ``MPVEvent/shutdown``.
-    /// Asks mpv to quit. From then on no client call reaches it (they fail as after its shutdown):
+    /// Asks mpv to quit; the event stream then ends with ``MPVEvent/shutdown``. From then on no
+    /// client call reaches it (they fail as after its shutdown):
     /// libmpv 0.35's Wayland output crashed when a call's wake-up met its window being torn down
     /// (`vo_wayland_wakeup` on a freed state).
     public func quit() { lifetime.quit { Self.withCStrings(["quit"]) { _ = mpv_command(handle, $0) } } }
