@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "upright", targets: ["upright"]),
+        .executable(name: "upright-mpv", targets: ["upright-mpv"]),
         .library(name: "OrientationCore", targets: ["OrientationCore"]),
     ],
     dependencies: [
@@ -144,6 +145,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict),
+        // The player's mpv in a process of its own: libmpv's crashes and leaks stay there.
+        .executableTarget(name: "upright-mpv", dependencies: ["MPV"], swiftSettings: strict),
         .executableTarget(
             name: "upright-bench",
             dependencies: [

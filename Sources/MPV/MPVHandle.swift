@@ -5,7 +5,7 @@ import Synchronization
 
 /// An error from libmpv: the call that failed (with the property or command) and mpv's own
 /// message (`mpv_error_string`).
-public struct MPVError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct MPVError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public var call: String
     public var message: String
     public var code: Int32
@@ -30,7 +30,7 @@ public struct MPVError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A property or option value as mpv passes it.
-public enum MPVValue: Sendable, Hashable {
+public enum MPVValue: Sendable, Hashable, Codable {
     case string(String)
     case flag(Bool)
     case int64(Int64)
@@ -47,7 +47,7 @@ public protocol MPVConvertible: Sendable {
 
 extension MPVValue {
     /// The format of a value, without the value.
-    public enum Kind: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable, Codable {
         case string, flag, int64, double
     }
 }
@@ -134,7 +134,7 @@ extension MPVProperty where Value == String {
 }
 
 /// An event from mpv, copied out of `mpv_event` at once (its memory dies at the next wait).
-public enum MPVEvent: Sendable, Hashable {
+public enum MPVEvent: Sendable, Hashable, Codable {
     case startFile(playlistEntry: Int64)
     case fileLoaded
     /// A file ended: `reason` is eof, stop, quit, error or redirect; `error` is mpv's message for
@@ -154,20 +154,63 @@ public enum MPVEvent: Sendable, Hashable {
     case other(String)
 }
 
-/// An owned, initialized libmpv client (`mpv_create` + `mpv_initialize`); `mpv_terminate_destroy`
-/// in `deinit`. Events arrive on ``events``, drained by a dedicated thread that blocks in
-/// `mpv_wait_event`, never on the cooperative pool.
+/// An initialized libmpv client: either in this process (`mpv_create` + `mpv_initialize`;
+/// `mpv_terminate_destroy` once it has shut down), or in a process of its own (``init(options:separateProcess:)``),
+/// where libmpv's crashes and leaks at its window's loss stay. Either way the same calls, the same
+/// events, the same errors. Events arrive on ``events``, drained by a dedicated thread, never on
+/// the cooperative pool.
 // @unchecked: libmpv's client API is thread-safe (client.h: every function may be called from any
 // thread, except where noted: mpv_wait_event, called only by the event thread, and the render API).
 public final class MPVHandle: @unchecked Sendable {
-    let handle: OpaquePointer
+    /// The core in this process; `nil` for one in its own process.
+    let local: OpaquePointer?
+    /// The core in a process of its own.
+    let remote: MPVRemote?
     /// Render contexts alive on this handle; the core is destroyed only when none is left.
     let lifetime: Lifetime
     /// The events, until mpv shuts down.
     public let events: AsyncStream<MPVEvent>
 
-    /// Creates a player with `options` set before `mpv_initialize` (for example `vo=null`).
-    public init(options: [(String, String)] = []) throws(MPVError) {
+    /// The core in this process, for the render API; an error for one in a process of its own.
+    var handle: OpaquePointer {
+        get throws(MPVError) {
+            guard let local else {
+                throw MPVError(
+                    call: "mpv_render_context_create", message: "the render API needs mpv in this process", code: -1)
+            }
+            return local
+        }
+    }
+
+    /// Whether mpv runs in a process of its own.
+    public var isSeparateProcess: Bool { remote != nil }
+    /// The pid of mpv's own process, if it has one.
+    public var processID: Int32? { remote?.pid }
+
+    /// Creates a player with `options` set before `mpv_initialize` (for example `vo=null`), in a
+    /// process of its own (`upright-mpv`) when `separateProcess`.
+    public convenience init(options: [(String, String)] = [], separateProcess: Bool) throws(MPVError) {
+        if separateProcess {
+            self.init(remote: try MPVRemote(options: options))
+        } else {
+            try self.init(options: options, keepsCore: false)
+        }
+    }
+
+    private init(remote: MPVRemote) {
+        self.remote = remote
+        local = nil
+        lifetime = Lifetime()
+        events = remote.events
+    }
+
+    /// Creates a player in this process with `options` set before `mpv_initialize` (for example `vo=null`).
+    public convenience init(options: [(String, String)] = []) throws(MPVError) {
+        try self.init(options: options, keepsCore: false)
+    }
+
+    /// A core in this process; `keepsCore`: not destroyed at its shutdown (the process is about to end).
+    init(options: [(String, String)], keepsCore: Bool) throws(MPVError) {
         // mpv parses numbers with the C locale and refuses to start under another LC_NUMERIC.
         setlocale(LC_NUMERIC, "C")
         let h = try MPVCores.creating { () throws(MPVError) -> OpaquePointer in
@@ -176,7 +219,8 @@ public final class MPVHandle: @unchecked Sendable {
             }
             return h
         }
-        handle = h
+        local = h
+        remote = nil
         /// A core that cannot start is destroyed here, and counted gone.
         func fail(_ status: Int32, _ call: String) throws(MPVError) {
             guard status < 0 else { return }
@@ -205,6 +249,7 @@ public final class MPVHandle: @unchecked Sendable {
                 if case .shutdown = event { break }
             }
             continuation.finish()
+            if keepsCore { return }
             // A render context must be freed before the core goes (render.h): wait for the last one.
             while lifetime.renderers > 0 { usleep(1000) }
             lifetime.destroy { mpv_terminate_destroy(pointer.handle) }
@@ -217,7 +262,7 @@ public final class MPVHandle: @unchecked Sendable {
 
     /// Runs a client call unless mpv has shut down, and checks its status.
     func guarded(_ call: @autoclosure () -> String, _ body: (OpaquePointer) -> Int32) throws(MPVError) {
-        guard let status = lifetime.alive({ body(handle) }) else {
+        guard let local, let status = lifetime.alive({ body(local) }) else {
             throw MPVError(call: call(), message: MPVError.shutDownMessage, code: -3)
         }
         try MPVError.check(status, call())
@@ -242,6 +287,12 @@ public final class MPVHandle: @unchecked Sendable {
     /// Reads a property in the given format.
     public func get(_ name: String, as kind: MPVValue.Kind) throws(MPVError) -> MPVValue {
         let call = "mpv_get_property(\(name))"
+        if let remote {
+            guard case .value(let v) = try remote.call(.get(name, kind), describing: call) else {
+                throw MPVError(call: call, message: "mpv's process answered out of turn", code: -1)
+            }
+            return v
+        }
         switch kind {
         case .string:
             var p: UnsafeMutablePointer<CChar>?
@@ -266,6 +317,10 @@ public final class MPVHandle: @unchecked Sendable {
     /// Sets a property.
     public func set(_ name: String, _ value: MPVValue) throws(MPVError) {
         let call = "mpv_set_property(\(name))"
+        if let remote {
+            _ = try remote.call(.set(name, value), describing: call)
+            return
+        }
         switch value {
         case .string(let s):
             try guarded(call) { mpv_set_property_string($0, name, s) }
@@ -283,8 +338,14 @@ public final class MPVHandle: @unchecked Sendable {
 
     /// Reads a property as a string (`mpv_get_property_string`); `nil` when it is unavailable.
     public func string(_ property: String) -> String? {
-        lifetime.alive { () -> String? in
-            guard let p = mpv_get_property_string(handle, property) else { return nil }
+        if let remote {
+            let answer = try? remote.call(.string(property), describing: "mpv_get_property_string(\(property))")
+            guard case .string(let s) = answer else { return nil }
+            return s
+        }
+        guard let local else { return nil }
+        return lifetime.alive { () -> String? in
+            guard let p = mpv_get_property_string(local, property) else { return nil }
             defer { mpv_free(p) }
             return String(cString: p)
         } ?? nil
@@ -292,6 +353,10 @@ public final class MPVHandle: @unchecked Sendable {
 
     /// Asks for ``MPVEvent/propertyChange(name:value:)`` events for a property (`mpv_observe_property`).
     public func observe(_ name: String, as kind: MPVValue.Kind) throws(MPVError) {
+        if let remote {
+            _ = try remote.call(.observe(name, kind), describing: "mpv_observe_property(\(name))")
+            return
+        }
         let format: mpv_format =
             switch kind {
             case .string: MPV_FORMAT_STRING
@@ -306,6 +371,10 @@ public final class MPVHandle: @unchecked Sendable {
 
     /// Runs a command (`mpv_command`), for example `["loadfile", path]`.
     public func command(_ arguments: [String]) throws(MPVError) {
+        if let remote {
+            _ = try remote.call(.command(arguments), describing: "mpv_command(\(arguments.joined(separator: " ")))")
+            return
+        }
         try guarded("mpv_command(\(arguments.joined(separator: " ")))") { h in
             Self.withCStrings(arguments) { mpv_command(h, $0) }
         }
@@ -315,6 +384,12 @@ public final class MPVHandle: @unchecked Sendable {
     /// OSD included, where the video output can take one (gpu); `subtitles` is the video frame
     /// with subtitles, which every output that shows video can give.
     public func screenshot(_ mode: String = "window") throws(MPVError) -> MPVFrame {
+        if let remote {
+            let call = "mpv_command_ret(screenshot-raw \(mode))"
+            guard case .frame(let w, let h, let stride, let pixels) = try remote.call(.screenshot(mode), describing: call)
+            else { throw MPVError(call: call, message: "mpv's process answered out of turn", code: -1) }
+            return MPVFrame(width: w, height: h, stride: stride, pixels: Array(pixels))
+        }
         var frame: MPVFrame?
         try guarded("mpv_command_ret(screenshot-raw \(mode))") { h in
             var result = mpv_node()
@@ -352,7 +427,11 @@ public final class MPVHandle: @unchecked Sendable {
     /// client call reaches it (they fail as after its shutdown):
     /// libmpv 0.35's Wayland output crashed when a call's wake-up met its window being torn down
     /// (`vo_wayland_wakeup` on a freed state).
-    public func quit() { lifetime.quit { Self.withCStrings(["quit"]) { _ = mpv_command(handle, $0) } } }
+    public func quit() {
+        if let remote { return remote.quit() }
+        guard let local else { return }
+        lifetime.quit { Self.withCStrings(["quit"]) { _ = mpv_command(local, $0) } }
+    }
 
     /// Asks mpv to quit and waits until its core is destroyed (`mpv_terminate_destroy` has
     /// returned: every thread of mpv's has ended), `timeout` at the most. A process must not exit
@@ -360,7 +439,9 @@ public final class MPVHandle: @unchecked Sendable {
     /// not end within `timeout` seconds.
     public func shutdown(timeout: Double = 5) async -> Bool {
         quit()
-        let (lifetime, deadline) = (lifetime, DispatchTime.now() + timeout)
+        let deadline = DispatchTime.now() + timeout
+        if let remote { return await Blocking.run { remote.waitEnded(until: deadline) } }
+        let lifetime = lifetime
         return await Blocking.run { lifetime.waitDestroyed(until: deadline) }
     }
 

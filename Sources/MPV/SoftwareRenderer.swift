@@ -28,13 +28,14 @@ public final class MPVSoftwareRenderer {
     /// `mpv_render_context_create` with the `sw` API.
     public init(_ player: MPVHandle) throws(MPVError) {
         self.player = player
+        let core = try player.handle
         var ctx: OpaquePointer?
         let status: Int32 = "sw".withCString { api in
             var params = [
                 mpv_render_param(type: MPV_RENDER_PARAM_API_TYPE, data: UnsafeMutableRawPointer(mutating: api)),
                 mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
             ]
-            return player.lifetime.alive { mpv_render_context_create(&ctx, player.handle, &params) } ?? -3
+            return player.lifetime.alive { mpv_render_context_create(&ctx, core, &params) } ?? -3
         }
         try MPVError.check(status, "mpv_render_context_create(sw)")
         context = ctx!

@@ -1,3 +1,4 @@
+import Glibc
 import MPV
 import Playback
 import TestSupport
@@ -6,10 +7,12 @@ import Testing
 let headless = [("vo", "null"), ("ao", "null"), ("idle", "yes"), ("terminal", "no")]
 let testPattern = "av://lavfi:testsrc=size=640x360:rate=25"
 
+/// Each test runs against mpv in this process and mpv in a process of its own: the same calls,
+/// events and errors.
 @Suite("libmpv handle", .serialized)
 struct MPVHandleTests {
-    @Test func createsAHeadlessPlayerAndReadsTypedProperties() throws {
-        let mpv = try MPVHandle(options: headless)
+    @Test(arguments: [false, true]) func createsAHeadlessPlayerAndReadsTypedProperties(separateProcess: Bool) throws {
+        let mpv = try MPVHandle(options: headless, separateProcess: separateProcess)
         #expect(try mpv.get(.mpvVersion).hasPrefix("mpv "))
         #expect(mpv.string("vo") == "null")
         try mpv.set(.pause, true)
@@ -17,21 +20,21 @@ struct MPVHandleTests {
         #expect(mpv.string("no-such-property") == nil)
     }
 
-    @Test func errorsNameTheCallAndMpvsMessage() throws {
+    @Test(arguments: [false, true]) func errorsNameTheCallAndMpvsMessage(separateProcess: Bool) throws {
         #expect(
             throws: MPVError(call: "mpv_set_option_string(no-such-option=1)", message: "option not found", code: -5)
         ) {
-            try MPVHandle(options: [("no-such-option", "1")])
+            try MPVHandle(options: [("no-such-option", "1")], separateProcess: separateProcess)
         }
-        let mpv = try MPVHandle(options: headless)
+        let mpv = try MPVHandle(options: headless, separateProcess: separateProcess)
         #expect(throws: MPVError(call: "mpv_get_property(no-such-property)", message: "property not found", code: -8)) {
             _ = try mpv.get("no-such-property", as: .int64)
         }
         #expect(throws: MPVError.self) { try mpv.command(["no-such-command"]) }
     }
 
-    @Test func playsATestPatternAndTurnsItWithoutRestarting() async throws {
-        let mpv = try MPVHandle(options: headless)
+    @Test(arguments: [false, true]) func playsATestPatternAndTurnsItWithoutRestarting(separateProcess: Bool) async throws {
+        let mpv = try MPVHandle(options: headless, separateProcess: separateProcess)
         try mpv.command(["loadfile", testPattern])
         #expect(await waitFor(mpv.events) { $0 == .playbackRestart } != nil)
         #expect(try mpv.get(.videoWidth) == 640 && mpv.get(.videoHeight) == 360)
@@ -51,16 +54,16 @@ struct MPVHandleTests {
         #expect(try mpv.get(.timePosition) >= position)  // playback went on
     }
 
-    @Test func keyBindingsArriveAsClientMessages() async throws {
-        let mpv = try MPVHandle(options: headless)
+    @Test(arguments: [false, true]) func keyBindingsArriveAsClientMessages(separateProcess: Bool) async throws {
+        let mpv = try MPVHandle(options: headless, separateProcess: separateProcess)
         try mpv.command(["keybind", "f", "script-message upright-fullscreen"])
         try mpv.command(["keypress", "f"])
         let seen = await waitFor(mpv.events) { if case .clientMessage = $0 { true } else { false } }
         #expect(seen?.last == .clientMessage(["upright-fullscreen"]))
     }
 
-    @Test func aMissingFileEndsWithAnError() async throws {
-        let mpv = try MPVHandle(options: headless)
+    @Test(arguments: [false, true]) func aMissingFileEndsWithAnError(separateProcess: Bool) async throws {
+        let mpv = try MPVHandle(options: headless, separateProcess: separateProcess)
         try mpv.command(["loadfile", "/nonexistent/video.mp4"])
         let seen = await waitFor(mpv.events) { if case .endFile = $0 { true } else { false } }
         guard case .endFile(let reason, let error, _) = seen?.last else {
@@ -71,13 +74,41 @@ struct MPVHandleTests {
         #expect(error == "loading failed")
     }
 
-    @Test func observedPropertiesAndShutdown() async throws {
-        let mpv = try MPVHandle(options: headless)
+    @Test(arguments: [false, true]) func observedPropertiesAndShutdown(separateProcess: Bool) async throws {
+        let mpv = try MPVHandle(options: headless, separateProcess: separateProcess)
         try mpv.observe("pause", as: .flag)
         try mpv.set(.pause, true)
         #expect(await waitFor(mpv.events) { $0 == .propertyChange(name: "pause", value: .flag(true)) } != nil)
         mpv.quit()
         #expect(await waitFor(mpv.events) { $0 == .shutdown } != nil)
+    }
+
+    @Test func mpvInItsOwnProcessEndsWhenToldToQuit() async throws {
+        let mpv = try MPVHandle(options: headless, separateProcess: true)
+        let pid = try #require(mpv.processID)
+        #expect(kill(pid, 0) == 0)
+        #expect(await mpv.shutdown())
+        #expect(kill(pid, 0) == -1)  // ended and reaped
+        #expect(throws: MPVError(call: "mpv_get_property(pause)", message: "mpv has shut down", code: -3)) {
+            _ = try mpv.get(.pause)
+        }
+    }
+
+    @Test func aCrashOfMpvsProcessEndsTheEventsAsAShutdownDoes() async throws {
+        let mpv = try MPVHandle(options: headless, separateProcess: true)
+        try mpv.command(["loadfile", testPattern])
+        #expect(await waitFor(mpv.events) { $0 == .playbackRestart } != nil)
+        kill(try #require(mpv.processID), SIGSEGV)
+        let seen = await waitFor(mpv.events) { $0 == .shutdown }
+        #expect(seen?.contains(.log(prefix: "upright-mpv", level: "error", text: "mpv's process (pid \(mpv.processID!)) was ended by signal 11")) == true)
+        #expect(throws: MPVError.self) { try mpv.command(["stop"]) }
+    }
+
+    @Test func theRenderAPINeedsMpvInThisProcess() throws {
+        let mpv = try MPVHandle(options: [("vo", "libmpv"), ("ao", "null")], separateProcess: true)
+        #expect(throws: MPVError(call: "mpv_render_context_create", message: "the render API needs mpv in this process", code: -1)) {
+            _ = try MPVSoftwareRenderer(mpv)
+        }
     }
 
     @Test func clientAPIVersion() {

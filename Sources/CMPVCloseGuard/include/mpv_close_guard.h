@@ -16,3 +16,4 @@ unsigned long upright_mpv_close_guard_held(void);
 
 /// True when libmpv's calls to `close` reach this module's (the executable exports it).
 bool upright_mpv_close_guard_installed(void);
+

@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+
+/// The other end of ``MPVRemote``: the `upright-mpv` process. It reads the start and the calls on
+/// its standard input, answers them and sends mpv's events on its standard output, and ends with
+/// `_exit` (never tearing libmpv down: its process's end frees everything) when told to quit, when
+/// mpv has shut down, or when its input ends (its parent has closed it, or died).
+public enum MPVHost {
+    public static func serve() -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        // A terminal's Ctrl-C and the service manager's stop are for the parent, which ends this
+        // process by telling it to quit or by closing its input (at its own end, whatever it is).
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        var input = LineReader(fd: 0)
+        guard let first = input.next(), let start = try? JSONDecoder().decode(MPVWire.Start.self, from: Data(first))
+        else {
+            FileHandle.standardError.write(Data("upright-mpv: started by Upright's player only\n".utf8))
+            _exit(2)
+        }
+        let output = Output()
+        let mpv: MPVHandle
+        do {
+            mpv = try MPVHandle(options: start.options.map { ($0[0], $0.count > 1 ? $0[1] : "") }, keepsCore: true)
+        } catch {
+            output.send(.started(error))
+            _exit(1)
+        }
+        output.send(.started(nil))
+        Task.detached {
+            for await event in mpv.events {
+                output.send(.event(event))
+                if case .shutdown = event { _exit(0) }
+            }
+            _exit(0)
+        }
+        while let line = input.next() {
+            guard let request = try? JSONDecoder().decode(MPVWire.Request.self, from: Data(line)) else { continue }
+            if case .quit = request.call { break }
+            output.send(.reply(id: request.id, answer(request.call, on: mpv)))
+        }
+        _exit(0)
+    }
+
+    /// Carries out one call on the local handle.
+    static func answer(_ call: MPVWire.Call, on mpv: MPVHandle) -> MPVWire.Outcome {
+        do throws(MPVError) {
+            switch call {
+            case .get(let name, let kind): return .value(try mpv.get(name, as: kind))
+            case .set(let name, let value): try mpv.set(name, value)
+            case .string(let name): return .string(mpv.string(name))
+            case .observe(let name, let kind): try mpv.observe(name, as: kind)
+            case .command(let words): try mpv.command(words)
+            case .screenshot(let mode):
+                let f = try mpv.screenshot(mode)
+                return .frame(width: f.width, height: f.height, stride: f.stride, pixels: Data(f.pixels))
+            case .quit: mpv.quit()
+            }
+            return .done
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// Whole lines to standard output, from the request loop and the event task alike.
+    final class Output: Sendable {
+        private let lock = Mutex(())
+        func send(_ message: MPVWire.Message) {
+            let line = MPVWire.line(message)
+            let sent = lock.withLock { _ in MPVWire.write(line, to: 1) }
+            if !sent { _exit(0) }  // the parent is gone
+        }
+    }
+}

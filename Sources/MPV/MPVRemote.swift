@@ -1,0 +1,209 @@
+import Blocking
+import Foundation
+import Synchronization
+
+/// An mpv in a process of its own (`upright-mpv`, beside this program's executable or in
+/// `/usr/libexec/upright`), spoken to over a socket pair (``MPVWire``). Whatever libmpv does
+/// when its window's compositor dies, or while it shuts down, stays in that process: a crash there
+/// ends the event stream as a shutdown does, and its memory goes with it. The process is never
+/// asked to tear libmpv down: it ends with `_exit` once told to quit or once mpv has shut down.
+final class MPVRemote: Sendable {
+    let pid: pid_t
+    private let socket: Int32
+    let events: AsyncStream<MPVEvent>
+    private let continuation: AsyncStream<MPVEvent>.Continuation
+
+    /// Seconds a call may wait for its answer before mpv's process is taken for hung and ended.
+    static let answerTimeout = 20.0
+
+    private final class Slot: Sendable {
+        let answered = DispatchSemaphore(value: 0)
+        let outcome = Mutex<MPVWire.Outcome?>(nil)
+    }
+
+    private struct State {
+        var nextID = 1
+        var pending: [Int: Slot] = [:]
+        /// Told to quit, or gone: calls fail as after mpv's shutdown.
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+    /// Serializes whole lines on the socket.
+    private let writing = Mutex(())
+    /// Left when the reader has seen the end and reaped the process.
+    private let ended = DispatchGroup()
+
+    /// Starts mpv's process with `options` set before `mpv_initialize`, and waits for its answer.
+    init(options: [(String, String)]) throws(MPVError) {
+        let executable = try Self.hostExecutable()
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw MPVError(call: "socketpair()", message: String(cString: strerror(errno)), code: -1)
+        }
+        defer { close(pair[1]) }
+        guard let pid = Self.spawn(executable, stdio: pair[1]) else {
+            let reason = String(cString: strerror(errno))
+            close(pair[0])
+            throw MPVError(call: "starting \(executable)", message: reason, code: -1)
+        }
+        self.pid = pid
+        socket = pair[0]
+        (events, continuation) = AsyncStream.makeStream(of: MPVEvent.self, bufferingPolicy: .bufferingNewest(1024))
+        ended.enter()
+        let start = MPVWire.Start(options: options.map { [$0.0, $0.1] })
+        var reader = LineReader(fd: socket)
+        let answer: MPVError?? =
+            MPVWire.write(MPVWire.line(start), to: socket)
+            ? reader.next().flatMap { try? JSONDecoder().decode(MPVWire.Message.self, from: Data($0)) }
+                .flatMap { if case .started(let e) = $0 { e } else { nil } } : nil
+        guard case .some(let failure) = answer, failure == nil else {
+            finish(reader: nil)
+            throw (answer ?? nil)
+                ?? MPVError(call: "starting \(executable)", message: "it ended before mpv started", code: -1)
+        }
+        let rest = reader
+        Blocking.thread(named: "upright-mpv-reader") { [self] in finish(reader: rest) }
+    }
+
+    deinit { close(socket) }
+
+    /// Reads answers and events until the end, then fails what still waits, ends the events and reaps.
+    private func finish(reader: LineReader?) {
+        if var reader {
+            while let line = reader.next() {
+                guard let message = try? JSONDecoder().decode(MPVWire.Message.self, from: Data(line)) else { continue }
+                switch message {
+                case .reply(let id, let outcome):
+                    guard let slot = state.withLock({ $0.pending.removeValue(forKey: id) }) else { continue }
+                    slot.outcome.withLock { $0 = outcome }
+                    slot.answered.signal()
+                case .event(let event): continuation.yield(event)
+                case .started: continue
+                }
+            }
+        }
+        let waiting = state.withLock { s in
+            s.closed = true
+            defer { s.pending = [:] }
+            return Array(s.pending.values)
+        }
+        waiting.forEach { $0.answered.signal() }
+        shutdown(SHUT_RDWR)
+        let ending = reap()
+        if let ending { continuation.yield(.log(prefix: "upright-mpv", level: "error", text: ending)) }
+        continuation.yield(.shutdown)
+        continuation.finish()
+        ended.leave()
+    }
+
+    private func shutdown(_ how: Int) { _ = Glibc.shutdown(socket, Int32(how)) }
+
+    /// Waits for the process; says how it ended when that was not an ordinary exit.
+    private func reap() -> String? {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { return nil }  // reaped elsewhere
+        }
+        let signal = status & 0x7f
+        if signal != 0 { return "mpv's process (pid \(pid)) was ended by signal \(signal)" }
+        let code = (status >> 8) & 0xff
+        return code == 0 ? nil : "mpv's process (pid \(pid)) exited with status \(code)"
+    }
+
+    /// Sends `call` and waits for its outcome.
+    func call(_ call: MPVWire.Call, describing description: @autoclosure () -> String) throws(MPVError)
+        -> MPVWire.Outcome
+    {
+        let slot = Slot()
+        guard let id = state.withLock({ s -> Int? in
+            guard !s.closed else { return nil }
+            defer { s.nextID += 1 }
+            s.pending[s.nextID] = slot
+            return s.nextID
+        })
+        else { throw MPVError(call: description(), message: MPVError.shutDownMessage, code: -3) }
+        let line = MPVWire.line(MPVWire.Request(id: id, call: call))
+        let sent = writing.withLock { _ in MPVWire.write(line, to: socket) }
+        if !sent { shutdown(SHUT_RDWR) }
+        if slot.answered.wait(timeout: .now() + Self.answerTimeout) == .timedOut {
+            kill(pid, SIGKILL)
+            throw MPVError(
+                call: description(),
+                message: "mpv did not answer within \(Int(Self.answerTimeout)) s; its process was ended", code: -3)
+        }
+        guard let outcome = slot.outcome.withLock({ $0 }) else {
+            throw MPVError(call: description(), message: MPVError.shutDownMessage, code: -3)
+        }
+        if case .failed(let error) = outcome { throw error }
+        return outcome
+    }
+
+    /// Tells mpv's process to end; from now on calls fail as after mpv's shutdown.
+    func quit() {
+        let first = state.withLock { s in
+            defer { s.closed = true }
+            return !s.closed
+        }
+        guard first else { return }
+        let line = MPVWire.line(MPVWire.Request(id: 0, call: .quit))
+        if !writing.withLock({ _ in MPVWire.write(line, to: socket) }) { shutdown(SHUT_RDWR) }
+    }
+
+    /// Blocks until the process has ended and been reaped, or `deadline`; then ends it by force.
+    func waitEnded(until deadline: DispatchTime) -> Bool {
+        if ended.wait(timeout: deadline) == .success { return true }
+        kill(pid, SIGKILL)
+        return ended.wait(timeout: .now() + 2) == .success
+    }
+
+    // MARK: - The process
+
+    /// Where `upright-mpv` is: beside this program's executable (a build tree, a test run), else
+    /// where the package installs it.
+    static func hostExecutable() throws(MPVError) -> String {
+        let name = "upright-mpv"
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        let candidates = [(own as NSString).deletingLastPathComponent + "/" + name, "/usr/libexec/upright/" + name]
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw MPVError(
+                call: "starting mpv's process",
+                message: "\(name) was found neither at \(candidates.joined(separator: " nor at "))", code: -1)
+        }
+        return found
+    }
+
+    /// Starts `path` with `stdio` as its standard input and output, every signal at its default and
+    /// none blocked (a thread of Swift concurrency blocks some).
+    private static func spawn(_ path: String, stdio: Int32) -> pid_t? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdio, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdio, 1)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
+        defer { argv.forEach { free($0) } }
+        // Swift's backtracer would hold a crashed mpv for seconds while it symbolicates: the
+        // player restarts mpv at once instead, and the service manager keeps the core dump.
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let pairs: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { pairs.forEach { free($0) } }
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv, pairs)
+        guard status == 0 else {
+            errno = status
+            return nil
+        }
+        return pid
+    }
+}

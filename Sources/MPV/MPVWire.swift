@@ -1,0 +1,92 @@
+import Foundation
+
+/// The conversation between a player and its mpv in a process of its own (`upright-mpv`): one JSON
+/// object a line, each way. The player sends ``Start`` once, then ``Request``s; mpv's process
+/// answers the start, each request by its id, and sends mpv's events as they come.
+enum MPVWire {
+    /// The first line: the options mpv starts with, in order.
+    struct Start: Codable {
+        var options: [[String]]
+    }
+
+    /// One client call.
+    enum Call: Codable {
+        case get(String, MPVValue.Kind)
+        case set(String, MPVValue)
+        case string(String)
+        case observe(String, MPVValue.Kind)
+        case command([String])
+        case screenshot(String)
+        /// No answer: mpv's process ends.
+        case quit
+    }
+
+    struct Request: Codable {
+        var id: Int
+        var call: Call
+    }
+
+    /// A call's outcome.
+    enum Outcome: Codable {
+        case done
+        case value(MPVValue)
+        case string(String?)
+        case frame(width: Int, height: Int, stride: Int, pixels: Data)
+        case failed(MPVError)
+    }
+
+    enum Message: Codable {
+        /// The answer to ``Start``: `nil` when mpv started.
+        case started(MPVError?)
+        case reply(id: Int, Outcome)
+        case event(MPVEvent)
+    }
+
+    /// One value as its line (JSON has no raw newline inside).
+    static func line<T: Encodable>(_ value: T) -> [UInt8] {
+        // Every value here encodes: strings, numbers and data only.
+        // swift-format-ignore: NeverUseForceTry
+        Array((try! JSONEncoder().encode(value))) + [0x0A]
+    }
+
+    /// Writes all of `bytes` to `fd`; false once the other side is gone.
+    static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return false }
+            sent += n
+        }
+        return true
+    }
+}
+
+/// Reads newline-ended lines from a descriptor, blocking.
+struct LineReader {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// The next line without its newline; `nil` at the end of the stream or on an error.
+    mutating func next() -> [UInt8]? {
+        while true {
+            if let end = buffer[start...].firstIndex(of: 0x0A) {
+                let line = Array(buffer[start..<end])
+                start = end + 1
+                if start > 1 << 16 {
+                    buffer.removeFirst(start)
+                    start = 0
+                }
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            buffer += chunk[0..<n]
+        }
+    }
+}
