@@ -386,7 +386,8 @@ public final class MPVHandle: @unchecked Sendable {
     public func screenshot(_ mode: String = "window") throws(MPVError) -> MPVFrame {
         if let remote {
             let call = "mpv_command_ret(screenshot-raw \(mode))"
-            guard case .frame(let w, let h, let stride, let pixels) = try remote.call(.screenshot(mode), describing: call)
+            guard
+                case .frame(let w, let h, let stride, let pixels) = try remote.call(.screenshot(mode), describing: call)
             else { throw MPVError(call: call, message: "mpv's process answered out of turn", code: -1) }
             return MPVFrame(width: w, height: h, stride: stride, pixels: Array(pixels))
         }

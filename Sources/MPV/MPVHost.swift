@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The other end of ``MPVRemote``: the `upright-mpv` process. It reads the start and the calls on
-/// its standard input, answers them and sends mpv's events on its standard output, and ends with
+/// descriptor 3 (``MPVWire/descriptor``), answers them and sends mpv's events there, and ends with
 /// `_exit` (never tearing libmpv down: its process's end frees everything) when told to quit, when
 /// mpv has shut down, or when its input ends (its parent has closed it, or died).
 public enum MPVHost {
@@ -12,8 +12,8 @@ public enum MPVHost {
         // process by telling it to quit or by closing its input (at its own end, whatever it is).
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        var input = LineReader(fd: 0)
-        guard let first = input.next(), let start = try? JSONDecoder().decode(MPVWire.Start.self, from: Data(first))
+        var input = LineReader(fd: MPVWire.descriptor)
+        guard let first = input.next(), let start = MPVWire.decode(MPVWire.Start.self, from: first)
         else {
             FileHandle.standardError.write(Data("upright-mpv: started by Upright's player only\n".utf8))
             _exit(2)
@@ -35,7 +35,7 @@ public enum MPVHost {
             _exit(0)
         }
         while let line = input.next() {
-            guard let request = try? JSONDecoder().decode(MPVWire.Request.self, from: Data(line)) else { continue }
+            guard let request = MPVWire.decode(MPVWire.Request.self, from: line) else { continue }
             if case .quit = request.call { break }
             output.send(.reply(id: request.id, answer(request.call, on: mpv)))
         }
@@ -62,12 +62,12 @@ public enum MPVHost {
         }
     }
 
-    /// Whole lines to standard output, from the request loop and the event task alike.
+    /// Whole lines to the socket, from the request loop and the event task alike.
     final class Output: Sendable {
         private let lock = Mutex(())
         func send(_ message: MPVWire.Message) {
             let line = MPVWire.line(message)
-            let sent = lock.withLock { _ in MPVWire.write(line, to: 1) }
+            let sent = lock.withLock { _ in MPVWire.write(line, to: MPVWire.descriptor) }
             if !sent { _exit(0) }  // the parent is gone
         }
     }

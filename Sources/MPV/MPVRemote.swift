@@ -42,7 +42,7 @@ final class MPVRemote: Sendable {
             throw MPVError(call: "socketpair()", message: String(cString: strerror(errno)), code: -1)
         }
         defer { close(pair[1]) }
-        guard let pid = Self.spawn(executable, stdio: pair[1]) else {
+        guard let pid = Self.spawn(executable, socket: pair[1]) else {
             let reason = String(cString: strerror(errno))
             close(pair[0])
             throw MPVError(call: "starting \(executable)", message: reason, code: -1)
@@ -55,7 +55,7 @@ final class MPVRemote: Sendable {
         var reader = LineReader(fd: socket)
         let answer: MPVError?? =
             MPVWire.write(MPVWire.line(start), to: socket)
-            ? reader.next().flatMap { try? JSONDecoder().decode(MPVWire.Message.self, from: Data($0)) }
+            ? reader.next().flatMap { MPVWire.decode(MPVWire.Message.self, from: $0) }
                 .flatMap { if case .started(let e) = $0 { e } else { nil } } : nil
         guard case .some(let failure) = answer, failure == nil else {
             finish(reader: nil)
@@ -72,7 +72,7 @@ final class MPVRemote: Sendable {
     private func finish(reader: LineReader?) {
         if var reader {
             while let line = reader.next() {
-                guard let message = try? JSONDecoder().decode(MPVWire.Message.self, from: Data(line)) else { continue }
+                guard let message = MPVWire.decode(MPVWire.Message.self, from: line) else { continue }
                 switch message {
                 case .reply(let id, let outcome):
                     guard let slot = state.withLock({ $0.pending.removeValue(forKey: id) }) else { continue }
@@ -116,12 +116,13 @@ final class MPVRemote: Sendable {
         -> MPVWire.Outcome
     {
         let slot = Slot()
-        guard let id = state.withLock({ s -> Int? in
-            guard !s.closed else { return nil }
-            defer { s.nextID += 1 }
-            s.pending[s.nextID] = slot
-            return s.nextID
-        })
+        guard
+            let id = state.withLock({ s -> Int? in
+                guard !s.closed else { return nil }
+                defer { s.nextID += 1 }
+                s.pending[s.nextID] = slot
+                return s.nextID
+            })
         else { throw MPVError(call: description(), message: MPVError.shutDownMessage, code: -3) }
         let line = MPVWire.line(MPVWire.Request(id: id, call: call))
         let sent = writing.withLock { _ in MPVWire.write(line, to: socket) }
@@ -173,14 +174,14 @@ final class MPVRemote: Sendable {
         return found
     }
 
-    /// Starts `path` with `stdio` as its standard input and output, every signal at its default and
-    /// none blocked (a thread of Swift concurrency blocks some).
-    private static func spawn(_ path: String, stdio: Int32) -> pid_t? {
+    /// Starts `path` with `socket` as its descriptor ``MPVWire/descriptor`` (its standard output
+    /// and error are this process's: mpv may write there), every signal at its default and none
+    /// blocked (a thread of Swift concurrency blocks some).
+    private static func spawn(_ path: String, socket: Int32) -> pid_t? {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdio, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdio, 1)
+        posix_spawn_file_actions_adddup2(&actions, socket, MPVWire.descriptor)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

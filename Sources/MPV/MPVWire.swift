@@ -4,6 +4,9 @@ import Foundation
 /// object a line, each way. The player sends ``Start`` once, then ``Request``s; mpv's process
 /// answers the start, each request by its id, and sends mpv's events as they come.
 enum MPVWire {
+    /// mpv's process finds its end of the socket pair here (its standard output is mpv's terminal).
+    static let descriptor: Int32 = 3
+
     /// The first line: the options mpv starts with, in order.
     struct Start: Codable {
         var options: [[String]]
@@ -44,9 +47,20 @@ enum MPVWire {
 
     /// One value as its line (JSON has no raw newline inside).
     static func line<T: Encodable>(_ value: T) -> [UInt8] {
-        // Every value here encodes: strings, numbers and data only.
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        // Every value here encodes: strings, numbers (any double, as above) and data only.
         // swift-format-ignore: NeverUseForceTry
-        Array((try! JSONEncoder().encode(value))) + [0x0A]
+        return Array((try! encoder.encode(value))) + [0x0A]
+    }
+
+    /// A line read back.
+    static func decode<T: Decodable>(_ type: T.Type, from line: [UInt8]) -> T? {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try? decoder.decode(type, from: Data(line))
     }
 
     /// Writes all of `bytes` to `fd`; false once the other side is gone.

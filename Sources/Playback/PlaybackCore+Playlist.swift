@@ -92,7 +92,9 @@ extension PlaybackCore {
         paths[entry] = path
         forgetOldPaths(newest: entry)
         switch why {
-        case .item: return []
+        case .item:
+            unstarted.insert(entry)
+            return []
         case .leadingSplash:
             leadingSplash = entry
             return []

@@ -50,6 +50,9 @@ public struct PlaybackCore: Sendable {
     var adding: [(path: String, why: Adding)] = []
     /// The guarded batches sent and not yet answered: the entries they removed, and how many they add.
     var guards: [(removed: [(id: Int64, path: String)], adds: Int)] = []
+    /// Items' entries mpv has not started yet: one appended as mpv ran out of entries is played
+    /// when it says it is idle (mpv does not go on to an entry added after its end).
+    var unstarted: Set<Int64> = []
     /// The playlist made concrete at the last look.
     public internal(set) var items: [String] = []
     /// The entry playing (mpv's last start) and its file.
@@ -242,6 +245,9 @@ public struct PlaybackCore: Sendable {
             case .load?, .splash?: return out
             default: out += changeDone(at: now)
             }
+            if let next = entries.first(where: { unstarted.contains($0.id) && failed[$0.path] == nil }) {
+                return out + change(.play(entry: next.id), at: now)
+            }
             out.append(.event(.idle))
             return out + nothingToPlay(at: now)
         case .osdSize(let w, let h):
@@ -256,6 +262,8 @@ public struct PlaybackCore: Sendable {
         between = false
         currentEntry = entry
         current = paths[entry] ?? path
+        unstarted.remove(entry)
+        if unstarted.count > entries.count { unstarted.formIntersection(entries.map(\.id)) }
         if paths[entry] == nil, let path {
             // An entry mpv added by itself (a playlist file's items): known from now on.
             paths[entry] = path

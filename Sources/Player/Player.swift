@@ -177,6 +177,7 @@ public actor Player {
             if case .success(let action) = Action.parse(words: Array(args.dropFirst())) {
                 continuation.yield(args[0] == "upright-tap" ? .tap(action) : .hotkey(action))
             }
+        case .log("upright-mpv", _, let text): continuation.yield(.problem(text))  // its process crashed
         case .startFile(let entry): feed(.mpv(.startFile(entry: entry, path: mpv.entryPath(entry))))
         case .fileLoaded: feed(.mpv(.fileLoaded))
         case .playbackRestart: feed(.mpv(.playbackRestart))

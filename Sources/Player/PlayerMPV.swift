@@ -27,9 +27,12 @@ extension MPVHandle {
         return options + extra
     }
 
-    /// A new mpv with a player's options, its OSD size observed and the hotkeys bound.
+    /// A new mpv with a player's options, its OSD size observed and the hotkeys bound. It runs in a
+    /// process of its own (libmpv 0.35 crashes now and then as it tears down a window whose
+    /// compositor died, and leaks a window's pictures each time), except for the render API
+    /// (`vo=libmpv`: tests and the demo's frames), which needs it in this one.
     static func player(options: [(String, String)], hotkeys: [Action: [String]]) throws(MPVError) -> MPVHandle {
-        let mpv = try MPVHandle(options: options)
+        let mpv = try MPVHandle(options: options, separateProcess: options.last { $0.0 == "vo" }?.1 != "libmpv")
         // The overlays are laid out against the OSD's size: drawn again whenever it changes (a turned
         // output, a resized window, the first frame of a renderer).
         try mpv.observe("osd-width", as: .int64)

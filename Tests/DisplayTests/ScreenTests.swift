@@ -119,11 +119,15 @@ extension WaylandScreenTests {
             #expect(MPVCloseGuard.installed, "libmpv's close calls must reach the guard")
             let sway = try HeadlessSway()
             defer { sway.stop() }
-            let player = try await player(on: sway)
+            // The player's mpv runs in a process of its own: the guard is for an mpv in this one.
+            setenv("WAYLAND_DISPLAY", sway.wayland, 1)
+            let mpv = try MPVHandle(
+                options: [("vo", "wlshm"), ("ao", "null"), ("fs", "yes"), ("idle", "yes")], separateProcess: false)
+            try mpv.command(["loadfile", upPattern])
             let (shot, drawn) = try await screenshot(sway) { isRed($0.rgb(400, 500)) }
             #expect(drawn, "\(shot.rgb(400, 500))")
             let before = MPVCloseGuard.held
-            #expect(await player.shutdown())
+            #expect(await mpv.shutdown())
             #expect(MPVCloseGuard.held > before)
         }
 

@@ -33,7 +33,9 @@ struct MPVHandleTests {
         #expect(throws: MPVError.self) { try mpv.command(["no-such-command"]) }
     }
 
-    @Test(arguments: [false, true]) func playsATestPatternAndTurnsItWithoutRestarting(separateProcess: Bool) async throws {
+    @Test(arguments: [false, true]) func playsATestPatternAndTurnsItWithoutRestarting(separateProcess: Bool)
+        async throws
+    {
         let mpv = try MPVHandle(options: headless, separateProcess: separateProcess)
         try mpv.command(["loadfile", testPattern])
         #expect(await waitFor(mpv.events) { $0 == .playbackRestart } != nil)
@@ -100,13 +102,20 @@ struct MPVHandleTests {
         #expect(await waitFor(mpv.events) { $0 == .playbackRestart } != nil)
         kill(try #require(mpv.processID), SIGSEGV)
         let seen = await waitFor(mpv.events) { $0 == .shutdown }
-        #expect(seen?.contains(.log(prefix: "upright-mpv", level: "error", text: "mpv's process (pid \(mpv.processID!)) was ended by signal 11")) == true)
+        #expect(
+            seen?.contains(
+                .log(
+                    prefix: "upright-mpv", level: "error",
+                    text: "mpv's process (pid \(mpv.processID!)) was ended by signal 11")) == true)
         #expect(throws: MPVError.self) { try mpv.command(["stop"]) }
     }
 
     @Test func theRenderAPINeedsMpvInThisProcess() throws {
         let mpv = try MPVHandle(options: [("vo", "libmpv"), ("ao", "null")], separateProcess: true)
-        #expect(throws: MPVError(call: "mpv_render_context_create", message: "the render API needs mpv in this process", code: -1)) {
+        #expect(
+            throws: MPVError(
+                call: "mpv_render_context_create", message: "the render API needs mpv in this process", code: -1)
+        ) {
             _ = try MPVSoftwareRenderer(mpv)
         }
     }

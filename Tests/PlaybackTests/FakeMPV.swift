@@ -165,6 +165,9 @@ struct Drive {
     var mostChangesInFlight = 0
     var lastChange = -Double.infinity
     var deliver = true
+    /// mpv's loop runs after each command, not after a batch (mpv in a process of its own, or a
+    /// busy machine: a command appended after a failure may find mpv idle already).
+    var mpvRunsBetweenCommands = false
     /// mpv's events lag, but not for ever: held back at most until time passes.
     var lagUntilTimePasses = false
     /// What the scan finds, when not the fake's folder.
@@ -228,6 +231,8 @@ struct Drive {
             switch effect {
             case .mpv(let c):
                 if let answer = run(c) { queue += core.handle(answer, at: t) }
+                let now = t
+                if mpvRunsBetweenCommands { noteStarts { $0.settle(now: now) } }
             case .guarded(let entry, let batch):
                 let passed = mpv.plays(entry)
                 queue += core.handle(.guarded(passed: passed), at: t)

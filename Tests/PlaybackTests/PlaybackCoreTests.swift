@@ -43,6 +43,19 @@ struct PlaybackCoreTests {
         #expect(d.mpv.playlist.map(\.path) == ["/s.png"], "the splash, shown while nothing can play")
     }
 
+    /// Was a 10 s stall end to end with mpv in its own process: the first item failed and mpv went
+    /// idle before the second was appended, and mpv does not go on to an entry added after its end.
+    @Test func anItemAppendedAfterMpvRanOutPlaysWhenMpvSaysItIsIdle() {
+        var d = Drive(.folder(), files: ["/d/1.png": "a", "/d/2.png": "b"])
+        d.mpv.bad = ["/d/1.png"]
+        d.mpvRunsBetweenCommands = true
+        d.send(.start)
+        d.advance(0.5)
+        #expect(d.played().first == "/d/1.png")
+        #expect(d.played().dropFirst().first == "/d/2.png", "\(d.trace.joined(separator: "\n"))")
+        #expect(!d.trace.contains { $0.contains("Nothing to play") }, "\(d.trace.joined(separator: "\n"))")
+    }
+
     @Test func mpvIdleBeforeTheFirstStartIsNotNothingToPlay() {
         var d = Drive(.folder(), files: Self.two)
         d.send(.mpv(.idle))

@@ -22,9 +22,19 @@ struct CompositorTests {
         return false
     }
 
-    /// Whether sway shows a window of process `pid`.
+    /// Whether sway shows a window of process `pid` or of a child of it (mpv runs in its own).
     static func shows(_ sway: HeadlessSway, pid: Int32) throws -> Bool {
-        try sway.swaymsg(["-t", "get_tree", "-r"]).contains("\"pid\": \(pid)")
+        let tree = try sway.swaymsg(["-t", "get_tree", "-r"])
+        return ([pid] + children(of: pid)).contains { tree.contains("\"pid\": \($0)") }
+    }
+
+    /// The pids of `pid`'s children (`/proc/PID/task/TID/children` lists each thread's own).
+    static func children(of pid: Int32) -> [Int32] {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return threads.flatMap { tid in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { Int32($0) }
+        }
     }
 
     @Test func thePackagedSwaySessionBootsIntoPlayback() async throws {
@@ -41,6 +51,8 @@ struct CompositorTests {
         let bin = directory + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: uprightBinary.path, toPath: bin + "/upright")
+        try FileManager.default.copyItem(
+            atPath: uprightBinary.deletingLastPathComponent().path + "/upright-mpv", toPath: bin + "/upright-mpv")
         try FileManager.default.copyItem(
             atPath: HeadlessSway.packageRoot + "/packaging/kiosk/sway.conf", toPath: directory + "/kiosk.conf")
         chmod(bin, 0o755)
