@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# `make deb`: builds upright_VERSION_ARCH.deb in .build-deb/ with the binary (the Swift runtime
-# linked in statically), the example configuration as /etc/upright/upright.toml, the system and
+# `make deb`: builds upright_VERSION_ARCH.deb in .build-deb/ with the binary and the player's mpv
+# process, /usr/libexec/upright/upright-mpv (the Swift runtime linked into both statically), the example configuration as /etc/upright/upright.toml, the system and
 # user systemd units, and the man page (generated from the command line's own help, with the
 # files, signals and mounting sections of packaging/upright.1.extra).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=.build-deb
 swift build -c release --static-swift-stdlib --product upright --scratch-path "$scratch"
+swift build -c release --static-swift-stdlib --product upright-mpv --scratch-path "$scratch"
 bin="$scratch/release/upright"
 version=$("$bin" --version)
 arch=$(dpkg --print-architecture)
@@ -14,9 +15,10 @@ stage="$scratch/stage"
 rm -rf "$stage"
 mkdir -p "$stage/DEBIAN" "$stage/usr/bin" "$stage/etc/upright/sway.d" "$stage/etc/pam.d" "$stage/lib/systemd/system" \
     "$stage/usr/lib/systemd/user" "$stage/usr/share/man/man1" "$stage/usr/share/doc/upright" \
-    "$stage/usr/share/upright/kiosk"
+    "$stage/usr/share/upright/kiosk" "$stage/usr/libexec/upright"
 
 install -m 755 -s "$bin" "$stage/usr/bin/upright"
+install -m 755 -s "$scratch/release/upright-mpv" "$stage/usr/libexec/upright/upright-mpv"
 install -m 644 config/upright.toml "$stage/etc/upright/upright.toml"
 install -m 644 packaging/systemd/upright.service "$stage/lib/systemd/system/upright.service"
 install -m 644 packaging/systemd/upright-user.service "$stage/usr/lib/systemd/user/upright.service"
