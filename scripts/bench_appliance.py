@@ -193,19 +193,38 @@ def end_to_end(bin_dir, strategy):
         return times
 
 
+def family(pid):
+    """pid and its descendants (Upright's mpv runs in a child process of its own)."""
+    found = [pid]
+    try:
+        for tid in os.listdir('/proc/%d/task' % pid):
+            with open('/proc/%d/task/%s/children' % (pid, tid)) as f:
+                for child in f.read().split():
+                    found += family(int(child))
+    except OSError:
+        pass
+    return found
+
+
 def usage(pid):
     """RSS (MB), threads, open descriptors, and the anonymous part of the RSS (MB: the process's
-    own memory; the rest is shared libraries' pages) of a process."""
-    rss = threads = anonymous = 0
-    for line in open('/proc/%d/status' % pid):
-        if line.startswith('VmRSS:'):
-            rss = int(line.split()[1]) / 1024
-        elif line.startswith('Threads:'):
-            threads = int(line.split()[1])
-    for line in open('/proc/%d/smaps_rollup' % pid):
-        if line.startswith('Anonymous:'):
-            anonymous = int(line.split()[1]) / 1024
-    return rss, threads, len(os.listdir('/proc/%d/fd' % pid)), anonymous
+    own memory; the rest is shared libraries' pages) of a process and its children together."""
+    rss = threads = anonymous = fds = 0
+    for p in family(pid):
+        try:
+            for line in open('/proc/%d/status' % p):
+                if line.startswith('VmRSS:'):
+                    rss += int(line.split()[1]) / 1024
+                elif line.startswith('Threads:'):
+                    threads += int(line.split()[1])
+            for line in open('/proc/%d/smaps_rollup' % p):
+                if line.startswith('Anonymous:'):
+                    anonymous += int(line.split()[1]) / 1024
+            fds += len(os.listdir('/proc/%d/fd' % p))
+        except OSError:
+            if p == pid:
+                raise
+    return rss, threads, fds, anonymous
 
 
 def burst(control, n=150):

@@ -4,7 +4,8 @@ import PropertyBased
 import Testing
 
 /// Random sequences of what happens to a player (time, steps, clips, files copied in, removed,
-/// broken and mended, mpv's events held back and let through), on a fake mpv, against the rules
+/// broken and mended, mpv's events held back and let through, mpv taking commands one by one),
+/// on a fake mpv, against the rules
 /// that must hold whatever the order.
 @Suite("Playback core properties")
 struct PlaybackPropertyTests {
@@ -16,6 +17,8 @@ struct PlaybackPropertyTests {
             settings.retryInterval = .seconds(30)
             var d = Drive(settings, files: ["/d/1.png": "1", "/d/2.png": "1", "/d/3.png": "1"])
             d.lagUntilTimePasses = true
+            // Half the cases: mpv's loop runs between two commands (mpv in its own process).
+            d.mpvRunsBetweenCommands = operations.count % 2 == 0
             var request = 0
             d.send(.start)
             for (n, op) in operations.enumerated() {
