@@ -146,7 +146,7 @@ let package = Package(
         ),
         .executableTarget(name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict),
         // The player's mpv in a process of its own: libmpv's crashes and leaks stay there.
-        .executableTarget(name: "upright-mpv", dependencies: ["MPV"], swiftSettings: strict),
+        .executableTarget(name: "upright-mpv", dependencies: ["CMalloc", "MPV"], swiftSettings: strict),
         .executableTarget(
             name: "upright-bench",
             dependencies: [

@@ -206,11 +206,12 @@ def family(pid):
     return found
 
 
-def usage(pid):
+def usage(pid, alone=False):
     """RSS (MB), threads, open descriptors, and the anonymous part of the RSS (MB: the process's
-    own memory; the rest is shared libraries' pages) of a process and its children together."""
+    own memory; the rest is shared libraries' pages) of a process and its children together
+    (`alone`: of the process only)."""
     rss = threads = anonymous = fds = 0
-    for p in family(pid):
+    for p in [pid] if alone else family(pid):
         try:
             for line in open('/proc/%d/status' % p):
                 if line.startswith('VmRSS:'):
@@ -273,8 +274,8 @@ def soak(bin_dir, seconds):
                 if k % 6 == 0:
                     burst(control)
                 if warm is None and time.monotonic() - start >= min(60, seconds / 3):
-                    warm = (time.monotonic(), usage(pid), usage(mpv.pid))
-            return warm, (time.monotonic(), usage(pid), usage(mpv.pid))
+                    warm = (time.monotonic(), usage(pid), usage(mpv.pid), usage(pid, alone=True))
+            return warm, (time.monotonic(), usage(pid), usage(mpv.pid), usage(pid, alone=True))
         finally:
             stop_sway(mpv_env, os.path.join(other, 'sway'))
 
@@ -294,7 +295,7 @@ def main():
         print('  %-9s  %s   goal p95 <= %d ms' % (strategy, ms(end_to_end(bin_dir, strategy)), goal))
     seconds = int(os.environ.get('SOAK_SECONDS', '600'))
     print('Soak, %d s: looping playback of 3 clips, a turn every 5 s, 150 control clients every 30 s:' % seconds)
-    (t0, u0, m0), (t1, u1, m1) = soak(bin_dir, seconds)
+    (t0, u0, m0, a0), (t1, u1, m1, a1) = soak(bin_dir, seconds)
 
     def per_hour(a, b):
         return (b[0] - a[0]) / max(1e-9, t1 - t0) * 3600
@@ -302,8 +303,10 @@ def main():
     line = ('  %-12s  RSS %.1f MB after warm-up, %.1f MB at the end (%+.2f MB/h), of it anonymous %.1f → %.1f MB;'
             ' threads %d → %d; fds %d → %d')
     print(line % ('upright play', u0[0], u1[0], per_hour(u0, u1), u0[3], u1[3], u0[1], u1[1], u0[2], u1[2]))
+    print(line % ('of it upright', a0[0], a1[0], per_hour(a0, a1), a0[3], a1[3], a0[1], a1[1], a0[2], a1[2]))
     print(line % ('plain mpv', m0[0], m1[0], per_hour(m0, m1), m0[3], m1[3], m0[1], m1[1], m0[2], m1[2]))
-    print('  (plain mpv shows a status line too; the rest of upright\'s RSS is the Swift runtime\'s shared pages)')
+    print('  (upright play: the process and its mpv process together; "of it upright": the process alone.'
+          ' Plain mpv shows a status line too)')
     print('  goals: growth < 1 MB/h (%s), RSS <= mpv + 30 MB (%s)'
           % ('met' if per_hour(u0, u1) < 1 else 'NOT met', 'met' if u1[0] <= m1[0] + 30 else 'NOT met'))
 
