@@ -60,7 +60,8 @@ let package = Package(
         // libmpv 0.35's Wayland output closes its display's socket twice; this C module holds
         // libmpv's own close back so that the second one cannot take another thread's descriptor.
         .target(name: "CMPVCloseGuard", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "MPV", dependencies: ["Blocking", "CMPV", "CMPVCloseGuard"], swiftSettings: strict),
+        .target(
+            name: "MPV", dependencies: ["Blocking", "CMPV", "CMPVCloseGuard", "UnixSocket"], swiftSettings: strict),
 
         // Pure core: no I/O, no clock; only the standard library and swift-numerics' elementary functions.
         .target(

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import UnixSocket
 
 /// The other end of ``MPVRemote``: the `upright-mpv` process. It reads the start and the calls on
 /// descriptor 3 (``MPVWire/descriptor``), answers them and sends mpv's events there, and ends with
@@ -67,7 +68,7 @@ public enum MPVHost {
         private let lock = Mutex(())
         func send(_ message: MPVWire.Message) {
             let line = MPVWire.line(message)
-            let sent = lock.withLock { _ in MPVWire.write(line, to: MPVWire.descriptor) }
+            let sent = lock.withLock { _ in UnixSocket.sendAll(MPVWire.descriptor, line) }
             if !sent { _exit(0) }  // the parent is gone
         }
     }

@@ -1,6 +1,7 @@
 import Blocking
 import Foundation
 import Synchronization
+import UnixSocket
 
 /// An mpv in a process of its own (`upright-mpv`, beside this program's executable or in
 /// `/usr/libexec/upright`), spoken to over a socket pair (``MPVWire``). Whatever libmpv does
@@ -54,7 +55,7 @@ final class MPVRemote: Sendable {
         let start = MPVWire.Start(options: options.map { [$0.0, $0.1] })
         var reader = LineReader(fd: socket)
         let answer: MPVError?? =
-            MPVWire.write(MPVWire.line(start), to: socket)
+            UnixSocket.sendAll(socket, MPVWire.line(start))
             ? reader.next().flatMap { MPVWire.decode(MPVWire.Message.self, from: $0) }
                 .flatMap { if case .started(let e) = $0 { e } else { nil } } : nil
         guard case .some(let failure) = answer, failure == nil else {
@@ -125,7 +126,7 @@ final class MPVRemote: Sendable {
             })
         else { throw MPVError(call: description(), message: MPVError.shutDownMessage, code: -3) }
         let line = MPVWire.line(MPVWire.Request(id: id, call: call))
-        let sent = writing.withLock { _ in MPVWire.write(line, to: socket) }
+        let sent = writing.withLock { _ in UnixSocket.sendAll(socket, line) }
         if !sent { shutdown(SHUT_RDWR) }
         if slot.answered.wait(timeout: .now() + Self.answerTimeout) == .timedOut {
             kill(pid, SIGKILL)
@@ -148,7 +149,7 @@ final class MPVRemote: Sendable {
         }
         guard first else { return }
         let line = MPVWire.line(MPVWire.Request(id: 0, call: .quit))
-        if !writing.withLock({ _ in MPVWire.write(line, to: socket) }) { shutdown(SHUT_RDWR) }
+        if !writing.withLock({ _ in UnixSocket.sendAll(socket, line) }) { shutdown(SHUT_RDWR) }
     }
 
     /// Blocks until the process has ended and been reaped, or `deadline`; then ends it by force.

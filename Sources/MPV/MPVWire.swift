@@ -62,18 +62,6 @@ enum MPVWire {
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return try? decoder.decode(type, from: Data(line))
     }
-
-    /// Writes all of `bytes` to `fd`; false once the other side is gone.
-    static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return false }
-            sent += n
-        }
-        return true
-    }
 }
 
 /// Reads newline-ended lines from a descriptor, blocking.
