@@ -54,14 +54,13 @@ final class MPVRemote: Sendable {
         ended.enter()
         let start = MPVWire.Start(options: options.map { [$0.0, $0.1] })
         var reader = LineReader(fd: socket)
-        let answer: MPVError?? =
+        let reply =
             UnixSocket.sendAll(socket, MPVWire.line(start))
-            ? reader.next().flatMap { MPVWire.decode(MPVWire.Message.self, from: $0) }
-                .flatMap { if case .started(let e) = $0 { e } else { nil } } : nil
-        guard case .some(let failure) = answer, failure == nil else {
+            ? reader.next().flatMap { MPVWire.decode(MPVWire.Message.self, from: $0) } : nil
+        guard case .started(nil)? = reply else {
             finish(reader: nil)
-            throw (answer ?? nil)
-                ?? MPVError(call: "starting \(executable)", message: "it ended before mpv started", code: -1)
+            if case .started(let failure?)? = reply { throw failure }
+            throw MPVError(call: "starting \(executable)", message: "it ended before mpv started", code: -1)
         }
         let rest = reader
         Blocking.thread(named: "upright-mpv-reader") { [self] in finish(reader: rest) }
