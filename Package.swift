@@ -11,7 +11,6 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "upright", targets: ["upright"]),
-        .executable(name: "upright-mpv", targets: ["upright-mpv"]),
         .library(name: "OrientationCore", targets: ["OrientationCore"]),
     ],
     dependencies: [
@@ -29,9 +28,9 @@ let package = Package(
     targets: [
         // C libraries: each wrapped once, by exactly one Swift module.
         .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
-        // libmpv-dev: its headers are in /usr/include; its pkg-config file adds -D_REENTRANT (for
-        // its dependencies' headers, which are not imported), a flag SwiftPM warns of and drops.
-        .systemLibrary(name: "CMPV"),
+        // libmpv-dev's headers (in /usr/include); the library itself is loaded when a core is first
+        // made, so only the process that plays maps it.
+        .target(name: "CMPV", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's allocator controls (malloc.h): libc itself, always linked.
         .systemLibrary(name: "CMalloc"),
@@ -146,8 +145,6 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict),
-        // The player's mpv in a process of its own: libmpv's crashes and leaks stay there.
-        .executableTarget(name: "upright-mpv", dependencies: ["CMalloc", "MPV"], swiftSettings: strict),
         .executableTarget(
             name: "upright-bench",
             dependencies: [

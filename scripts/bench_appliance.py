@@ -12,6 +12,7 @@ libiio reading a fake sysfs tree (scripts/with-fake-iio.sh).
 
   scripts/bench_appliance.py BIN_DIR
 """
+import array
 import contextlib
 import os
 import shutil
@@ -206,11 +207,45 @@ def family(pid):
     return found
 
 
+def pages_once(pids):
+    """MB of the physical pages resident in any of the processes, each counted once however many
+    of them map it (read from /proc/PID/pagemap: the family's own cost, where the sum of RSS counts
+    the libraries every process maps again for each)."""
+    frames = set()
+    for p in pids:
+        try:
+            ranges = []
+            start = end = None
+            with open('/proc/%d/smaps' % p) as f:
+                for line in f:
+                    head = line.split(None, 1)[0]
+                    if '-' in head and not head.endswith(':'):
+                        a, b = head.split('-')
+                        start, end = int(a, 16), int(b, 16)
+                    elif head == 'Rss:' and int(line.split()[1]) > 0:
+                        ranges.append((start, end))
+            with open('/proc/%d/pagemap' % p, 'rb') as f:
+                for a, b in ranges:
+                    f.seek(a // 4096 * 8)
+                    entries = array.array('Q')
+                    entries.frombytes(f.read((b - a) // 4096 * 8))
+                    frames.update(e & PFN_MASK for e in entries if e & PRESENT)
+        except OSError:
+            pass
+    return len(frames) * 4096 / 1048576
+
+
+PRESENT = 1 << 63
+PFN_MASK = (1 << 55) - 1
+
+
 def usage(pid, alone=False):
-    """RSS (MB), threads, open descriptors, and the anonymous part of the RSS (MB: the process's
-    own memory; the rest is shared libraries' pages) of a process and its children together
-    (`alone`: of the process only)."""
-    rss = threads = anonymous = fds = 0
+    """RSS (MB), threads, open descriptors, the anonymous part of the RSS (MB: the process's
+    own memory; the rest is shared libraries' pages) and the proportional set size (PSS, MB: each
+    shared page divided among the processes that map it, so a library two processes of the family
+    map is counted once between them) of a process and its children together (`alone`: of the
+    process only)."""
+    rss = threads = anonymous = fds = pss = 0
     for p in [pid] if alone else family(pid):
         try:
             for line in open('/proc/%d/status' % p):
@@ -221,11 +256,13 @@ def usage(pid, alone=False):
             for line in open('/proc/%d/smaps_rollup' % p):
                 if line.startswith('Anonymous:'):
                     anonymous += int(line.split()[1]) / 1024
+                elif line.startswith('Pss:'):
+                    pss += int(line.split()[1]) / 1024
             fds += len(os.listdir('/proc/%d/fd' % p))
         except OSError:
             if p == pid:
                 raise
-    return rss, threads, fds, anonymous
+    return rss, threads, fds, anonymous, pss
 
 
 def burst(control, n=150):

@@ -11,7 +11,10 @@ and, between turns, one fault at a time from the mix a kiosk meets:
 Each fault is checked to be recovered within its limit (2 s; a compositor 5 s after it is back):
 the control socket answers, the screen (grim) shows the picture upright for the orientation held,
 the output is turned as it should. Resident memory, anonymous memory, threads and descriptors
-are sampled every 10 s beside plain mpv playing the same pictures in a sway of its own. At the
+are sampled every 10 s beside plain mpv playing the same pictures in a sway of its own: for
+`upright play` and its mpv process together (the sum of their RSS, and their resident pages
+counted once, read from /proc/PID/pagemap: the libraries both map are counted once), and for
+the `upright` process alone. At the
 end Upright is stopped (SIGTERM) and the output must be back to its original transform.
 
   SOAK_SECONDS=600 scripts/bench_faults.py BIN_DIR
@@ -21,8 +24,9 @@ core dump, mpv's log with BENCH_MPV_LOG=1) is kept and named. BENCH_SMAPS=1 keep
 smaps at the end too.
 
 Goals: every fault recovered within its limit, no wrong picture, growth under 1 MB/h after
-warm-up (a least-squares line through the samples), threads and descriptors back to their
-warm-up figures, a clean exit with the output restored.
+warm-up (a least-squares line through the samples of the pages counted once), those pages within
+plain mpv's + 30 MB, threads and descriptors back to their warm-up figures, a clean exit with
+the output restored.
 """
 import json
 import os
@@ -40,7 +44,8 @@ import zlib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_sensor import attitude, make_tree, WRAP  # noqa: E402
 from bench_appliance import (PORTRAIT, DEVICE_LANDSCAPE_LEFT, DEVICE_LANDSCAPE_RIGHT, burst, plain_mpv, screenshot,
-                             start_sway, stop_sway, upright, upright_pid, usage)  # noqa: E402
+                             family, pages_once, start_sway, stop_sway, upright, upright_pid,
+                             usage)  # noqa: E402
 
 TURNS = [(DEVICE_LANDSCAPE_LEFT, 'landscape-right', '90'), (PORTRAIT, 'portrait', 'normal'),
          (DEVICE_LANDSCAPE_RIGHT, 'landscape-left', '270')]
@@ -253,9 +258,9 @@ FAULTS = [
 ]
 
 
-def alive_usage(pid):
+def alive_usage(pid, alone=False):
     try:
-        return usage(pid)
+        return usage(pid, alone)
     except OSError:
         return None
 
@@ -307,13 +312,15 @@ def main():
                 wrong += 1
             name, limit, fault = FAULTS[k % len(FAULTS)]
             before = alive_usage(kiosk.pid)
+            before_alone = alive_usage(kiosk.pid, alone=True)
             took = fault(kiosk)
             after = alive_usage(kiosk.pid)
-            if before is None or after is None:
+            after_alone = alive_usage(kiosk.pid, alone=True)
+            if before is None or after is None or before_alone is None or after_alone is None:
                 continue  # ended meanwhile: said at the top of the loop
             results[name].append(took if took is not None and took <= limit else None)
             if time.monotonic() - start >= warmup:
-                grown[name] = grown.get(name, 0.0) + after[3] - before[3]
+                grown[name] = grown.get(name, 0.0) + after_alone[3] - before_alone[3]
             k += 1
             now = time.monotonic() - start
             if now - last_sample >= 10:
@@ -321,9 +328,11 @@ def main():
                 u, m = after, usage(mpv.pid)
                 if now >= warmup:
                     baseline = baseline or (u, m)
-                    samples['upright'].append((now, u[0]))
-                    samples['mpv'].append((now, m[0]))
-                    samples.setdefault('upright-anon', []).append((now, u[3]))
+                    alone = usage(kiosk.pid, alone=True)
+                    for key, value in (('upright', u[0]), ('mpv', m[0]), ('once', pages_once(family(kiosk.pid))),
+                                       ('mpv-once', pages_once([mpv.pid])), ('alone', alone[0]),
+                                       ('alone-anon', alone[3])):
+                        samples.setdefault(key, []).append((now, value))
         if died:
             print('Fault soak: %s; its log: %s' % (died, kiosk.log.name))
             for name, limit, _ in FAULTS:
@@ -337,6 +346,8 @@ def main():
             s.close()
         time.sleep(35)  # the silent clients' 30 s idle limit, for the descriptors' count
         end_u, end_m = usage(kiosk.pid), usage(mpv.pid)
+        end_once, end_mpv_once = pages_once(family(kiosk.pid)), pages_once([mpv.pid])
+        end_alone = usage(kiosk.pid, alone=True)
         if os.environ.get('BENCH_SMAPS'):
             shutil.copy('/proc/%d/smaps' % kiosk.pid, os.path.join(directory, 'smaps'))
             os.environ['BENCH_KEEP'] = '1'
@@ -358,18 +369,27 @@ def main():
             print('  %-18s %2d/%-2d recovered within %d s%s' % (name, len(ok), len(r), limit,
                   ', slowest %.2f s' % max(ok) if ok else ''))
         print('  turns with the wrong picture or transform after 3 s: %d of %d' % (wrong, turns))
-        print('  anonymous memory grown across each kind of fault after warm-up (MB): '
+        print('  the upright process\'s anonymous memory grown across each kind of fault after warm-up (MB): '
               + ', '.join('%s %+.1f' % (n, grown.get(n, 0.0)) for n, _, _ in FAULTS))
         bu, bm = baseline or (end_u, end_m)
-        print('  upright play: RSS %.1f → %.1f MB (%+.2f MB/h after warm-up, anonymous %+.2f MB/h); threads %d → %d;'
-              ' fds %d → %d' % (bu[0], end_u[0], slope(samples['upright']), slope(samples.get('upright-anon', [])),
-                                bu[1], end_u[1], bu[2], end_u[2]))
-        print('  plain mpv:    RSS %.1f → %.1f MB (%+.2f MB/h); threads %d → %d; fds %d → %d'
-              % (bm[0], end_m[0], slope(samples['mpv']), bm[1], end_m[1], bm[2], end_m[2]))
+
+        def first(key, end):
+            return samples[key][0][1] if samples.get(key) else end
+
+        print('  upright play and its mpv process: resident pages counted once %.1f → %.1f MB (%+.2f MB/h after'
+              ' warm-up); the sum of their RSS %.1f → %.1f MB (%+.2f MB/h); threads %d → %d; fds %d → %d'
+              % (first('once', end_once), end_once, slope(samples.get('once', [])), bu[0], end_u[0],
+                 slope(samples['upright']), bu[1], end_u[1], bu[2], end_u[2]))
+        print('  the upright process alone: RSS %.1f → %.1f MB (%+.2f MB/h), anonymous %.1f → %.1f MB (%+.2f MB/h)'
+              % (first('alone', end_alone[0]), end_alone[0], slope(samples.get('alone', [])),
+                 first('alone-anon', end_alone[3]), end_alone[3], slope(samples.get('alone-anon', []))))
+        print('  plain mpv: resident pages %.1f → %.1f MB (%+.2f MB/h); RSS %.1f → %.1f MB; threads %d → %d;'
+              ' fds %d → %d' % (first('mpv-once', end_mpv_once), end_mpv_once, slope(samples.get('mpv-once', [])),
+                                bm[0], end_m[0], bm[1], end_m[1], bm[2], end_m[2]))
         print('  exit: status %s, output %s at the end' % (code, restored))
         goals = [('every fault recovered within its limit', recovered_all), ('no wrong picture', wrong == 0),
-                 ('growth < 1 MB/h', slope(samples['upright']) < 1),
-                 ('RSS <= mpv + 30 MB', end_u[0] <= end_m[0] + 30),
+                 ('growth < 1 MB/h', slope(samples.get('once', [])) < 1),
+                 ('resident <= mpv + 30 MB', end_once <= end_mpv_once + 30),
                  ('threads and fds back', end_u[1] <= bu[1] and end_u[2] <= bu[2]),
                  ('clean exit, output restored', code == 0 and restored == 'normal')]
         print('  goals: ' + '; '.join('%s: %s' % (g, 'met' if ok else 'NOT met') for g, ok in goals))

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# `make deb`: builds upright_VERSION_ARCH.deb in .build-deb/ with the binary and the player's mpv
-# process, /usr/libexec/upright/upright-mpv (the Swift runtime linked into both statically), the example configuration as /etc/upright/upright.toml, the system and
+# `make deb`: builds upright_VERSION_ARCH.deb in .build-deb/ with the binary (the Swift runtime
+# linked in statically; it is its player's mpv process too), the example configuration as
+# /etc/upright/upright.toml, the system and
 # user systemd units, and the man page (generated from the command line's own help, with the
 # files, signals and mounting sections of packaging/upright.1.extra).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=.build-deb
 swift build -c release --static-swift-stdlib --product upright --scratch-path "$scratch"
-swift build -c release --static-swift-stdlib --product upright-mpv --scratch-path "$scratch"
 bin="$scratch/release/upright"
 version=$("$bin" --version)
 arch=$(dpkg --print-architecture)
@@ -15,10 +15,9 @@ stage="$scratch/stage"
 rm -rf "$stage"
 mkdir -p "$stage/DEBIAN" "$stage/usr/bin" "$stage/etc/upright/sway.d" "$stage/etc/pam.d" "$stage/lib/systemd/system" \
     "$stage/usr/lib/systemd/user" "$stage/usr/share/man/man1" "$stage/usr/share/doc/upright" \
-    "$stage/usr/share/upright/kiosk" "$stage/usr/libexec/upright"
+    "$stage/usr/share/upright/kiosk"
 
 install -m 755 -s "$bin" "$stage/usr/bin/upright"
-install -m 755 -s "$scratch/release/upright-mpv" "$stage/usr/libexec/upright/upright-mpv"
 install -m 644 config/upright.toml "$stage/etc/upright/upright.toml"
 install -m 644 packaging/systemd/upright.service "$stage/lib/systemd/system/upright.service"
 install -m 644 packaging/systemd/upright-user.service "$stage/usr/lib/systemd/user/upright.service"
@@ -39,10 +38,14 @@ awk -v extra=packaging/upright.1.extra '
     /^\.Sh "EXIT STATUS"/ { while ((getline line < extra) > 0) print line }
     { print }' "$man/upright.1" | gzip -9n > "$stage/usr/share/man/man1/upright.1.gz"
 
-# Depends: the package of each library the binary names itself (DT_NEEDED), at least the version
-# built with; theirs bring their own.
-depends=$(objdump -p "$bin" | awk '/NEEDED/ { print $2 }' | while read -r soname; do
+# Depends: the package of each library the binary names itself (DT_NEEDED), and of libmpv, which
+# it loads when it plays (dlopen: the soname of the major API version of the headers built with),
+# at least the version built with; theirs bring their own.
+mpv_major=$(sed -n 's/^#define MPV_CLIENT_API_VERSION MPV_MAKE_VERSION(\([0-9]*\),.*/\1/p' /usr/include/mpv/client.h)
+[ -n "$mpv_major" ] || { echo "make-deb: no MPV_CLIENT_API_VERSION in /usr/include/mpv/client.h" >&2; exit 1; }
+depends=$({ objdump -p "$bin" | awk '/NEEDED/ { print $2 }'; echo "libmpv.so.$mpv_major"; } | while read -r soname; do
     lib=$(ldd "$bin" | awk -v n="$soname" '$1 == n { print $3 }')
+    [ -n "$lib" ] || lib=$(ldconfig -p | awk -v n="$soname" '$1 == n { print $NF; exit }')
     [ -n "$lib" ] || continue
     real=$(readlink -f "$lib")
     pkg=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "$real" 2>/dev/null || true)

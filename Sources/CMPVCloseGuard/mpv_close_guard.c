@@ -46,6 +46,13 @@ static int held_count;
 static unsigned long held_total;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+void upright_mpv_close_guard_find_libraries(void) {
+    pthread_once(&found, find_libraries);
+    pthread_mutex_lock(&lock);
+    find_libraries();
+    pthread_mutex_unlock(&lock);
+}
+
 static int really_close(int fd) { return (int)syscall(SYS_close, fd); }
 
 static bool is_socket(int fd) {

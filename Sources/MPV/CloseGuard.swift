@@ -8,6 +8,8 @@ import CMPVCloseGuard
 public enum MPVCloseGuard {
     /// libmpv's closes held back so far in this process.
     public static var held: UInt { UInt(upright_mpv_close_guard_held()) }
+    /// Finds libmpv's code again, once it has been loaded.
+    static func findLibraries() { upright_mpv_close_guard_find_libraries() }
     /// True when libmpv's `close` calls reach the guard.
     public static var installed: Bool { upright_mpv_close_guard_installed() }
 }

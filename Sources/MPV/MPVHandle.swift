@@ -25,7 +25,7 @@ public struct MPVError: Error, Sendable, Equatable, Codable, CustomStringConvert
     /// Throws for a negative libmpv status code.
     static func check(_ status: Int32, _ call: @autoclosure () -> String) throws(MPVError) {
         guard status < 0 else { return }
-        throw MPVError(call: call(), message: String(cString: mpv_error_string(status)), code: status)
+        throw MPVError(call: call(), message: String(cString: upright_mpv_error_string(status)), code: status)
     }
 }
 
@@ -214,9 +214,13 @@ public final class MPVHandle: @unchecked Sendable {
         // mpv parses numbers with the C locale and refuses to start under another LC_NUMERIC.
         setlocale(LC_NUMERIC, "C")
         let h = try MPVCores.creating { () throws(MPVError) -> OpaquePointer in
-            guard let h = mpv_create() else {
+            guard let h = upright_mpv_create() else {
+                if let failure = upright_mpv_load_failure() {
+                    throw MPVError(call: "dlopen(libmpv)", message: String(cString: failure), code: -1)
+                }
                 throw MPVError(call: "mpv_create()", message: "out of memory or a bad locale", code: -1)
             }
+            MPVCloseGuard.findLibraries()  // libmpv is loaded by the process's first core
             return h
         }
         local = h
@@ -224,14 +228,14 @@ public final class MPVHandle: @unchecked Sendable {
         /// A core that cannot start is destroyed here, and counted gone.
         func fail(_ status: Int32, _ call: String) throws(MPVError) {
             guard status < 0 else { return }
-            mpv_terminate_destroy(h)
+            upright_mpv_terminate_destroy(h)
             MPVCores.destroyed()
             try MPVError.check(status, call)
         }
         for (name, value) in options {
-            try fail(mpv_set_option_string(h, name, value), "mpv_set_option_string(\(name)=\(value))")
+            try fail(upright_mpv_set_option_string(h, name, value), "mpv_set_option_string(\(name)=\(value))")
         }
-        try fail(mpv_initialize(h), "mpv_initialize()")
+        try fail(upright_mpv_initialize(h), "mpv_initialize()")
         let (stream, continuation) = AsyncStream.makeStream(of: MPVEvent.self, bufferingPolicy: .bufferingNewest(1024))
         events = stream
         // The event thread owns the last step of the handle's life: on MPV_EVENT_SHUTDOWN (after `quit`,
@@ -242,7 +246,7 @@ public final class MPVHandle: @unchecked Sendable {
         self.lifetime = lifetime
         Blocking.thread(named: "upright-mpv-events") {
             while true {
-                guard let e = mpv_wait_event(pointer.handle, -1) else { continue }
+                guard let e = upright_mpv_wait_event(pointer.handle, -1) else { continue }
                 let event = MPVHandle.copy(e.pointee)
                 if case .other("none") = event { continue }
                 continuation.yield(event)
@@ -252,7 +256,7 @@ public final class MPVHandle: @unchecked Sendable {
             if keepsCore { return }
             // A render context must be freed before the core goes (render.h): wait for the last one.
             while lifetime.renderers > 0 { usleep(1000) }
-            lifetime.destroy { mpv_terminate_destroy(pointer.handle) }
+            lifetime.destroy { upright_mpv_terminate_destroy(pointer.handle) }
             MPVCores.destroyed()
         }
     }
@@ -296,20 +300,20 @@ public final class MPVHandle: @unchecked Sendable {
         switch kind {
         case .string:
             var p: UnsafeMutablePointer<CChar>?
-            try guarded(call) { mpv_get_property($0, name, MPV_FORMAT_STRING, &p) }
-            defer { mpv_free(p) }
+            try guarded(call) { upright_mpv_get_property($0, name, MPV_FORMAT_STRING, &p) }
+            defer { upright_mpv_free(p) }
             return .string(p.map { String(cString: $0) } ?? "")
         case .flag:
             var v: Int32 = 0
-            try guarded(call) { mpv_get_property($0, name, MPV_FORMAT_FLAG, &v) }
+            try guarded(call) { upright_mpv_get_property($0, name, MPV_FORMAT_FLAG, &v) }
             return .flag(v != 0)
         case .int64:
             var v: Int64 = 0
-            try guarded(call) { mpv_get_property($0, name, MPV_FORMAT_INT64, &v) }
+            try guarded(call) { upright_mpv_get_property($0, name, MPV_FORMAT_INT64, &v) }
             return .int64(v)
         case .double:
             var v = 0.0
-            try guarded(call) { mpv_get_property($0, name, MPV_FORMAT_DOUBLE, &v) }
+            try guarded(call) { upright_mpv_get_property($0, name, MPV_FORMAT_DOUBLE, &v) }
             return .double(v)
         }
     }
@@ -323,16 +327,16 @@ public final class MPVHandle: @unchecked Sendable {
         }
         switch value {
         case .string(let s):
-            try guarded(call) { mpv_set_property_string($0, name, s) }
+            try guarded(call) { upright_mpv_set_property_string($0, name, s) }
         case .flag(let b):
             var v: Int32 = b ? 1 : 0
-            try guarded(call) { mpv_set_property($0, name, MPV_FORMAT_FLAG, &v) }
+            try guarded(call) { upright_mpv_set_property($0, name, MPV_FORMAT_FLAG, &v) }
         case .int64(let i):
             var v = i
-            try guarded(call) { mpv_set_property($0, name, MPV_FORMAT_INT64, &v) }
+            try guarded(call) { upright_mpv_set_property($0, name, MPV_FORMAT_INT64, &v) }
         case .double(let d):
             var v = d
-            try guarded(call) { mpv_set_property($0, name, MPV_FORMAT_DOUBLE, &v) }
+            try guarded(call) { upright_mpv_set_property($0, name, MPV_FORMAT_DOUBLE, &v) }
         }
     }
 
@@ -345,8 +349,8 @@ public final class MPVHandle: @unchecked Sendable {
         }
         guard let local else { return nil }
         return lifetime.alive { () -> String? in
-            guard let p = mpv_get_property_string(local, property) else { return nil }
-            defer { mpv_free(p) }
+            guard let p = upright_mpv_get_property_string(local, property) else { return nil }
+            defer { upright_mpv_free(p) }
             return String(cString: p)
         } ?? nil
     }
@@ -364,7 +368,7 @@ public final class MPVHandle: @unchecked Sendable {
             case .int64: MPV_FORMAT_INT64
             case .double: MPV_FORMAT_DOUBLE
             }
-        try guarded("mpv_observe_property(\(name))") { mpv_observe_property($0, 0, name, format) }
+        try guarded("mpv_observe_property(\(name))") { upright_mpv_observe_property($0, 0, name, format) }
     }
 
     // MARK: - Commands
@@ -376,7 +380,7 @@ public final class MPVHandle: @unchecked Sendable {
             return
         }
         try guarded("mpv_command(\(arguments.joined(separator: " ")))") { h in
-            Self.withCStrings(arguments) { mpv_command(h, $0) }
+            Self.withCStrings(arguments) { upright_mpv_command(h, $0) }
         }
     }
 
@@ -394,9 +398,9 @@ public final class MPVHandle: @unchecked Sendable {
         var frame: MPVFrame?
         try guarded("mpv_command_ret(screenshot-raw \(mode))") { h in
             var result = mpv_node()
-            let status = Self.withCStrings(["screenshot-raw", mode]) { mpv_command_ret(h, $0, &result) }
+            let status = Self.withCStrings(["screenshot-raw", mode]) { upright_mpv_command_ret(h, $0, &result) }
             guard status >= 0 else { return status }
-            defer { mpv_free_node_contents(&result) }
+            defer { upright_mpv_free_node_contents(&result) }
             guard result.format == MPV_FORMAT_NODE_MAP, let list = result.u.list?.pointee else { return -1 }
             var w = 0, h = 0, rowBytes = 0, format = "", bytes: [UInt8] = []
             for i in 0..<Int(list.num) {
@@ -431,7 +435,7 @@ public final class MPVHandle: @unchecked Sendable {
     public func quit() {
         if let remote { return remote.quit() }
         guard let local else { return }
-        lifetime.quit { Self.withCStrings(["quit"]) { _ = mpv_command(local, $0) } }
+        lifetime.quit { Self.withCStrings(["quit"]) { _ = upright_mpv_command(local, $0) } }
     }
 
     /// Asks mpv to quit and waits until its core is destroyed (`mpv_terminate_destroy` has
@@ -490,7 +494,7 @@ public final class MPVHandle: @unchecked Sendable {
             return .log(
                 prefix: String(cString: m.prefix), level: String(cString: m.level), text: String(cString: m.text))
         default:
-            return .other(String(cString: mpv_event_name(e.event_id)))
+            return .other(String(cString: upright_mpv_event_name(e.event_id)))
         }
     }
 
@@ -506,7 +510,7 @@ public final class MPVHandle: @unchecked Sendable {
             default: "unknown"
             }
         return .endFile(
-            reason: reason, error: end.error < 0 ? String(cString: mpv_error_string(end.error)) : nil,
+            reason: reason, error: end.error < 0 ? String(cString: upright_mpv_error_string(end.error)) : nil,
             playlistEntry: end.playlist_entry_id)
     }
 
@@ -583,6 +587,6 @@ struct HandlePointer: @unchecked Sendable {
 
 /// The libmpv client API version as "major.minor" (`mpv_client_api_version`).
 public var mpvClientAPIVersion: String {
-    let v = mpv_client_api_version()
+    let v = upright_mpv_client_api_version()
     return "\(v >> 16).\(v & 0xffff)"
 }

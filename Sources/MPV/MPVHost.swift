@@ -2,12 +2,24 @@ import Foundation
 import Synchronization
 import UnixSocket
 
-/// The other end of ``MPVRemote``: the `upright-mpv` process. It reads the start and the calls on
+/// The other end of ``MPVRemote``: `upright` started as `upright-mpv` (``argument``). It reads the start and the calls on
 /// descriptor 3 (``MPVWire/descriptor``), answers them and sends mpv's events there, and ends with
 /// `_exit` (never tearing libmpv down: its process's end frees everything) when told to quit, when
 /// mpv has shut down, or when its input ends (its parent has closed it, or died).
 public enum MPVHost {
+    /// The process's name (its `argv[0]` and its name in `ps`, `top` and `pgrep`).
+    public static let name = "upright-mpv"
+    /// The first argument that makes `upright` this process.
+    public static let argument = "--mpv-host"
+
+    /// Said by a program that serves this host itself when started with ``argument`` (`upright`):
+    /// its mpv processes are then the very file it runs from (`/proc/self/exe`: the same version
+    /// even after a newer one was installed over it), whose pages in memory the two share.
+    public static func servedByThisProgram() { byThisProgram.store(true, ordering: .relaxed) }
+    static let byThisProgram = Atomic<Bool>(false)
+
     public static func serve() -> Never {
+        try? name.write(toFile: "/proc/self/comm", atomically: false, encoding: .utf8)
         signal(SIGPIPE, SIG_IGN)
         // A terminal's Ctrl-C and the service manager's stop are for the parent, which ends this
         // process by telling it to quit or by closing its input (at its own end, whatever it is).

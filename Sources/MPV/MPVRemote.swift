@@ -3,8 +3,8 @@ import Foundation
 import Synchronization
 import UnixSocket
 
-/// An mpv in a process of its own (`upright-mpv`, beside this program's executable or in
-/// `/usr/libexec/upright`), spoken to over a socket pair (``MPVWire``). Whatever libmpv does
+/// An mpv in a process of its own (`upright` started as `upright-mpv`, ``MPVHost``), spoken to
+/// over a socket pair (``MPVWire``). Whatever libmpv does
 /// when its window's compositor dies, or while it shuts down, stays in that process: a crash there
 /// ends the event stream as a shutdown does, and its memory goes with it. The process is never
 /// asked to tear libmpv down: it ends with `_exit` once told to quit or once mpv has shut down.
@@ -160,16 +160,17 @@ final class MPVRemote: Sendable {
 
     // MARK: - The process
 
-    /// Where `upright-mpv` is: beside this program's executable (a build tree, a test run), else
-    /// where the package installs it.
+    /// The program that serves mpv's process: this one when it can (``MPVHost/servedByThisProgram()``),
+    /// else `upright` beside this program's executable (a test run, a benchmark), else where the
+    /// package installs it.
     static func hostExecutable() throws(MPVError) -> String {
-        let name = "upright-mpv"
+        if MPVHost.byThisProgram.load(ordering: .relaxed) { return "/proc/self/exe" }
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        let candidates = [(own as NSString).deletingLastPathComponent + "/" + name, "/usr/libexec/upright/" + name]
+        let candidates = [(own as NSString).deletingLastPathComponent + "/upright", "/usr/bin/upright"]
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw MPVError(
                 call: "starting mpv's process",
-                message: "\(name) was found neither at \(candidates.joined(separator: " nor at "))", code: -1)
+                message: "upright was found neither at \(candidates.joined(separator: " nor at "))", code: -1)
         }
         return found
     }
@@ -192,7 +193,7 @@ final class MPVRemote: Sendable {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(MPVHost.name), strdup(MPVHost.argument), nil]
         defer { argv.forEach { free($0) } }
         // Swift's backtracer would hold a crashed mpv for seconds while it symbolicates: the
         // player restarts mpv at once instead, and the service manager keeps the core dump.

@@ -35,7 +35,7 @@ public final class MPVSoftwareRenderer {
                 mpv_render_param(type: MPV_RENDER_PARAM_API_TYPE, data: UnsafeMutableRawPointer(mutating: api)),
                 mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
             ]
-            return player.lifetime.alive { mpv_render_context_create(&ctx, core, &params) } ?? -3
+            return player.lifetime.alive { upright_mpv_render_context_create(&ctx, core, &params) } ?? -3
         }
         try MPVError.check(status, "mpv_render_context_create(sw)")
         context = ctx!
@@ -48,7 +48,7 @@ public final class MPVSoftwareRenderer {
     /// quit: freeing it while the core shuts its video output down races inside mpv 0.35.
     public func close() {
         guard let context else { return }
-        mpv_render_context_free(context)
+        upright_mpv_render_context_free(context)
         self.context = nil
         player.lifetime.add(-1)
     }
@@ -59,7 +59,7 @@ public final class MPVSoftwareRenderer {
     /// presentations (after a format change, no frame at all: black), which no screen shows.
     public func hasNewFrame() -> Bool {
         guard let context else { return false }
-        return mpv_render_context_update(context) & UInt64(MPV_RENDER_UPDATE_FRAME.rawValue) != 0
+        return upright_mpv_render_context_update(context) & UInt64(MPV_RENDER_UPDATE_FRAME.rawValue) != 0
     }
 
     /// The frame mpv wants on the screen now, rendered at `width` × `height`, when it has a new
@@ -90,7 +90,7 @@ public final class MPVSoftwareRenderer {
                             mpv_render_param(type: MPV_RENDER_PARAM_SW_POINTER, data: buffer.baseAddress),
                             mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
                         ]
-                        return mpv_render_context_render(context, &params)
+                        return upright_mpv_render_context_render(context, &params)
                     }
                 }
             }

@@ -4,6 +4,7 @@ import Config
 import Foundation
 import Glibc
 import Logging
+import MPV
 import OrientationCore
 import Sensors
 import Session
@@ -71,6 +72,15 @@ struct OutputBuffer {
 }
 
 extension Upright {
+    /// The player's mpv runs in a process of its own: this program, started again with
+    /// ``MPVHost/argument`` (one file, whose pages the two processes share). Called first, on the
+    /// main thread; never returns then.
+    public static func serveMPVWhenAsked() {
+        guard CommandLine.arguments.dropFirst().first == MPVHost.argument else { return }
+        mallopt(M_ARENA_MAX, 2)  // as `run` does, and for the same reason: mpv's dozen threads
+        MPVHost.serve()
+    }
+
     /// Runs the command line; worded failures print as `upright: error: ...` and exit with status 1.
     public static func run(arguments: [String]? = nil) async {
         // A network sensor (iiod) that goes away must be an error to retry, not a SIGPIPE that ends us.
@@ -80,6 +90,7 @@ extension Upright {
         // and the resident memory grew by their arenas. Two arenas hold it flat (the fault soak in
         // `make bench`); before any thread starts.
         mallopt(M_ARENA_MAX, 2)
+        MPVHost.servedByThisProgram()
         LoggingSystem.bootstrap { _ in StandardErrorLogHandler() }
         do {
             var command = try parseAsRoot(arguments)

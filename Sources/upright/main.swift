@@ -1,3 +1,4 @@
 import UprightCLI
 
+Upright.serveMPVWhenAsked()
 await Upright.run()

@@ -14,6 +14,10 @@
 /// Closes by libmpv held back so far (one per Wayland display closed, two after a display error).
 unsigned long upright_mpv_close_guard_held(void);
 
+/// Finds libmpv's and libwayland-client's code again: called once libmpv has been loaded (it is
+/// loaded when the first core is made, after the process's first close).
+void upright_mpv_close_guard_find_libraries(void);
+
 /// True when libmpv's calls to `close` reach this module's (the executable exports it).
 bool upright_mpv_close_guard_installed(void);
 
