@@ -34,6 +34,7 @@ import random
 import resource
 import shutil
 import signal
+import statistics
 import socket
 import struct
 import subprocess
@@ -258,6 +259,54 @@ FAULTS = [
 ]
 
 
+CHECKPOINT = 1800  # a longer soak reports its first 30 minutes too
+
+
+def report(results, wrong_at, turns, grown, samples, ends, exit, until):
+    """Prints the soak's figures up to `until` seconds: faults, wrong pictures, memory, and (with
+    `ends` and `exit`, the end of the run) threads, descriptors and the exit."""
+    recovered_all = True
+    for name, limit, _ in FAULTS:
+        r = [x for t, x in results[name] if t <= until]
+        ok = [x for x in r if x is not None]
+        recovered_all &= len(ok) == len(r)
+        print('  %-18s %3d/%-3d recovered within %d s%s' % (name, len(ok), len(r), limit,
+              ', slowest %.2f s' % max(ok) if ok else ''))
+    wrong = sum(1 for t in wrong_at if t <= until)
+    print('  turns with the wrong picture or transform after 3 s: %d of %d' % (wrong, turns))
+    if grown is not None:
+        print('  the upright process\'s anonymous memory grown across each kind of fault after warm-up (MB): '
+              + ', '.join('%s %+.1f' % (n, grown.get(n, 0.0)) for n, _, _ in FAULTS))
+    window = {key: [(t, v) for t, v in values if t <= until] for key, values in samples.items()}
+
+    def span(key):
+        w = window.get(key) or [(0, 0.0)]
+        return w[0][1], w[-1][1]
+
+    print('  upright play and its mpv process, resident pages counted once: median %.1f MB (%.1f → %.1f),'
+          ' %+.2f MB/h after warm-up; the sum of their RSS: median %.1f MB, %+.2f MB/h'
+          % ((median(window.get('once')),) + span('once') + (slope(window.get('once', [])),
+             median(window.get('upright')), slope(window.get('upright', [])))))
+    print('  the upright process alone: RSS %.1f → %.1f MB (%+.2f MB/h), anonymous %.1f → %.1f MB (%+.2f MB/h)'
+          % (span('alone') + (slope(window.get('alone', [])),) + span('alone-anon')
+             + (slope(window.get('alone-anon', [])),)))
+    print('  plain mpv: resident pages median %.1f MB (%.1f → %.1f), %+.2f MB/h'
+          % ((median(window.get('mpv-once')),) + span('mpv-once') + (slope(window.get('mpv-once', [])),)))
+    growth = slope(window.get('once', []))
+    resident = median(window.get('once')) <= median(window.get('mpv-once')) + 30
+    goals = [('every fault recovered within its limit', recovered_all), ('no wrong picture', wrong == 0),
+             ('growth < 1 MB/h', growth < 1), ('resident <= mpv + 30 MB (medians)', resident)]
+    if ends:
+        end_u, end_m, bu, bm = ends
+        code, restored = exit
+        print('  upright play and its mpv process: threads %d → %d, fds %d → %d; plain mpv: threads %d → %d,'
+              ' fds %d → %d' % (bu[1], end_u[1], bu[2], end_u[2], bm[1], end_m[1], bm[2], end_m[2]))
+        print('  exit: status %s, output %s at the end' % (code, restored))
+        goals += [('threads and fds back', end_u[1] <= bu[1] and end_u[2] <= bu[2]),
+                  ('clean exit, output restored', code == 0 and restored == 'normal')]
+    print('  goals: ' + '; '.join('%s: %s' % (g, 'met' if ok else 'NOT met') for g, ok in goals))
+
+
 def alive_usage(pid, alone=False):
     try:
         return usage(pid, alone)
@@ -266,14 +315,15 @@ def alive_usage(pid, alone=False):
 
 
 def slope(samples):
-    """MB per hour of a least-squares line through (seconds, MB)."""
-    if len(samples) < 2:
-        return 0.0
-    n = len(samples)
-    mx = sum(t for t, _ in samples) / n
-    my = sum(v for _, v in samples) / n
-    sxx = sum((t - mx) ** 2 for t, _ in samples)
-    return sum((t - mx) * (v - my) for t, v in samples) / sxx * 3600 if sxx else 0.0
+    """MB per hour of the line through (seconds, MB) that the Theil-Sen estimator fits: the median
+    of the slopes between every two samples, so that the moments when mpv holds a picture or two
+    more than usual (tens of MB for a few seconds) do not tilt it as they tilt a least-squares line."""
+    pairs = [(v2 - v1) / (t2 - t1) for i, (t1, v1) in enumerate(samples) for t2, v2 in samples[i + 1:] if t2 > t1]
+    return statistics.median(pairs) * 3600 if pairs else 0.0
+
+
+def median(samples):
+    return statistics.median(v for _, v in samples) if samples else 0.0
 
 
 def main():
@@ -296,6 +346,7 @@ def main():
         start = time.monotonic()
         results = {name: [] for name, _, _ in FAULTS}
         wrong = turns = 0
+        wrong_at, turn_times = [], []
         samples = {'upright': [], 'mpv': []}
         baseline = None
         last_sample = -10.0
@@ -308,8 +359,10 @@ def main():
                                                                            time.monotonic() - start)
                 break
             turns += 1
+            turn_times.append(time.monotonic() - start)
             if kiosk.turn(k) is None:
                 wrong += 1
+                wrong_at.append(time.monotonic() - start)
             name, limit, fault = FAULTS[k % len(FAULTS)]
             before = alive_usage(kiosk.pid)
             before_alone = alive_usage(kiosk.pid, alone=True)
@@ -318,7 +371,7 @@ def main():
             after_alone = alive_usage(kiosk.pid, alone=True)
             if before is None or after is None or before_alone is None or after_alone is None:
                 continue  # ended meanwhile: said at the top of the loop
-            results[name].append(took if took is not None and took <= limit else None)
+            results[name].append((time.monotonic() - start, took if took is not None and took <= limit else None))
             if time.monotonic() - start >= warmup:
                 grown[name] = grown.get(name, 0.0) + after_alone[3] - before_alone[3]
             k += 1
@@ -336,7 +389,7 @@ def main():
         if died:
             print('Fault soak: %s; its log: %s' % (died, kiosk.log.name))
             for name, limit, _ in FAULTS:
-                ok = [x for x in results[name] if x is not None]
+                ok = [x for _, x in results[name] if x is not None]
                 print('  %-18s %2d/%-2d recovered within %d s%s' % (name, len(ok), len(results[name]), limit,
                       ', slowest %.2f s' % max(ok) if ok else ''))
             print('  turns with the wrong picture or transform after 3 s: %d of %d' % (wrong, turns))
@@ -346,8 +399,7 @@ def main():
             s.close()
         time.sleep(35)  # the silent clients' 30 s idle limit, for the descriptors' count
         end_u, end_m = usage(kiosk.pid), usage(mpv.pid)
-        end_once, end_mpv_once = pages_once(family(kiosk.pid)), pages_once([mpv.pid])
-        end_alone = usage(kiosk.pid, alone=True)
+        bu, bm = baseline or (end_u, end_m)
         if os.environ.get('BENCH_SMAPS'):
             shutil.copy('/proc/%d/smaps' % kiosk.pid, os.path.join(directory, 'smaps'))
             os.environ['BENCH_KEEP'] = '1'
@@ -361,38 +413,11 @@ def main():
 
         print('Fault soak, %d s (warm-up %d s): %d turns, %d faults of %d kinds, one at a time:'
               % (seconds, warmup, turns, k, len(FAULTS)))
-        recovered_all = True
-        for name, limit, _ in FAULTS:
-            r = results[name]
-            ok = [x for x in r if x is not None]
-            recovered_all &= len(ok) == len(r)
-            print('  %-18s %2d/%-2d recovered within %d s%s' % (name, len(ok), len(r), limit,
-                  ', slowest %.2f s' % max(ok) if ok else ''))
-        print('  turns with the wrong picture or transform after 3 s: %d of %d' % (wrong, turns))
-        print('  the upright process\'s anonymous memory grown across each kind of fault after warm-up (MB): '
-              + ', '.join('%s %+.1f' % (n, grown.get(n, 0.0)) for n, _, _ in FAULTS))
-        bu, bm = baseline or (end_u, end_m)
-
-        def first(key, end):
-            return samples[key][0][1] if samples.get(key) else end
-
-        print('  upright play and its mpv process: resident pages counted once %.1f → %.1f MB (%+.2f MB/h after'
-              ' warm-up); the sum of their RSS %.1f → %.1f MB (%+.2f MB/h); threads %d → %d; fds %d → %d'
-              % (first('once', end_once), end_once, slope(samples.get('once', [])), bu[0], end_u[0],
-                 slope(samples['upright']), bu[1], end_u[1], bu[2], end_u[2]))
-        print('  the upright process alone: RSS %.1f → %.1f MB (%+.2f MB/h), anonymous %.1f → %.1f MB (%+.2f MB/h)'
-              % (first('alone', end_alone[0]), end_alone[0], slope(samples.get('alone', [])),
-                 first('alone-anon', end_alone[3]), end_alone[3], slope(samples.get('alone-anon', []))))
-        print('  plain mpv: resident pages %.1f → %.1f MB (%+.2f MB/h); RSS %.1f → %.1f MB; threads %d → %d;'
-              ' fds %d → %d' % (first('mpv-once', end_mpv_once), end_mpv_once, slope(samples.get('mpv-once', [])),
-                                bm[0], end_m[0], bm[1], end_m[1], bm[2], end_m[2]))
-        print('  exit: status %s, output %s at the end' % (code, restored))
-        goals = [('every fault recovered within its limit', recovered_all), ('no wrong picture', wrong == 0),
-                 ('growth < 1 MB/h', slope(samples.get('once', [])) < 1),
-                 ('resident <= mpv + 30 MB', end_once <= end_mpv_once + 30),
-                 ('threads and fds back', end_u[1] <= bu[1] and end_u[2] <= bu[2]),
-                 ('clean exit, output restored', code == 0 and restored == 'normal')]
-        print('  goals: ' + '; '.join('%s: %s' % (g, 'met' if ok else 'NOT met') for g, ok in goals))
+        report(results, wrong_at, turns, grown, samples, (end_u, end_m, bu, bm), (code, restored), seconds)
+        if seconds > CHECKPOINT:
+            print('The same soak\'s first %d s:' % CHECKPOINT)
+            report(results, wrong_at, sum(1 for t in turn_times if t <= CHECKPOINT), None, samples, None, None,
+                   CHECKPOINT)
     finally:
         if kiosk:
             if kiosk.wrapper.poll() is None:
