@@ -12,12 +12,13 @@ case "${1:-test}" in
     # headless sway (screenshots by grim, wlr-randr for the wlroots backend, kanshi as a rival) and Xvfb.
     # GNOME: a headless mutter on a private session bus, its settings through dconf; KDE: KWin's
     # virtual output listed by kscreen-doctor; the metrics, scraped by a real node-exporter; MQTT
-    # through a real mosquitto broker; the power plan under libfaketime's wall clock; what the
-    # screen shows between items, recorded by wf-recorder.
+    # through a real mosquitto broker (Home Assistant's discovery rules checked with Jinja, as it
+    # renders templates); the power plan under libfaketime's wall clock; what the screen shows
+    # between items, recorded by wf-recorder.
     test) need+=(python3 iiod sway grim wlr-randr kanshi xvfb x11-xserver-utils xinput
         mutter dbus libglib2.0-bin dconf-service dconf-gsettings-backend
         kwin-wayland libkf5screen-bin qtwayland5
-        prometheus-node-exporter curl mosquitto mosquitto-clients faketime
+        prometheus-node-exporter curl mosquitto mosquitto-clients python3-jinja2 faketime
         wf-recorder) ;;
     # The sensor benchmark also builds a C baseline against libiio; the display one runs sway.
     # The appliance and screen benchmarks run plain mpv beside upright play; the screen one records

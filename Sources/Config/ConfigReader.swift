@@ -30,7 +30,7 @@ struct ConfigReader {
         "screen": ["on", "off", "days", "cec"],
         "mqtt": [
             "url", "ca_file", "username", "password", "password_file", "prefix", "device", "discovery",
-            "discovery_prefix",
+            "discovery_prefix", "screenshot_interval",
         ],
         "classifier": classifierKeys,
     ]
@@ -496,6 +496,15 @@ struct ConfigReader {
             }
         }
         m.discovery = bool(t, ["mqtt", "discovery"]) ?? m.discovery
+        if let i = number(t, ["mqtt", "screenshot_interval"]) {
+            if i == 0 || (10...86400).contains(i) {
+                m.screenshotInterval = i
+            } else {
+                error(
+                    "'mqtt.screenshot_interval' must be 10 to 86400 seconds, or 0 for no screenshots, not \(i)",
+                    at: ["mqtt", "screenshot_interval"])
+            }
+        }
     }
 
     /// `playlist`: files, folders and URLs, each a string or a table with its own settings

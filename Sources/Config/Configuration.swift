@@ -240,6 +240,9 @@ public struct MQTTSettings: Sendable, Hashable {
     /// Home Assistant discovery messages (retained) under `discoveryPrefix`.
     public var discovery = true
     public var discoveryPrefix = "homeassistant"
+    /// Seconds between the screen's screenshots on `PREFIX/DEVICE/screenshot` (a PNG, retained: Home
+    /// Assistant's image entity); 0: none.
+    public var screenshotInterval = 60.0
 
     public init() {}
 

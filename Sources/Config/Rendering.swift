@@ -124,7 +124,7 @@ extension UprightConfiguration {
         out += "\n[mqtt]\nurl = \(q(mqtt.url))\nca_file = \(q(mqtt.caFile))\nusername = \(q(mqtt.username))\n"
         out += "password = \(q(mqtt.password.isEmpty ? "" : "********"))\npassword_file = \(q(mqtt.passwordFile))\n"
         out += "prefix = \(q(mqtt.prefix))\ndevice = \(q(mqtt.device))\ndiscovery = \(mqtt.discovery)\n"
-        out += "discovery_prefix = \(q(mqtt.discoveryPrefix))\n"
+        out += "discovery_prefix = \(q(mqtt.discoveryPrefix))\nscreenshot_interval = \(mqtt.screenshotInterval)\n"
         let c = classifier
         out += "\n[classifier]\n"
         for field in OrientationClassifier.Parameters.fields {

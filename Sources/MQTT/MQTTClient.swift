@@ -108,9 +108,13 @@ public final class MQTTClient: Sendable {
     /// published again at each connection.
     @discardableResult
     public func publish(_ topic: String, _ payload: String, retain: Bool = false) -> Bool {
-        let bytes = Array(payload.utf8)
-        return mosquitto_publish(handle.pointer, nil, topic, Int32(bytes.count), bytes, 1, retain)
-            == MOSQ_ERR_SUCCESS.rawValue
+        publish(topic, bytes: Array(payload.utf8), retain: retain)
+    }
+
+    /// Publishes bytes as they are (a picture).
+    @discardableResult
+    public func publish(_ topic: String, bytes: [UInt8], retain: Bool = false) -> Bool {
+        mosquitto_publish(handle.pointer, nil, topic, Int32(bytes.count), bytes, 1, retain) == MOSQ_ERR_SUCCESS.rawValue
     }
 
     @discardableResult

@@ -367,22 +367,51 @@ extension RotationDecision {
     public var millisecondsText: String { t.fixed(3) }
 }
 
+/// The program's version, as `upright --version` and Home Assistant's device show it.
+public enum ProgramVersion {
+    public static let text = "0.1.0"
+}
+
 /// The screen's state as MQTT publishes it (retained), for Home Assistant's sensors.
 public struct MQTTState: Codable, Sendable, Hashable {
     public var device: DeviceOrientation
     public var interface: InterfaceOrientation
     public var locked: Bool
     public var scene: String
+    /// What plays, whole (a path or a URL of any length: an attribute in Home Assistant).
     public var playing: String?
     public var sensor: String
     public var clip: String?
+    /// What plays as a state can hold it: its last path component, shortened
+    /// (``HomeAssistantDiscovery/shortened(_:)``).
+    public var title: String?
+    /// The last command from MQTT that was refused or could not be read, with the reason, shortened.
+    public var refused: String?
+    /// When it was refused (ISO 8601, UTC).
+    public var refusedAt: String?
 
     public init(
         device: DeviceOrientation, interface: InterfaceOrientation, locked: Bool, scene: String, playing: String?,
-        sensor: String, clip: String?
+        sensor: String, clip: String?, refused: String? = nil, refusedAt: String? = nil
     ) {
         (self.device, self.interface, self.locked, self.scene) = (device, interface, locked, scene)
         (self.playing, self.sensor, self.clip) = (playing, sensor, clip)
+        title = playing.map { HomeAssistantDiscovery.shortened(Self.lastComponent(of: $0)) }
+        (self.refused, self.refusedAt) = (refused.map { HomeAssistantDiscovery.shortened($0) }, refusedAt)
+    }
+
+    /// A path's or a URL's last component (the whole text when it has none).
+    static func lastComponent(of text: String) -> String {
+        let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+        guard let slash = trimmed.lastIndex(of: "/"), trimmed.index(after: slash) < trimmed.endIndex else {
+            return text
+        }
+        return String(trimmed[trimmed.index(after: slash)...])
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case device, interface, locked, scene, playing, sensor, clip, title, refused
+        case refusedAt = "refused_at"
     }
 }
 
@@ -394,9 +423,54 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
         public var name: String
         public var manufacturer: String
         public var model: String
-        public init(identifiers: [String], name: String, manufacturer: String, model: String) {
+        public var swVersion: String?
+        public init(identifiers: [String], name: String, manufacturer: String, model: String, swVersion: String? = nil)
+        {
             (self.identifiers, self.name, self.manufacturer, self.model) = (identifiers, name, manufacturer, model)
+            self.swVersion = swVersion
         }
+
+        enum CodingKeys: String, CodingKey {
+            case identifiers, name, manufacturer, model
+            case swVersion = "sw_version"
+        }
+    }
+
+    /// Longest state Home Assistant keeps: a longer one leaves the entity `unknown`.
+    public static let stateLimit = 255
+
+    /// A name as Home Assistant's discovery takes it in a topic and an id: letters, digits, `_`
+    /// and `-` (any other character and Home Assistant drops the entity without a word). `-`
+    /// becomes `_` (as ids were always written); any other character becomes `_`, and then eight
+    /// hexadecimal digits of the name's hash follow, so that two names that map alike (`lobby.1`,
+    /// `lobby_1`) stay two devices. The same name gives the same id on every start.
+    public static func id(_ name: String) -> String {
+        var out = ""
+        var mapped = false
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9", "_": out.unicodeScalars.append(scalar)
+            case "-": out += "_"
+            default:
+                out += "_"
+                mapped = true
+            }
+        }
+        guard mapped || out.isEmpty else { return out }
+        var hash: UInt32 = 2_166_136_261  // FNV-1a, 32 bits
+        for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let hex = String(hash, radix: 16)
+        return out + "_" + String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
+    /// `text` as a state Home Assistant keeps: at most ``stateLimit`` characters (Unicode scalars,
+    /// as Home Assistant counts them), a cut one ending in `…`.
+    public static func shortened(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard scalars.count > stateLimit else { return text }
+        var out = String.UnicodeScalarView(scalars.prefix(stateLimit - 1))
+        out.append("…")
+        return String(out)
     }
 
     public var name: String
@@ -405,6 +479,13 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
     public var valueTemplate: String?
     public var options: [String]?
     public var payloadPress: String?
+    /// A template that makes the entity's attributes (a JSON object) from the state topic's message.
+    public var jsonAttributesTopic: String?
+    public var jsonAttributesTemplate: String?
+    /// An `image` entity's topic and its pictures' type.
+    public var imageTopic: String?
+    public var contentType: String?
+    public var icon: String?
     public var uniqueID = ""
     public var objectID = ""
     public var device: Device?
@@ -412,10 +493,14 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
 
     public init(
         name: String, commandTopic: String? = nil, stateTopic: String? = nil, valueTemplate: String? = nil,
-        options: [String]? = nil, payloadPress: String? = nil
+        options: [String]? = nil, payloadPress: String? = nil, jsonAttributes: (topic: String, template: String)? = nil,
+        icon: String? = nil
     ) {
         (self.name, self.commandTopic, self.stateTopic) = (name, commandTopic, stateTopic)
         (self.valueTemplate, self.options, self.payloadPress) = (valueTemplate, options, payloadPress)
+        (jsonAttributesTopic, jsonAttributesTemplate, self.icon) = (
+            jsonAttributes?.topic, jsonAttributes?.template, icon
+        )
     }
 
     enum CodingKeys: String, CodingKey {
@@ -423,5 +508,7 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
         case commandTopic = "command_topic", stateTopic = "state_topic", valueTemplate = "value_template"
         case payloadPress = "payload_press", uniqueID = "unique_id", objectID = "object_id"
         case availabilityTopic = "availability_topic"
+        case jsonAttributesTopic = "json_attributes_topic", jsonAttributesTemplate = "json_attributes_template"
+        case imageTopic = "image_topic", contentType = "content_type", icon
     }
 }

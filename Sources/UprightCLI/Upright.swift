@@ -1,11 +1,12 @@
 public import ArgumentParser
+import Session
 
 /// The `upright` command line: the root command and its subcommands.
 public struct Upright: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "upright",
         abstract: "A kiosk and tablet video player that keeps the picture the right way up.",
-        version: "0.1.0",
+        version: ProgramVersion.text,
         subcommands: [
             Play.self, Replay.self, Demo.self, SensorCommand.self, RecordCommand.self, DoctorCommand.self,
             CheckConfig.self, Ctl.self,

@@ -13,7 +13,10 @@ import Settings
 /// - `state`: the session's state as JSON (retained), published when it changes;
 /// - `command`: an action as words (`fullscreen`, `rotate-to landscape-left`, `play promo`);
 /// - `command/ACTION`: one action, its argument as the payload (`command/rotate-to` ←
-///   `landscape-left`; `command/lock` ← `ON`/`OFF`; a button's `PRESS` is ignored).
+///   `landscape-left`; `command/lock` ← `ON`/`OFF`; a button's `PRESS` is ignored);
+/// - `screenshot`: a PNG of the screen every `screenshot_interval` seconds (retained).
+/// A command that is refused or cannot be read is logged and shown in the state (`refused`,
+/// `refused_at`): Home Assistant's "Last refused command" sensor.
 /// Commands are read from these topics only; a malformed one is logged and ignored. A broker that
 /// is down or refuses is logged, shown in nothing else, and retried with back-off: playback never
 /// waits for it. Upright runs no server of its own here.
@@ -45,6 +48,19 @@ struct MQTTService: Service {
         }
         logger.info("mqtt: \(settings.url) as \(base)")
         let published = PublishedState()
+        let screenshots = Task {
+            guard settings.screenshotInterval > 0 else { return }
+            while !Task.isCancelled {
+                guard await published.connected else {  // the first one as soon as the broker answers
+                    try? await Task.sleep(for: .milliseconds(500))
+                    continue
+                }
+                if let png = await session.screenshotPNG() {
+                    client.publish(base + "/screenshot", bytes: png, retain: true)
+                }
+                try? await Task.sleep(for: .seconds(settings.screenshotInterval))
+            }
+        }
         let events = Task {
             var said: String?
             for await e in client.events {
@@ -60,24 +76,30 @@ struct MQTTService: Service {
                         for (topic, config) in discovery() { client.publish(topic, config, retain: true) }
                     }
                     await published.forget()
+                    await published.setConnected(true)
                 case .disconnected(let why):
+                    await published.setConnected(false)
                     if why != said { logger.warning("mqtt: \(settings.url): \(why); trying again") }
                     session.noteMQTT("\(settings.url): \(why); trying again")
                     said = why
                 case .message(let topic, let payload):
-                    await command(topic: topic, payload: String(decoding: payload, as: UTF8.self))
+                    if let refusal = await command(topic: topic, payload: String(decoding: payload, as: UTF8.self)) {
+                        await published.refuse(refusal)
+                    }
                 }
             }
         }
         defer {
             events.cancel()
+            screenshots.cancel()
             client.close(finalMessage: (availability, "offline"))
         }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             if let s = await session.currentStatus() {
+                let refusal = await published.refusal
                 let state = State(
                     device: s.device, interface: s.interface, locked: s.locked, scene: s.scenes.last ?? "",
-                    playing: s.playing, sensor: s.sensor, clip: s.clip)
+                    playing: s.playing, sensor: s.sensor, clip: s.clip, refused: refusal?.text, refusedAt: refusal?.at)
                 if await published.changed(to: state) {
                     client.publish(base + "/state", JSONLine.encode(state), retain: true)
                 }
@@ -96,8 +118,9 @@ struct MQTTService: Service {
         return settings.password.isEmpty ? nil : settings.password
     }
 
-    /// A message on a command topic: its action asked of the session, the reply logged.
-    func command(topic: String, payload: String) async {
+    /// A message on a command topic: its action asked of the session, the reply logged. Returns
+    /// why it was refused or could not be read, or `nil` when it was carried out.
+    func command(topic: String, payload: String) async -> String? {
         let words = payload.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
         let action: Result<Action, ActionError>
         if topic == base + "/command" {
@@ -109,7 +132,7 @@ struct MQTTService: Service {
             case ("lock", "OFF"): action = .success(.unlock)
             case ("lock", _):
                 logger.warning("mqtt: \(topic) '\(payload.prefix(80))' ignored: the lock takes ON or OFF")
-                return
+                return "lock '\(payload.prefix(80))': the lock takes ON or OFF"
             default:
                 let takes = Action.canonicalName(name).flatMap(Action.Kind.init(rawValue:))?.argument != nil
                 action = Action.parse(name: name, argument: takes ? words.joined(separator: " ") : nil)
@@ -118,18 +141,21 @@ struct MQTTService: Service {
         switch action {
         case .failure(let e):
             logger.warning("mqtt: \(topic) '\(payload.prefix(80))' ignored: \(e)")
+            return "\(topic.dropFirst(base.count + 1)) '\(payload.prefix(80))': \(e)"
         case .success(let a):
             let reply = await session.request(a, from: .mqtt)
             logger.info("mqtt: \(a.words.joined(separator: " ")): \(reply.line)")
+            guard !reply.ok else { return nil }
+            return "\(a.words.joined(separator: " ")): \(reply.error ?? "refused")"
         }
     }
 
     /// Home Assistant's discovery messages: the screen as a device with its entities.
     func discovery() -> [(String, String)] {
-        let node = "upright_" + settings.device.replacingOccurrences(of: "-", with: "_")
+        let node = "upright_" + HomeAssistantDiscovery.id(settings.device)
         let device = HomeAssistantDiscovery.Device(
             identifiers: [node], name: "Upright \(settings.device)", manufacturer: "Upright",
-            model: "kiosk video player")
+            model: "kiosk video player", swVersion: ProgramVersion.text)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         func entity(_ component: String, _ id: String, _ fields: HomeAssistantDiscovery) -> (String, String) {
@@ -169,9 +195,26 @@ struct MQTTService: Service {
                     valueTemplate: "{{ value_json.interface }}", options: InterfaceOrientation.allNames)),
             sensor("device_orientation", "Device orientation", "device"),
             sensor("interface_orientation", "Interface orientation", "interface"),
-            sensor("scene", "Scene", "scene"), sensor("playing", "Playing", "playing"),
+            sensor("scene", "Scene", "scene"),
+            entity(
+                "sensor", "playing",
+                HomeAssistantDiscovery(
+                    name: "Playing", stateTopic: state, valueTemplate: "{{ value_json.title or 'nothing' }}",
+                    jsonAttributes: (state, "{{ {'path': value_json.playing} | tojson }}"))),
             sensor("sensor_health", "Sensor", "sensor"),
+            entity(
+                "sensor", "refused",
+                HomeAssistantDiscovery(
+                    name: "Last refused command", stateTopic: state,
+                    valueTemplate: "{{ value_json.refused or 'none' }}",
+                    jsonAttributes: (state, "{{ {'at': value_json.refused_at} | tojson }}"), icon: "mdi:alert-circle")),
         ]
+        if settings.screenshotInterval > 0 {
+            var image = HomeAssistantDiscovery(name: "Screen")
+            image.imageTopic = base + "/screenshot"
+            image.contentType = "image/png"
+            out.append(entity("image", "screenshot", image))
+        }
         for clip in clips {
             out.append(
                 entity(
@@ -183,9 +226,16 @@ struct MQTTService: Service {
     }
 }
 
-/// The state last published, so that only changes are sent (and all again after a reconnection).
+/// The state last published, so that only changes are sent (and all again after a reconnection),
+/// and the last refused command.
 actor PublishedState {
     private var last: MQTTService.State?
+    private(set) var refusal: (text: String, at: String)?
+    private(set) var connected = false
+    func setConnected(_ now: Bool) { connected = now }
+    func refuse(_ text: String) {
+        refusal = (text, Date().formatted(.iso8601))
+    }
     func forget() { last = nil }
     func changed(to s: MQTTService.State) -> Bool {
         guard s != last else { return false }

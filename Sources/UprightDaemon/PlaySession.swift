@@ -150,6 +150,14 @@ public actor PlaySession {
     /// The session's state now.
     public func currentStatus() async -> SessionStatus? { await ask { .status(request: $0) }.status }
 
+    /// A PNG of what the screen shows (as `ctl screenshot` takes it), or `nil` when none could be taken.
+    public func screenshotPNG() async -> [UInt8]? {
+        guard let shot = await ask({ .screenshot(request: $0) }).screenshot,
+            let png = Data(base64Encoded: shot.png)
+        else { return nil }
+        return [UInt8](png)
+    }
+
     /// Answers one control-socket request line with one reply line (JSON); a bad request gets an
     /// error reply and changes nothing.
     public func control(_ line: String) async -> String {

@@ -128,6 +128,10 @@ struct ConfigTests {
             "u.toml:2:14: error: hysteresis must be at least 0° and under 45°, not 50.0"
         ),
         (
+            "[mqtt]\nscreenshot_interval = 5\n",
+            "u.toml:2:23: error: 'mqtt.screenshot_interval' must be 10 to 86400 seconds, or 0 for no screenshots, not 5.0"
+        ),
+        (
             "[transition]\nduration = -1\n",
             "u.toml:2:12: error: 'transition.duration' must be 0 or more seconds, not -1.0"
         ),

@@ -119,6 +119,68 @@ struct MQTTTests {
         #expect(play.process.isRunning)
     }
 
+    /// What a real Home Assistant showed: a device name with a dot gave no entity, a long path
+    /// left "Playing" unknown, a refused command was seen nowhere. Every discovery message is
+    /// checked by Home Assistant's rules, its templates rendered by Jinja against the state.
+    @Test func homeAssistantTakesEveryEntityOfADottedDeviceWithALongPath() async throws {
+        let dir = NSTemporaryDirectory() + "mqtt-ha-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let port = try MetricsTests.freePort()
+        let broker = try Self.broker(port: port, directory: dir)
+        defer { broker.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        let sub = try Collected("/usr/bin/mosquitto_sub", ["-p", String(port), "-t", "#", "-v"])
+        defer { sub.stop() }
+        // An item whose name is 300 characters long: a filter graph that changes nothing.
+        let item = "av://lavfi:color=c=red:s=64x64:r=10" + String(repeating: ",null", count: 55)
+        #expect(item.count > 300)
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [player]
+        playlist = ["\(item)"]
+        [mqtt]
+        url = "mqtt://127.0.0.1:\(port)"
+        device = "lobby.1"
+        screenshot_interval = 10
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
+        defer { kill(play.process.processIdentifier, SIGKILL) }
+        #expect(await play.waitFor("mqtt: connected to mqtt://127.0.0.1:\(port)"), "\(play.stderr)")
+        // The dot mapped, and the name's hash after it (`lobby_1` is another device).
+        #expect(await sub.waitFor { $0.contains("homeassistant/sensor/upright_lobby_1_") }, "\(sub.text)")
+        let node = try #require(sub.text.firstMatch(of: /homeassistant\/sensor\/(upright_lobby_1_[0-9a-f]{8})\//)?.1)
+        #expect(await sub.waitFor { $0.contains(#""title": "lavfi:color=c=red:s=64x64:r=10,null"#) }, "\(sub.text)")
+
+        // A command that cannot be read, then one the session refuses: both in the state.
+        try Self.publish(port: port, "upright/lobby.1/command/rotate-to", "sideways")
+        #expect(await sub.waitFor { $0.contains(#""refused": "command/rotate-to 'sideways': "#) }, "\(sub.text)")
+        try Self.publish(port: port, "upright/lobby.1/command", "scene-pop")
+        #expect(await sub.waitFor { $0.contains(#""refused": "scene-pop: "#) }, "\(sub.text)")
+        // The screen's picture, for the image entity.
+        #expect(await sub.waitFor({ $0.contains("upright/lobby.1/screenshot \u{FFFD}PNG") }, seconds: 15))
+
+        let messages = dir + "/messages"
+        try sub.text.write(toFile: messages, atomically: true, encoding: .utf8)
+        let check = try await Blocking.run { () throws -> Run in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            p.arguments = [fixture("ha_discovery_check.py"), messages, "upright/lobby.1/state"]
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            let o = out.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: "")
+        }
+        #expect(check.status == 0, "\(check.stdout)")
+        #expect(check.stdout.contains("sensor \(node)/playing: lavfi:color=c=red"), "\(check.stdout)")
+        #expect(check.stdout.contains("sensor \(node)/refused: scene-pop: "), "\(check.stdout)")
+        #expect(check.stdout.contains("image \(node)/screenshot"), "\(check.stdout)")
+    }
+
     @Test func mqttsWithTheBrokersCertificateAuthority() async throws {
         let dir = NSTemporaryDirectory() + "mqtts-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
