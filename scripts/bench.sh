@@ -17,6 +17,8 @@ python3 scripts/bench_screen.py "$bin"
 echo
 python3 scripts/bench_appliance.py "$bin"
 echo
+python3 scripts/bench_start.py "$bin"
+echo
 python3 scripts/bench_faults.py "$bin"
 echo
 echo "Detector quality on the synthetic traces and the real recordings (scorer, --isolate):"

@@ -193,8 +193,18 @@ public final class MPVHandle: @unchecked Sendable {
         if separateProcess {
             self.init(remote: try MPVRemote(options: options))
         } else {
+            MPVRemote.discardSpare()
             try self.init(options: options, keepsCore: false)
         }
+    }
+
+    /// Starts the player's mpv process now (for `upright play`, before it reads its configuration):
+    /// libmpv loads meanwhile, and the first player made with `separateProcess` takes that process.
+    /// `forking`: as a fork of this process, which must have one thread (the first thing in `main`).
+    public static var hasProcessAhead: Bool { MPVRemote.hasSpare }
+
+    public static func startProcessAhead(forking: Bool = false) {
+        if forking { MPVRemote.forkAhead() } else { MPVRemote.startAhead() }
     }
 
     private init(remote: MPVRemote) {

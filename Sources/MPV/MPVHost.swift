@@ -1,3 +1,4 @@
+import CMPV
 import Foundation
 import Synchronization
 import UnixSocket
@@ -25,12 +26,19 @@ public enum MPVHost {
         // process by telling it to quit or by closing its input (at its own end, whatever it is).
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        var input = LineReader(fd: MPVWire.descriptor)
-        guard let first = input.next(), let start = MPVWire.decode(MPVWire.Start.self, from: first)
-        else {
+        guard fcntl(MPVWire.descriptor, F_GETFD) != -1 else {
             FileHandle.standardError.write(Data("upright-mpv: started by Upright's player only\n".utf8))
             _exit(2)
         }
+        // Loaded while the player still reads its configuration and finds its display.
+        _ = upright_mpv_load()
+        var input = LineReader(fd: MPVWire.descriptor)
+        guard let first = input.next() else { _exit(0) }  // started ahead, and not needed
+        guard let start = MPVWire.decode(MPVWire.Start.self, from: first) else {
+            FileHandle.standardError.write(Data("upright-mpv: started by Upright's player only\n".utf8))
+            _exit(2)
+        }
+        adopt(start.environment)
         let output = Output()
         let mpv: MPVHandle
         do {
@@ -53,6 +61,16 @@ public enum MPVHost {
             output.send(.reply(id: request.id, answer(request.call, on: mpv)))
         }
         _exit(0)
+    }
+
+    /// The player's environment as it is now (its display's variables may have been set after
+    /// this process started); this process's own backtrace setting is kept.
+    static func adopt(_ environment: [String: String]) {
+        for name in ProcessInfo.processInfo.environment.keys where environment[name] == nil && name != "SWIFT_BACKTRACE"
+        {
+            unsetenv(name)
+        }
+        for (name, value) in environment where name != "SWIFT_BACKTRACE" { setenv(name, value, 1) }
     }
 
     /// Carries out one call on the local handle.

@@ -35,8 +35,71 @@ final class MPVRemote: Sendable {
     /// Left when the reader has seen the end and reaped the process.
     private let ended = DispatchGroup()
 
-    /// Starts mpv's process with `options` set before `mpv_initialize`, and waits for its answer.
-    init(options: [(String, String)]) throws(MPVError) {
+    /// A process started ahead (``startAhead()``), waiting for its start.
+    private static let spare = Mutex<(pid: pid_t, socket: Int32)?>(nil)
+
+    /// Starts mpv's process now, before the player needs it: it loads libmpv while the program
+    /// reads its configuration and finds its display, and the first ``init(options:)`` takes it
+    /// (the first frame comes sooner by that much). Failures are left for that init to report.
+    static func startAhead() {
+        guard let started = try? start() else { return }
+        let old = spare.withLock { s in
+            defer { s = started }
+            return s
+        }
+        if let old { discard(old) }
+    }
+
+    /// Forks this process into mpv's, for `upright play`, first thing in `main` (while it has one
+    /// thread: a fork is safe then): the child is already a running `upright` (no exec, no second
+    /// start of the Swift runtime) and loads libmpv at once. Its crash handlers are the system's,
+    /// as in a process started with `SWIFT_BACKTRACE=enable=no`.
+    static func forkAhead() {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            return
+        }
+        let pid = fork()
+        if pid == 0 {
+            close(pair[0])
+            if pair[1] != MPVWire.descriptor {
+                dup2(pair[1], MPVWire.descriptor)  // without close-on-exec, as posix_spawn leaves it
+                close(pair[1])
+            }
+            for crash in [SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP] { signal(crash, SIG_DFL) }
+            MPVHost.serve()
+        }
+        close(pair[1])
+        guard pid > 0 else {
+            close(pair[0])
+            return
+        }
+        let started = (pid: pid, socket: pair[0])
+        let old = spare.withLock { s in
+            defer { s = started }
+            return s
+        }
+        if let old { discard(old) }
+    }
+
+    static var hasSpare: Bool { spare.withLock { $0 != nil } }
+
+    /// Ends a process started ahead that no player took (the render API keeps mpv in-process).
+    static func discardSpare() {
+        let old = spare.withLock { s in
+            defer { s = nil }
+            return s
+        }
+        if let old { discard(old) }
+    }
+
+    private static func discard(_ process: (pid: pid_t, socket: Int32)) {
+        close(process.socket)  // its input ends: it exits
+        Blocking.thread(named: "upright-mpv-reaper") { _ = waitpid(process.pid, nil, 0) }
+    }
+
+    /// A new mpv process and this end of its socket pair.
+    private static func start() throws(MPVError) -> (pid: pid_t, socket: Int32) {
         let executable = try Self.hostExecutable()
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -48,11 +111,24 @@ final class MPVRemote: Sendable {
             close(pair[0])
             throw MPVError(call: "starting \(executable)", message: reason, code: -1)
         }
-        self.pid = pid
-        socket = pair[0]
+        return (pid, pair[0])
+    }
+
+    /// Starts mpv's process (or takes the one started ahead) with `options` set before
+    /// `mpv_initialize`, and waits for its answer.
+    init(options: [(String, String)]) throws(MPVError) {
+        let ahead = Self.spare.withLock { s in
+            defer { s = nil }
+            return s
+        }
+        let process: (pid: pid_t, socket: Int32)
+        if let ahead { process = ahead } else { process = try Self.start() }
+        pid = process.pid
+        socket = process.socket
         (events, continuation) = AsyncStream.makeStream(of: MPVEvent.self, bufferingPolicy: .bufferingNewest(1024))
         ended.enter()
-        let start = MPVWire.Start(options: options.map { [$0.0, $0.1] })
+        let start = MPVWire.Start(
+            options: options.map { [$0.0, $0.1] }, environment: ProcessInfo.processInfo.environment)
         var reader = LineReader(fd: socket)
         let reply =
             UnixSocket.sendAll(socket, MPVWire.line(start))
@@ -60,7 +136,7 @@ final class MPVRemote: Sendable {
         guard case .started(nil)? = reply else {
             finish(reader: nil)
             if case .started(let failure?)? = reply { throw failure }
-            throw MPVError(call: "starting \(executable)", message: "it ended before mpv started", code: -1)
+            throw MPVError(call: "starting mpv's process", message: "it ended before mpv started", code: -1)
         }
         let rest = reader
         Blocking.thread(named: "upright-mpv-reader") { [self] in finish(reader: rest) }

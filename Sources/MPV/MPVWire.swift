@@ -7,9 +7,11 @@ enum MPVWire {
     /// mpv's process finds its end of the socket pair here (its standard output is mpv's terminal).
     static let descriptor: Int32 = 3
 
-    /// The first line: the options mpv starts with, in order.
+    /// The first line: the options mpv starts with, in order, and the player's environment now
+    /// (the process may have been started before the display was found: ``MPVRemote/startAhead()``).
     struct Start: Codable {
         var options: [[String]]
+        var environment: [String: String]
     }
 
     /// One client call.

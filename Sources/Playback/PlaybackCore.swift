@@ -27,7 +27,8 @@ public import OrientationCore
 /// - **Clips** play once before the loop's entry; at their end the loop goes on where it was.
 /// - **Overlays wait while an item starts** (from its start to its first frame, 1 s at most), and
 ///   each level is sent only when it changes: a redraw between mpv dropping the last frame and the
-///   next item's first frame would show a black frame.
+///   next item's first frame would show a black frame. An mpv's first text waits 0.2 s more after
+///   its first frame, which would otherwise wait for libass's font setup.
 /// - **Stalls**: a position that stands still for the timeout while playing loads the item again;
 ///   too many in the window and the player gives up.
 /// - **Steps** (`next`/`previous`) are answered once each, with what plays once mpv started it
@@ -126,6 +127,8 @@ public struct PlaybackCore: Sendable {
     var rotateFilter = false
     /// An item is starting until its first frame, or this time at the latest: overlay changes wait.
     var startDeadline: Double?
+    /// Seconds the first text an mpv draws waits after its first frame.
+    static let firstTextDelay = 0.2
     var overlaysWaiting = false
 
     // Stalls and shapes.
@@ -221,7 +224,14 @@ public struct PlaybackCore: Sendable {
         switch event {
         case .startFile(let entry, let path): return startFile(entry, path: path, at: now)
         case .fileLoaded: return fileLoaded(at: now)
-        case .playbackRestart: return itemStarted()
+        case .playbackRestart:
+            // mpv sets libass up (fontconfig) for its first text, in its video output's thread: drawn
+            // now, the first frame would wait for it (10 ms here, far more on a slow board).
+            if startDeadline != nil, !sentOverlays.values.contains(where: { !$0.isEmpty }) {
+                startDeadline = now + Self.firstTextDelay
+                return []
+            }
+            return itemStarted()
         case .endFile(let entry, let error):
             if entry == currentEntry { between = true }
             var out = error == nil ? [] : itemStarted()

@@ -3,6 +3,7 @@ import Config
 import Foundation
 import Glibc
 import Logging
+import MPV
 import Sensors
 import Session
 import UprightDaemon
@@ -37,6 +38,9 @@ struct Play: AsyncParsableCommand {
         // SIGHUP's default ends the process: until the reloader traps it, one that comes early (a
         // `systemctl reload` during start-up) is ignored; the configuration is read at start anyway.
         signal(SIGHUP, SIG_IGN)
+        // mpv's process loads libmpv while the configuration is read and the display found (forked
+        // by `main` already, unless `play` was not the first argument).
+        if !MPVHandle.hasProcessAhead { MPVHandle.startProcessAhead() }
         var configuration = try locateConfiguration(config)
         let uri = try uri.map(parseSensorURI)
         let overrides: @Sendable (inout UprightConfiguration) -> Void = { c in

@@ -73,11 +73,19 @@ struct OutputBuffer {
 
 extension Upright {
     /// The player's mpv runs in a process of its own: this program, started again with
-    /// ``MPVHost/argument`` (one file, whose pages the two processes share). Called first, on the
-    /// main thread; never returns then.
+    /// ``MPVHost/argument`` (one file, whose pages the two processes share), or, for `play`, forked
+    /// now. Called first, on the main thread, while it is the only one; never returns for
+    /// ``MPVHost/argument``.
     public static func serveMPVWhenAsked() {
-        guard CommandLine.arguments.dropFirst().first == MPVHost.argument else { return }
+        let first = CommandLine.arguments.dropFirst().first
+        guard first == MPVHost.argument || first == "play" else { return }
         mallopt(M_ARENA_MAX, 2)  // as `run` does, and for the same reason: mpv's dozen threads
+        if first == "play" {
+            // mpv's process as a fork of this one, now that it has one thread: libmpv loads while
+            // the configuration is read and the display found.
+            MPVHandle.startProcessAhead(forking: true)
+            return
+        }
         MPVHost.serve()
     }
 
