@@ -135,7 +135,7 @@ let package = Package(
             name: "UprightCLI",
             dependencies: [
                 "CEC", "CMalloc", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display",
-                "Files", "Player",
+                "Files", "Playback", "Player",
                 "Settings",
                 "Session", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -22,7 +22,7 @@ struct ConfigReader {
         "scenes": [],
         "player": [
             "playlist", "loop", "stall_timeout", "mpv", "shuffle", "image_duration", "splash", "audio_device",
-            "removable_media",
+            "removable_media", "hwdec",
         ],
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
@@ -311,6 +311,15 @@ struct ConfigReader {
         }
         if let device = string(p, ["player", "audio_device"]) {
             player.audioDevice = device.isEmpty || device == "auto" ? nil : device
+        }
+        if let hwdec = string(p, ["player", "hwdec"]) {
+            if hwdec.isEmpty || hwdec.contains(where: { $0.isWhitespace }) {
+                error(
+                    "'player.hwdec' must be \"board\" or one of mpv's hwdec values (no, auto-safe, vaapi, ...), not '\(hwdec)'",
+                    at: ["player", "hwdec"])
+            } else {
+                player.hwdec = hwdec
+            }
         }
         if let d = number(p, ["player", "image_duration"]) {
             if d > 0 {

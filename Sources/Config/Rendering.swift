@@ -95,7 +95,7 @@ extension UprightConfiguration {
             "\n[player]\nplaylist = [" + items.joined(separator: ", ") + "]\nloop = \(player.loop)\n"
             + "shuffle = \(player.shuffle)\nimage_duration = \(num(player.imageDuration))\n"
             + "splash = \(q(player.splash ?? ""))\naudio_device = \(q(player.audioDevice ?? "auto"))\n"
-            + "removable_media = \(q(player.removableMedia ?? ""))\n"
+            + "removable_media = \(q(player.removableMedia ?? ""))\nhwdec = \(q(player.hwdec))\n"
             + "stall_timeout = \(num(player.stallTimeout?.seconds ?? 0))\n"
         if !player.mpv.isEmpty {
             out += "\n[player.mpv]\n" + player.mpv.keys.sorted().map { "\($0) = \(q(player.mpv[$0]!))\n" }.joined()

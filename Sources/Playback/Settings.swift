@@ -21,6 +21,10 @@ public struct PlayerSettings: Sendable, Hashable {
     /// is there, its files are the playlist; when it goes, the configured playlist returns.
     public var removableMedia: String?
     public var loop = true
+    /// mpv's hardware decoding: `board` (``HardwareDecoding``'s table, for the board the device
+    /// tree names), else mpv's own `hwdec` value (`no`, `auto-safe`, `vaapi`, …). `[player.mpv]
+    /// hwdec` wins over it.
+    public var hwdec = "board"
     /// mpv options passed through (vo, hwdec, ...).
     public var mpv: [String: String] = [:]
     /// Action → the mpv key names bound to it.

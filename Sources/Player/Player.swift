@@ -148,6 +148,20 @@ public actor Player {
     /// Presses a key, as a person would (`keypress`): the way hotkeys are tested and scripted.
     public func keypress(_ key: String) throws(MPVError) { try mpv.command(["keypress", key]) }
 
+    /// mpv's video decoder and the frames dropped for the item playing; `nil` with no video playing.
+    public func decoder() -> DecoderReport? {
+        guard let codec = mpv.string("video-format").flatMap({ _ in mpv.string("video-codec") }) else { return nil }
+        func count(_ name: String) -> Int {
+            if case .int64(let n)? = try? mpv.get(name, as: .int64) { return Int(n) }
+            return 0
+        }
+        let hwdec = mpv.string("hwdec-current") ?? "no"
+        return DecoderReport(
+            hwdec: hwdec == "no" || hwdec.isEmpty ? "software" : hwdec,
+            codec: codec.split(separator: " ").first.map(String.init),
+            decoderDrops: count("decoder-frame-drop-count"), outputDrops: count("frame-drop-count"))
+    }
+
     /// A property of the player, for status and tests.
     public func property<V: MPVConvertible>(_ p: MPVProperty<V>) throws(MPVError) -> V { try mpv.get(p) }
 

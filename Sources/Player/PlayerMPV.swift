@@ -4,6 +4,14 @@ import MPV
 import OrientationCore
 import Playback
 
+/// The board Upright runs on.
+public enum Board {
+    /// Its model as its device tree names it (`nil` where there is none, as on a PC).
+    public static func model() -> String? {
+        try? String(contentsOfFile: "/proc/device-tree/model", encoding: .utf8)
+    }
+}
+
 /// The player's mpv: the options it starts with, and the core's commands in mpv's own words.
 extension MPVHandle {
     /// The options every mpv of a player with `settings` starts with; `extra` options (vo=null in tests) win.
@@ -23,6 +31,17 @@ extension MPVHandle {
         options.append(("loop-playlist", settings.loop ? "inf" : "no"))
         options.append(("image-display-duration", String(settings.imageDuration)))
         if let device = settings.audioDevice { options.append(("audio-device", device)) }
+        if settings.mpv["hwdec"] == nil {
+            if settings.hwdec == "board" {
+                let choice = HardwareDecoding.choice(model: Board.model())
+                options.append(("hwdec", choice.hwdec))
+                if let codecs = choice.codecs, settings.mpv["hwdec-codecs"] == nil {
+                    options.append(("hwdec-codecs", codecs))
+                }
+            } else {
+                options.append(("hwdec", settings.hwdec))
+            }
+        }
         options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         return options + extra
     }

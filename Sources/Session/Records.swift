@@ -1,4 +1,5 @@
 public import OrientationCore
+public import Playback
 
 /// A screenshot in a control reply: the PNG's bytes in base64, and what took it.
 public struct Screenshot: Codable, Sendable, Hashable {
@@ -88,11 +89,14 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     public var screenNextChange: String?
     /// The MQTT connection: "connected to …", or why not and that it is retried.
     public var mqtt: String?
+    /// mpv's video decoder for the item playing and the frames dropped (the shell adds it: the
+    /// core does not follow it).
+    public var decoder: DecoderReport?
 
     enum CodingKeys: String, CodingKey {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
-            screenNextChange = "screen_next_change", mqtt
+            screenNextChange = "screen_next_change", mqtt, decoder
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -114,6 +118,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encode(screen, forKey: .screen)
         try c.encode(screenNextChange, forKey: .screenNextChange)
         try c.encode(mqtt, forKey: .mqtt)
+        try c.encode(decoder, forKey: .decoder)
     }
 }
 

@@ -8,6 +8,8 @@ import Input
 import Logging
 import MPV
 import OrientationCore
+import Playback
+import Player
 import Sensors
 import Session
 import Settings
@@ -305,6 +307,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         doctorInput(configuration, problems: &problems)
         doctorScreen(configuration, problems: &problems)
+        doctorDecoder(configuration)
         await doctorDisplay(configuration.display, problems: &problems)
         if problems.isEmpty {
             print("no problems found")
@@ -397,6 +400,35 @@ func doctorInput(_ configuration: UprightConfiguration, problems: inout [String]
 
 /// The screen's power plan and the HDMI-CEC adapter it would switch the TV with (opened and
 /// asked what it is; nothing is sent).
+/// The hardware decoding `play` asks of mpv for this board, and what a running `upright play`'s
+/// mpv decodes with now (its control socket, when one answers).
+func doctorDecoder(_ configuration: UprightConfiguration) {
+    let player = configuration.player
+    let model = Board.model()?.split(separator: "\0").first.map(String.init)
+    if let fixed = player.mpv["hwdec"] {
+        print("decoder: hwdec = \"\(fixed)\" ([player.mpv])")
+    } else if player.hwdec == "board" {
+        let choice = HardwareDecoding.choice(model: model)
+        print(
+            "decoder: hwdec = \"board\": \(choice.board) (device tree model: \(model ?? "none")) → hwdec \(choice.hwdec)"
+                + (choice.codecs.map { " for \($0)" } ?? ""))
+    } else {
+        print("decoder: hwdec = \"\(player.hwdec)\" ([player])")
+    }
+    let path = findControlSocket()
+    guard FileManager.default.fileExists(atPath: path),
+        let line = try? ControlClient.send(#"{"command": "status"}"#, to: path, timeout: 3),
+        let status = ControlReply(line: line)?.status
+    else { return }
+    if let d = status.decoder {
+        print(
+            "decoder playing now: \(d.hwdec) for \(d.codec ?? "?"), \(d.decoderDrops) frame(s) dropped by the decoder, "
+                + "\(d.outputDrops) by the output (\(status.playing ?? "?"))")
+    } else {
+        print("decoder playing now: no video plays")
+    }
+}
+
 func doctorScreen(_ configuration: UprightConfiguration, problems: inout [String]) {
     guard let plan = configuration.screenPlan, let on = plan.from, let off = plan.until else {
         print("screen power plan: none (the screen is never switched)")

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import OrientationCore
+import Playback
 public import Prometheus
 import Sensors
 import ServiceLifecycle
@@ -23,6 +24,8 @@ public final class SessionMetrics: Sendable {
     private let sensorFaults, skippedReadings, stalls, restarts, displayFaults, files, fileFailures: Counter
     private let playlistPosition: Gauge
     private let playing = Mutex<(item: String, gauge: Gauge)?>(nil)
+    private let decoderDrops, outputDrops: Gauge
+    private let decoding = Mutex<(hwdec: String, gauge: Gauge)?>(nil)
     private let sensorState = Mutex<(state: SensorStatus.State?, skipped: Int)>((nil, 0))
 
     static let devices: [DeviceOrientation] = [
@@ -78,6 +81,10 @@ public final class SessionMetrics: Sendable {
         fileFailures = r.makeCounter(
             descriptor: Self.descriptor("items_failed", "total", "Playlist items that could not be played"))
         playlistPosition = r.makeGauge(descriptor: Self.descriptor("playing", "", "1 while an item plays, 0 when idle"))
+        let drops = Self.descriptor(
+            "frames_dropped", "", "Frames dropped while the item playing played, by the decoder or the output")
+        decoderDrops = r.makeGauge(descriptor: drops, labels: [("by", "decoder")])
+        outputDrops = r.makeGauge(descriptor: drops, labels: [("by", "output")])
         device(.unknown)
         interface(.portrait)
     }
@@ -137,6 +144,24 @@ public final class SessionMetrics: Sendable {
                     labels: [("item", i)])
                 g.set(to: 1.0)
                 return (i, g)
+            }
+        }
+    }
+
+    /// mpv's decoder and the frames dropped for the item playing (`nil`: no video plays).
+    func decoder(_ report: DecoderReport?) {
+        decoderDrops.set(to: Double(report?.decoderDrops ?? 0))
+        outputDrops.set(to: Double(report?.outputDrops ?? 0))
+        decoding.withLock { current in
+            guard current?.hwdec != report?.hwdec else { return }
+            if let current { registry.unregisterGauge(current.gauge) }
+            current = report.map { r in
+                let g = registry.makeGauge(
+                    descriptor: Self.descriptor(
+                        "decoder_info", "", "1 for mpv's video decoder now (software or hardware)"),
+                    labels: [("hwdec", r.hwdec)])
+                g.set(to: 1.0)
+                return (r.hwdec, g)
             }
         }
     }

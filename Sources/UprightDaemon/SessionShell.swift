@@ -79,7 +79,9 @@ struct SessionShell: Sendable {
         case .playlist(let step, let request):
             let playing = step == .next ? await player.next() : await player.previous()
             if let request { done.replies.append((request, ControlReply(ok: true, playing: playing))) }
-        case .reply(let request, let reply): done.replies.append((request, reply))
+        case .reply(let request, var reply):
+            if reply.status != nil { reply.status?.decoder = await player.decoder() }
+            done.replies.append((request, reply))
         case .status(let line): logger.notice("\(line)")
         case .warning(let line):
             logger.warning("\(line)")
@@ -190,6 +192,13 @@ struct SessionShell: Sendable {
             Task {
                 for await _ in stop { break }
                 feed.yield(.stop)
+            },
+            Task {
+                // mpv's decoder and its dropped frames, for the metrics.
+                while !Task.isCancelled {
+                    metrics.decoder(await player.decoder())
+                    try? await clock.sleep(for: .seconds(5), tolerance: nil)
+                }
             },
             Task { await watchWhatStartedUs(clock: clock) },
         ]

@@ -83,6 +83,14 @@ struct MetricsTests {
         #expect(scraped.contains(#"node_textfile_scrape_error 0"#), "node-exporter read the file whole")
         // No file path or title unless `[metrics] items`.
         #expect(!scraped.contains("upright_playing_info") && !scraped.contains("lavfi"))
+        // mpv's decoder and the frames dropped for the item playing, sampled every 5 s.
+        for _ in 0..<60 where !scraped.contains(#"upright_decoder_info{hwdec="software"} 1"#) {
+            try await Task.sleep(for: .milliseconds(200))
+            scraped = await Self.fetch("http://127.0.0.1:\(exporterPort)/metrics")
+        }
+        #expect(scraped.contains(#"upright_decoder_info{hwdec="software"} 1"#), "\(scraped)")
+        #expect(scraped.contains(#"upright_frames_dropped{by="decoder"} "#), "\(scraped)")
+        #expect(scraped.contains(#"upright_frames_dropped{by="output"} "#), "\(scraped)")
 
         let served = await Self.fetch("http://127.0.0.1:\(uprightPort)/metrics")
         #expect(served.hasSuffix("\n200") && served.contains("# TYPE upright_turns_total counter"), "\(served)")

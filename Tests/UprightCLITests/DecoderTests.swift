@@ -1,0 +1,41 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Which decoder plays, in `ctl status` and `doctor`, from a real `upright play`.
+@Suite("The decoder in the status")
+struct DecoderTests {
+    @Test func statusAndDoctorNameTheDecoderAndItsDroppedFrames() async throws {
+        let dir = NSTemporaryDirectory() + "decoder-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [player]
+        playlist = ["av://lavfi:testsrc2=s=320x240:r=25"]
+        hwdec = "no"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = dir + "/upright/control.sock"  // where doctor looks, with XDG_RUNTIME_DIR=dir
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
+        defer { kill(play.process.processIdentifier, SIGKILL) }
+        var status = ""
+        for _ in 0..<50 where !status.contains(#""decoder": {"#) {
+            try await Task.sleep(for: .milliseconds(200))
+            status = try await upright(["ctl", "--socket", socket, "status"]).stdout
+        }
+        #expect(
+            status.contains(
+                #""decoder": {"hwdec": "software", "codec": "rawvideo", "decoder_drops": 0, "output_drops": "#),
+            "\(status)")
+
+        let doctor = try await upright(
+            ["doctor", "--config", config, "--uri", "none"],
+            environment: ["XDG_RUNTIME_DIR": dir, "PATH": "/usr/bin:/bin"])
+        #expect(doctor.stdout.contains(#"decoder: hwdec = "no" ([player])"#), "\(doctor.stdout)")
+        #expect(
+            doctor.stdout.contains("decoder playing now: software for rawvideo, 0 frame(s) dropped by the decoder, "),
+            "\(doctor.stdout)")
+    }
+}
