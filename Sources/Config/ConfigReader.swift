@@ -28,6 +28,7 @@ struct ConfigReader {
         "input": ["devices", "grab", "clip_presses"],
         "metrics": ["textfile", "listen", "interval", "items"],
         "screen": ["on", "off", "days", "cec"],
+        "proof_of_play": ["file", "max_mb", "keep"],
         "mqtt": [
             "url", "ca_file", "username", "password", "password_file", "prefix", "device", "discovery",
             "discovery_prefix", "screenshot_interval",
@@ -177,6 +178,7 @@ struct ConfigReader {
         if let i = section(root, "input") { readInput(i, into: &c.input, presses: &policy.clipPresses) }
         if let m = section(root, "metrics") { readMetrics(m, into: &c.metrics) }
         if let m = section(root, "mqtt") { readMQTT(m, into: &c.mqtt) }
+        if let p = section(root, "proof_of_play") { readProofOfPlay(p, into: &c.proofOfPlay) }
         if let s = section(root, "screen") { readScreen(s, into: &c) }
         if let k = section(root, "classifier") { readClassifier(k, into: &c.classifier) }
         c.policy = PolicyConfiguration(
@@ -435,6 +437,34 @@ struct ConfigReader {
                 error(
                     "unknown value '\(p)' for 'input.clip_presses'; expected one of: "
                         + ClipPresses.allCases.map(\.rawValue).joined(separator: ", "), at: ["input", "clip_presses"])
+            }
+        }
+    }
+
+    /// `[proof_of_play]`: the log, its size before rotation and the rotated files kept.
+    mutating func readProofOfPlay(_ t: TOMLTable, into p: inout ProofOfPlaySettings) {
+        if let path = string(t, ["proof_of_play", "file"]) {
+            if path.isEmpty {
+                p.file = nil
+            } else if !path.hasPrefix("/") {
+                error("'proof_of_play.file' must be an absolute path, not '\(path)'", at: ["proof_of_play", "file"])
+            } else {
+                p.file = path
+            }
+        }
+        if let mb = number(t, ["proof_of_play", "max_mb"]) {
+            if mb >= 0.001, mb <= 10000 {
+                p.maxMB = mb
+            } else {
+                error("'proof_of_play.max_mb' must be 0.001 to 10000 MB, not \(mb)", at: ["proof_of_play", "max_mb"])
+            }
+        }
+        if let keep = number(t, ["proof_of_play", "keep"]) {
+            if keep >= 0, keep <= 1000, keep == keep.rounded() {
+                p.keep = Int(keep)
+            } else {
+                error(
+                    "'proof_of_play.keep' must be a whole number 0 to 1000, not \(keep)", at: ["proof_of_play", "keep"])
             }
         }
     }

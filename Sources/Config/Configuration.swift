@@ -21,6 +21,8 @@ public struct UprightConfiguration: Sendable {
     public var metrics = MetricsSettings()
     /// MQTT, with Home Assistant discovery: off without a broker URL.
     public var mqtt = MQTTSettings()
+    /// The proof-of-play log (`[proof_of_play]`): off without a file.
+    public var proofOfPlay = ProofOfPlaySettings()
     /// The screen's power plan (`[screen]`): the window it is on; `nil`: always on.
     public var screenPlan: Schedule?
     /// HDMI-CEC with the power plan (`screen.cec`): `auto` (the first `/dev/cecN` present, if any),
@@ -221,6 +223,19 @@ public struct MetricsSettings: Sendable, Hashable {
         h.combine(interval)
         h.combine(items)
     }
+}
+
+/// The `[proof_of_play]` settings: what played, one JSON line per item, in a file that is rotated
+/// by size.
+public struct ProofOfPlaySettings: Sendable, Hashable {
+    /// The log (an absolute path); `nil`: no log.
+    public var file: String?
+    /// Megabytes the file may reach before it becomes `FILE.1` (the older ones `FILE.2` …).
+    public var maxMB = 10.0
+    /// Rotated files kept beside the current one.
+    public var keep = 5
+
+    public init() {}
 }
 
 /// The `[mqtt]` settings.

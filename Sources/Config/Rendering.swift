@@ -113,6 +113,8 @@ extension UprightConfiguration {
         out +=
             "listen = \(q(metrics.listen.map { ($0.host.contains(":") ? "[\($0.host)]" : $0.host) + ":\($0.port)" } ?? ""))\n"
         out += "interval = \(num(metrics.interval))\nitems = \(metrics.items)\n"
+        out += "\n[proof_of_play]\nfile = \(q(proofOfPlay.file ?? ""))\nmax_mb = \(num(proofOfPlay.maxMB))\n"
+        out += "keep = \(proofOfPlay.keep)\n"
         if let plan = screenPlan, let on = plan.from, let off = plan.until {
             out += "\n[screen]\non = \(q(Schedule.text(on)))\noff = \(q(Schedule.text(off)))\n"
             if !plan.days.isEmpty {

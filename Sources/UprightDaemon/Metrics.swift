@@ -136,6 +136,12 @@ public final class SessionMetrics: Sendable {
         if item != nil { files.increment() }
         playlistPosition.set(to: item == nil ? 0.0 : 1.0)
         guard items else { return }
+        if let item {
+            registry.makeCounter(
+                descriptor: Self.descriptor("item_plays", "total", "Times each item started (metrics.items = true)"),
+                labels: [("item", item)]
+            ).increment()
+        }
         playing.withLock { current in
             if let current { registry.unregisterGauge(current.gauge) }
             current = item.map { i in

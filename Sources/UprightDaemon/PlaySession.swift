@@ -51,7 +51,9 @@ public actor PlaySession {
             monitor: OrientationMonitor(
                 sensor: configuration.sensor, parameters: configuration.classifier, paused: configuration.lock.locked),
             input: InputHub(plan: configuration.inputPlan), inputActions: configuration.inputActions,
-            metrics: SessionMetrics(items: configuration.metrics.items), cec: configuration.screenCEC,
+            metrics: SessionMetrics(items: configuration.metrics.items),
+            proofOfPlay: ProofOfPlayLog(settings: configuration.proofOfPlay, logger: logger),
+            cec: configuration.screenCEC,
             sensor: configuration.sensor, classifier: configuration.classifier, environment: environment,
             videoOutput: extraMPV.last { $0.0 == "vo" }?.1 ?? configuration.player.mpv["vo"],
             kiosk: configuration.display.kiosk, log: log, logger: logger, feed: feed)

@@ -23,6 +23,8 @@ struct SessionShell: Sendable {
     /// The action of each bound input-device key.
     let inputActions: [UInt16: Action]
     let metrics: SessionMetrics
+    /// What played, when `[proof_of_play]` names a file.
+    let proofOfPlay: ProofOfPlayLog?
     /// `screen.cec`: the TV switched over HDMI-CEC with the power plan.
     let cec: String
     let sensor: SensorSettings
@@ -77,6 +79,7 @@ struct SessionShell: Sendable {
         case .sensorLock(let on): await monitor.setPaused(on)
         case .measureMotion: measureMotion()
         case .playlist(let step, let request):
+            proofOfPlay?.leave()
             let playing = step == .next ? await player.next() : await player.previous()
             if let request { done.replies.append((request, ControlReply(ok: true, playing: playing))) }
         case .reply(let request, var reply):
@@ -128,13 +131,17 @@ struct SessionShell: Sendable {
         case .layout(let layout): await player.setLayout(layout)
         case .overlay(.hidden(let hidden)): await player.setOverlaysHidden(hidden)
         case .pause(let paused): await player.setPaused(paused)
-        case .playClip(let file): await player.playClip(file)
+        case .playClip(let file):
+            proofOfPlay?.leave()
+            await player.playClip(file)
         case .start: await player.start()
         case .leaveAlone: await player.leaveAlone()
         case .restart:
             metrics.restarted()
             do { try await player.restart() } catch { return .some("mpv could not start again: \(error)") }
-        case .playlist(let list): await player.setPlaylist(list)
+        case .playlist(let list):
+            proofOfPlay?.leave()
+            await player.setPlaylist(list)
         case .overlay(let change):
             await player.updateOverlays { content in
                 switch change {
@@ -238,6 +245,7 @@ struct SessionShell: Sendable {
             case .clipEnded: feed.yield(.clipEnded)
             case .shape(let shape): feed.yield(.content(shape))
             case .playing(let item):
+                proofOfPlay?.playing(item)
                 let title = await player.title(of: item)
                 logger.info("playing \(item)")
                 metrics.playing(item)
@@ -249,10 +257,12 @@ struct SessionShell: Sendable {
                 }
                 ready = true
             case .fileFailed(let path, let reason):
+                proofOfPlay?.failed(path, reason: reason)
                 metrics.fileFailed()
                 feed.yield(.fileFailed(path: path, reason: reason))
             case .problem(let text): logger.warning("player: \(text)")
             case .stalled(let item):
+                proofOfPlay?.stalled()
                 metrics.stalled()
                 logger.warning("playback stalled on \(item): loading it again")
                 ServiceManager.status("stalled on \(item); loading it again")
@@ -260,14 +270,17 @@ struct SessionShell: Sendable {
                 ServiceManager.status("failed: \(reason)")
                 feed.yield(.playerGaveUp(reason))
             case .shutdown:
+                proofOfPlay?.stopped()
                 // Not asked for: its window was closed, or the compositor went away under it.
                 if !(await player.isShuttingDown) { feed.yield(.playerLost) }
             case .idle:
+                proofOfPlay?.idle()
                 metrics.playing(nil)
                 if !ready { ServiceManager.ready(status: "idle: nothing to play") }
                 ready = true
             }
         }
+        proofOfPlay?.stopped()
         feed.yield(.stop)
     }
 

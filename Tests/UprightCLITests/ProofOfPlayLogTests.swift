@@ -1,0 +1,61 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The proof-of-play log from a real `upright play`: what played, what failed and why, rotated by size.
+@Suite("The proof-of-play log")
+struct ProofOfPlayLogTests {
+    @Test func whatPlayedAndWhatFailedAreLinesRotatedBySize() async throws {
+        let dir = NSTemporaryDirectory() + "pop-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let clip = "av://lavfi:color=c=red:s=64x64:r=25:d=0.5"
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [player]
+        playlist = ["\(clip)", "\(dir)/missing.mp4"]
+        [proof_of_play]
+        file = "\(dir)/plays.jsonl"
+        max_mb = 0.001
+        keep = 2
+        [metrics]
+        textfile = "\(dir)/upright.prom"
+        interval = 1
+        items = true
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let play = try SignalTests.Play(
+            ["--config", config, "--uri", "none", "--vo", "null", "--no-control", "--duration", "6"])
+        defer { kill(play.process.processIdentifier, SIGKILL) }
+        #expect(await play.waitFor({ _ in !play.process.isRunning }, seconds: 20))
+
+        let files = ["plays.jsonl", "plays.jsonl.1", "plays.jsonl.2"].map { dir + "/" + $0 }
+        let lines = files.reversed().flatMap {
+            ((try? String(contentsOfFile: $0, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        #expect(FileManager.default.fileExists(atPath: files[1]), "rotated at 1000 bytes")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/plays.jsonl.3"), "two rotated files kept")
+        for path in files where FileManager.default.fileExists(atPath: path) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            #expect(size <= 1000, "\(path): \(size) bytes")
+        }
+        let ended = lines.filter {
+            $0.contains(#"{"item": "\#(clip)", "start": "20"#) && $0.contains(#""outcome": "ended""#)
+        }
+        #expect(!ended.isEmpty, "\(lines)")
+        #expect(
+            ended.allSatisfy {
+                $0.contains(#""seconds": 0.5"#) || $0.contains(#""seconds": 0.4"#) || $0.contains(#""seconds": 0.6"#)
+            }, "\(ended)")
+        #expect(
+            lines.contains {
+                $0.hasPrefix(#"{"item": "\#(dir)/missing.mp4""#) && $0.contains(#""outcome": "failed", "reason": "#)
+            },
+            "\(lines)")
+        #expect(
+            lines.last?.contains(#""outcome": "stopped""#) == true || lines.last?.contains("ended") == true, "\(lines)")
+        let metrics = (try? String(contentsOfFile: dir + "/upright.prom", encoding: .utf8)) ?? ""
+        #expect(metrics.contains(#"upright_item_plays_total{item="\#(clip)"}"#), "\(metrics)")
+    }
+}
