@@ -128,6 +128,14 @@ struct ConfigTests {
             "u.toml:2:14: error: hysteresis must be at least 0° and under 45°, not 50.0"
         ),
         (
+            "[proof_of_play]\nfile = \"plays.jsonl\"\n",
+            "u.toml:2:8: error: 'proof_of_play.file' must be an absolute path, not 'plays.jsonl'"
+        ),
+        (
+            "[player]\nhwdec = \"\"\n",
+            "u.toml:2:9: error: 'player.hwdec' must be \"board\" or one of mpv's hwdec values (no, auto-safe, vaapi, ...), not ''"
+        ),
+        (
             "[mqtt]\nscreenshot_interval = 5\n",
             "u.toml:2:23: error: 'mqtt.screenshot_interval' must be 10 to 86400 seconds, or 0 for no screenshots, not 5.0"
         ),
