@@ -27,19 +27,24 @@ public enum Action: Sendable, Hashable {
     case sceneDismiss
     /// Play a clip scene's clip once, in its scene, then return to the loop.
     case play(String)
+    /// Follow the screen's power plan (`on`), or set it aside, the screen on, until it is followed
+    /// again (`off`).
+    case powerPlan(Bool)
 
     /// What an action's argument is.
     public enum Argument: String, Sendable, Hashable {
         case orientation
         case scene
         case clip
+        case onOff
 
-        /// `an orientation`, `a scene`, `a clip scene`.
+        /// `an orientation`, `a scene`, `a clip scene`, `on or off`.
         public var phrase: String {
             switch self {
             case .orientation: "an orientation"
             case .scene: "a scene"
             case .clip: "a clip scene"
+            case .onOff: "on or off"
             }
         }
     }
@@ -58,6 +63,7 @@ public enum Action: Sendable, Hashable {
         case scenePresent = "scene-present"
         case sceneDismiss = "scene-dismiss"
         case play
+        case powerPlan = "power-plan"
 
         /// What its argument is (`nil`: it takes none).
         public var argument: Argument? {
@@ -65,6 +71,7 @@ public enum Action: Sendable, Hashable {
             case .rotateTo: .orientation
             case .scenePush, .scenePresent: .scene
             case .play: .clip
+            case .powerPlan: .onOff
             default: nil
             }
         }
@@ -101,6 +108,7 @@ public enum Action: Sendable, Hashable {
         case .scenePresent: .scenePresent
         case .sceneDismiss: .sceneDismiss
         case .play: .play
+        case .powerPlan: .powerPlan
         }
     }
 
@@ -123,6 +131,12 @@ public enum Action: Sendable, Hashable {
             self = kind == .play ? .play(a) : kind == .scenePush ? .scenePush(a) : .scenePresent(a)
         case .scenePop: self = .scenePop
         case .sceneDismiss: self = .sceneDismiss
+        case .powerPlan:
+            switch argument?.lowercased() {
+            case "on"?: self = .powerPlan(true)
+            case "off"?: self = .powerPlan(false)
+            default: return nil
+            }
         }
     }
 
@@ -134,6 +148,7 @@ public enum Action: Sendable, Hashable {
         switch self {
         case .rotateTo(let o): o.name
         case .scenePush(let s), .scenePresent(let s), .play(let s): s
+        case .powerPlan(let on): on ? "on" : "off"
         default: nil
         }
     }
@@ -187,7 +202,7 @@ public enum Action: Sendable, Hashable {
         case .scenePresent(let s): .present(s)
         case .sceneDismiss: .dismiss
         case .play(let s): .play(s)
-        case .rotate, .next, .previous: nil
+        case .rotate, .next, .previous, .powerPlan: nil
         }
     }
 }
@@ -206,6 +221,7 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .orientation: "one of: " + InterfaceOrientation.allNames.joined(separator: ", ")
         case .scene: "a scene's name"
         case .clip: "the name of a scene with a clip ([scenes.NAME] clip = \"FILE\")"
+        case .onOff: "on or off"
         }
     }
 

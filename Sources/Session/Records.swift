@@ -87,6 +87,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     /// The screen's power plan: on or off, or `nil` without a plan; and its next change (`HH:MM`, local).
     public var screen: ScreenPower?
     public var screenNextChange: String?
+    /// Whether the power plan is followed (`power-plan on`) or set aside; `nil` without a plan.
+    public var powerPlanFollowed: Bool?
     /// The MQTT connection: "connected to …", or why not and that it is retried.
     public var mqtt: String?
     /// mpv's video decoder for the item playing and the frames dropped (the shell adds it: the
@@ -96,7 +98,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
-            screenNextChange = "screen_next_change", mqtt, decoder
+            screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -117,6 +119,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encode(input, forKey: .input)
         try c.encode(screen, forKey: .screen)
         try c.encode(screenNextChange, forKey: .screenNextChange)
+        try c.encode(powerPlanFollowed, forKey: .powerPlanFollowed)
         try c.encode(mqtt, forKey: .mqtt)
         try c.encode(decoder, forKey: .decoder)
     }
@@ -390,6 +393,8 @@ public struct MQTTState: Codable, Sendable, Hashable {
     /// What plays as a state can hold it: its last path component, shortened
     /// (``HomeAssistantDiscovery/shortened(_:)``).
     public var title: String?
+    /// Whether the power plan is followed; `nil` without a plan.
+    public var powerPlan: Bool?
     /// The last command from MQTT that was refused or could not be read, with the reason, shortened.
     public var refused: String?
     /// When it was refused (ISO 8601, UTC).
@@ -397,12 +402,13 @@ public struct MQTTState: Codable, Sendable, Hashable {
 
     public init(
         device: DeviceOrientation, interface: InterfaceOrientation, locked: Bool, scene: String, playing: String?,
-        sensor: String, clip: String?, refused: String? = nil, refusedAt: String? = nil
+        sensor: String, clip: String?, powerPlan: Bool? = nil, refused: String? = nil, refusedAt: String? = nil
     ) {
         (self.device, self.interface, self.locked, self.scene) = (device, interface, locked, scene)
         (self.playing, self.sensor, self.clip) = (playing, sensor, clip)
         title = playing.map { HomeAssistantDiscovery.shortened(Self.lastComponent(of: $0)) }
         (self.refused, self.refusedAt) = (refused.map { HomeAssistantDiscovery.shortened($0) }, refusedAt)
+        self.powerPlan = powerPlan
     }
 
     /// A path's or a URL's last component (the whole text when it has none).
@@ -415,7 +421,9 @@ public struct MQTTState: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case device, interface, locked, scene, playing, sensor, clip, title, refused
+        case device, interface, locked, scene, playing, sensor, clip, title
+        case powerPlan = "power_plan"
+        case refused
         case refusedAt = "refused_at"
     }
 }

@@ -53,6 +53,10 @@ public struct SessionCore: Sendable {
     /// The screen's power plan: the window it is on (`nil`: always on), and whether it is on now.
     public var powerPlan: Schedule?
     public private(set) var screenOn = true
+    /// The power plan is followed (`power-plan on`, the default), or set aside with the screen on.
+    public private(set) var powerPlanFollowed = true
+    /// The local time last heard, for the plan taken up again.
+    private var localTime: (weekday: Int, minute: Int)?
     /// The MQTT connection, in words (`nil` without MQTT).
     public private(set) var mqtt: String?
     private var screenNextChange: String?
@@ -126,7 +130,8 @@ public struct SessionCore: Sendable {
             display: displayReport, lastDecision: policy.lastDecision.map { $0.record(time: $0.millisecondsText) },
             suggestion: policy.suggestion, playing: playing, queued: policy.queued.map(\.name), clip: clip,
             clipsQueued: clipQueue, input: input, screen: powerPlan == nil ? nil : (screenOn ? .on : .off),
-            screenNextChange: screenNextChange, mqtt: mqtt)
+            screenNextChange: screenNextChange, powerPlanFollowed: powerPlan == nil ? nil : powerPlanFollowed,
+            mqtt: mqtt)
     }
 
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
@@ -151,6 +156,7 @@ public struct SessionCore: Sendable {
         case .content(let shape):
             return translate(policy.handle(.content(shape), at: now))
         case .localTime(let weekday, let minute):
+            localTime = (weekday, minute)
             return powerTime(weekday: weekday, minute: minute)
         case .mqttState(let text):
             mqtt = text
@@ -202,7 +208,7 @@ public struct SessionCore: Sendable {
     /// on (playback resumed) when it opens; the status says when it changes next.
     private mutating func powerTime(weekday: Int, minute: Int) -> [SessionEffect] {
         guard let plan = powerPlan else { return [] }
-        let on = plan.isActive(weekday: weekday, minute: minute)
+        let on = !powerPlanFollowed || plan.isActive(weekday: weekday, minute: minute)
         screenNextChange = plan.minutesToNextChange(weekday: weekday, minute: minute).map {
             Schedule.text((minute + $0) % 1440)
         }
@@ -213,6 +219,30 @@ public struct SessionCore: Sendable {
             .status(on ? "screen on (power plan)\(next)" : "screen off (power plan)\(next); nothing plays meanwhile"),
             .player(.pause(!on)), .screenPower(on),
         ]
+    }
+
+    /// `power-plan on|off`: the plan followed again (the screen as the plan has it now), or set
+    /// aside with the screen on until it is followed again.
+    private mutating func followPowerPlan(_ on: Bool, request: RequestID?) -> [SessionEffect] {
+        guard powerPlan != nil else {
+            return reply(request, .refused("there is no power plan to follow ([screen] on and off)"))
+        }
+        guard on != powerPlanFollowed else {
+            return reply(
+                request, ControlReply(ok: true, message: "the power plan is \(on ? "followed" : "set aside") already"))
+        }
+        powerPlanFollowed = on
+        var out: [SessionEffect] = [
+            .status(on ? "power plan followed again" : "power plan set aside: the screen stays on")
+        ]
+        if let t = localTime {
+            out += powerTime(weekday: t.weekday, minute: t.minute)
+        } else if !on, !screenOn {
+            screenOn = true
+            out += [.player(.pause(false)), .screenPower(true)]
+        }
+        return out
+            + reply(request, ControlReply(ok: true, message: on ? "power plan followed" : "power plan set aside"))
     }
 
     // MARK: - Presses
@@ -317,6 +347,8 @@ public struct SessionCore: Sendable {
             return [.playlist(action == .next ? .next : .previous, request: request)]
         case .play(let name):
             return play(name, request: request, at: now)
+        case .powerPlan(let on):
+            return followPowerPlan(on, request: request)
         case .rotate:
             guard let target = nextClockwise() else {
                 let reason = "the scene '\(policy.topScene)' allows no other orientation to turn to"

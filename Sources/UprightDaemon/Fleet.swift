@@ -73,7 +73,10 @@ struct MQTTService: Service {
                     client.subscribe(base + "/command/+")
                     client.publish(availability, "online", retain: true)
                     if settings.discovery {
-                        for (topic, config) in discovery() { client.publish(topic, config, retain: true) }
+                        let plan = await session.currentStatus()?.powerPlanFollowed != nil
+                        for (topic, config) in discovery(powerPlan: plan) {
+                            client.publish(topic, config, retain: true)
+                        }
                     }
                     await published.forget()
                     await published.setConnected(true)
@@ -99,7 +102,8 @@ struct MQTTService: Service {
                 let refusal = await published.refusal
                 let state = State(
                     device: s.device, interface: s.interface, locked: s.locked, scene: s.scenes.last ?? "",
-                    playing: s.playing, sensor: s.sensor, clip: s.clip, refused: refusal?.text, refusedAt: refusal?.at)
+                    playing: s.playing, sensor: s.sensor, clip: s.clip, powerPlan: s.powerPlanFollowed,
+                    refused: refusal?.text, refusedAt: refusal?.at)
                 if await published.changed(to: state) {
                     client.publish(base + "/state", JSONLine.encode(state), retain: true)
                 }
@@ -133,6 +137,8 @@ struct MQTTService: Service {
             case ("lock", _):
                 logger.warning("mqtt: \(topic) '\(payload.prefix(80))' ignored: the lock takes ON or OFF")
                 return "lock '\(payload.prefix(80))': the lock takes ON or OFF"
+            case ("power-plan", "ON"): action = .success(.powerPlan(true))
+            case ("power-plan", "OFF"): action = .success(.powerPlan(false))
             default:
                 let takes = Action.canonicalName(name).flatMap(Action.Kind.init(rawValue:))?.argument != nil
                 action = Action.parse(name: name, argument: takes ? words.joined(separator: " ") : nil)
@@ -150,8 +156,9 @@ struct MQTTService: Service {
         }
     }
 
-    /// Home Assistant's discovery messages: the screen as a device with its entities.
-    func discovery() -> [(String, String)] {
+    /// Home Assistant's discovery messages: the screen as a device with its entities (the power
+    /// plan's switch when there is a plan).
+    func discovery(powerPlan: Bool = false) -> [(String, String)] {
         let node = "upright_" + HomeAssistantDiscovery.id(settings.device)
         let device = HomeAssistantDiscovery.Device(
             identifiers: [node], name: "Upright \(settings.device)", manufacturer: "Upright",
@@ -209,6 +216,14 @@ struct MQTTService: Service {
                     valueTemplate: "{{ value_json.refused or 'none' }}",
                     jsonAttributes: (state, "{{ {'at': value_json.refused_at} | tojson }}"), icon: "mdi:alert-circle")),
         ]
+        if powerPlan {
+            out.append(
+                entity(
+                    "switch", "power_plan",
+                    HomeAssistantDiscovery(
+                        name: "Power plan", commandTopic: base + "/command/power-plan", stateTopic: state,
+                        valueTemplate: "{{ 'ON' if value_json.power_plan else 'OFF' }}", icon: "mdi:calendar-clock")))
+        }
         if settings.screenshotInterval > 0 {
             var image = HomeAssistantDiscovery(name: "Screen")
             image.imageTopic = base + "/screenshot"

@@ -188,4 +188,29 @@ struct PowerPlanTests {
         var plain = try Run()
         #expect(plain.at(1, .localTime(weekday: 3, minute: 3 * 60)).isEmpty && plain.core.status.screen == nil)
     }
+
+    /// `power-plan off` sets the plan aside with the screen on (Home Assistant's switch); `on`
+    /// takes it up again as it stands at this minute.
+    @Test func thePlanSetAsideKeepsTheScreenOnUntilItIsFollowedAgain() throws {
+        var run = try Run()
+        run.core.powerPlan = Schedule(from: 7 * 60, until: 22 * 60)
+        _ = run.at(1, .localTime(weekday: 3, minute: 23 * 60))
+        #expect(run.core.status.screen == .off && run.core.status.powerPlanFollowed == true)
+        let aside = run.at(1, .command(.powerPlan(false), from: .mqtt, request: 1))
+        #expect(aside.contains(.screenPower(true)) && aside.contains(.player(.pause(false))))
+        #expect(aside.contains(.reply(1, ControlReply(ok: true, message: "power plan set aside"))))
+        #expect(run.core.status.screen == .on && run.core.status.powerPlanFollowed == false)
+        #expect(run.at(60, .localTime(weekday: 3, minute: 23 * 60 + 1)).isEmpty, "the plan's minutes pass it by")
+        let again = run.at(1, .command(.powerPlan(true), from: .mqtt, request: 2))
+        #expect(again.contains(.screenPower(false)) && again.contains(.player(.pause(true))))
+        #expect(run.core.status.screen == .off && run.core.status.powerPlanFollowed == true)
+        let twice = run.at(1, .command(.powerPlan(true), from: .control, request: 3))
+        #expect(twice == [.reply(3, ControlReply(ok: true, message: "the power plan is followed already"))])
+        // Without a plan there is nothing to set aside.
+        var plain = try Run()
+        #expect(
+            plain.at(1, .command(.powerPlan(false), from: .control, request: 4))
+                == [.reply(4, .refused("there is no power plan to follow ([screen] on and off)"))])
+        #expect(plain.core.status.powerPlanFollowed == nil)
+    }
 }

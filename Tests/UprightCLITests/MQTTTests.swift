@@ -135,12 +135,22 @@ struct MQTTTests {
         // An item whose name is 300 characters long: a filter graph that changes nothing.
         let item = "av://lavfi:color=c=red:s=64x64:r=10" + String(repeating: ",null", count: 55)
         #expect(item.count > 300)
+        // A power plan whose window holds this hour (local time), with the screen on now.
+        var now = time(nil)
+        var local = tm()
+        localtime_r(&now, &local)
+        func hhmm(_ minutes: Int) -> String { String(format: "%02d:%02d", (minutes / 60 + 24) % 24, minutes % 60) }
+        let minute = Int(local.tm_hour) * 60 + Int(local.tm_min)
         let config = dir + "/upright.toml"
         try """
         [lock]
         evdev = "none"
         [player]
         playlist = ["\(item)"]
+        [screen]
+        on = "\(hhmm(minute - 120))"
+        off = "\(hhmm(minute + 120))"
+        cec = "off"
         [mqtt]
         url = "mqtt://127.0.0.1:\(port)"
         device = "lobby.1"
@@ -159,6 +169,12 @@ struct MQTTTests {
         #expect(await sub.waitFor { $0.contains(#""refused": "command/rotate-to 'sideways': "#) }, "\(sub.text)")
         try Self.publish(port: port, "upright/lobby.1/command", "scene-pop")
         #expect(await sub.waitFor { $0.contains(#""refused": "scene-pop: "#) }, "\(sub.text)")
+        // The power plan as a switch: set aside, then followed again.
+        #expect(await sub.waitFor { $0.contains("homeassistant/switch/\(node)/power_plan/config") }, "\(sub.text)")
+        try Self.publish(port: port, "upright/lobby.1/command/power-plan", "OFF")
+        #expect(await sub.waitFor { $0.contains(#""power_plan": false"#) }, "\(sub.text)")
+        try Self.publish(port: port, "upright/lobby.1/command/power-plan", "ON")
+        #expect(await play.waitFor("mqtt: power-plan on: {\"ok\": true"), "\(play.stderr)")
         // The screen's picture, for the image entity.
         #expect(await sub.waitFor({ $0.contains("upright/lobby.1/screenshot \u{FFFD}PNG") }, seconds: 15))
 
