@@ -43,7 +43,11 @@ extension SessionShell {
     /// take one; else the compositor's screen where one can be taken (grim, on sway and wlroots
     /// compositors); else the current video frame, which mpv takes with no window at all.
     func screenshot() async -> ControlReply {
-        let path = NSTemporaryDirectory() + "upright-screenshot-\(getpid())-\(UUID().uuidString.prefix(8)).png"
+        // In the runtime directory, as everything Upright writes unasked (a read-only root).
+        let directory = uprightRuntimeDirectory(environment)
+        try? FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = directory + "/screenshot-\(getpid())-\(UUID().uuidString.prefix(8)).png"
         defer { unlink(path) }
         var source: String?
         if (try? await player.screenshot(to: path, window: true)) != nil {
