@@ -22,10 +22,12 @@ public enum MPVHost {
     public static func serve() -> Never {
         try? name.write(toFile: "/proc/self/comm", atomically: false, encoding: .utf8)
         signal(SIGPIPE, SIG_IGN)
-        // A terminal's Ctrl-C and the service manager's stop are for the parent, which ends this
-        // process by telling it to quit or by closing its input (at its own end, whatever it is).
+        // A terminal's Ctrl-C, its hang-up and the service manager's stop are for the parent, which
+        // ends this process by telling it to quit or by closing its input (at its own end, whatever
+        // it is).
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
         guard fcntl(MPVWire.descriptor, F_GETFD) != -1 else {
             FileHandle.standardError.write(Data("upright-mpv: started by Upright's player only\n".utf8))
             _exit(2)

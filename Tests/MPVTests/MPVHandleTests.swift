@@ -89,6 +89,11 @@ struct MPVHandleTests {
         let mpv = try MPVHandle(options: headless, separateProcess: true)
         let pid = try #require(mpv.processID)
         #expect(kill(pid, 0) == 0)
+        // A terminal's Ctrl-C and hang-up, and a stop, are for its parent: it stays and answers.
+        for signal in [SIGINT, SIGHUP, SIGTERM] { kill(pid, signal) }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(kill(pid, 0) == 0)
+        #expect(try mpv.get(.pause) == false)
         #expect(await mpv.shutdown())
         #expect(kill(pid, 0) == -1)  // ended and reaped
         #expect(throws: MPVError(call: "mpv_get_property(pause)", message: "mpv has shut down", code: -3)) {
