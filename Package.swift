@@ -24,6 +24,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // C libraries: each wrapped once, by exactly one Swift module.
@@ -100,16 +104,36 @@ let package = Package(
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Blocking", "CEC", "Config", "Display", "Files", "Input", "MPV", "MQTT", "OrientationCore", "Picture",
+                "Blocking", "CEC", "CMalloc", "Config", "Display", "Files", "Input", "MPV", "MQTT", "OrientationCore",
+                "Picture",
                 "Playback", "Player", "Sensors", "Settings",
                 "Session",
-                "Systemd", "UnixSocket",
+                "Systemd", "UnixSocket", "Web",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict
+        ),
+        // The operator's page (Hummingbird): log-in, live status, controls, preview, content and
+        // configuration, and `/metrics` beside them.
+        .target(
+            name: "Web",
+            dependencies: [
+                "Config", "Files", "OrientationCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -134,11 +158,12 @@ let package = Package(
         .target(
             name: "UprightCLI",
             dependencies: [
-                "CEC", "CMalloc", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display",
+                "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display",
                 "Files", "Playback", "Player",
                 "Settings",
                 "Session", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

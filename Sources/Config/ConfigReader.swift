@@ -33,6 +33,7 @@ struct ConfigReader {
             "url", "ca_file", "username", "password", "password_file", "prefix", "device", "discovery",
             "discovery_prefix", "screenshot_interval",
         ],
+        "web": ["listen", "auth", "password_file", "certificate", "key", "uploads", "upload_max_mb"],
         "classifier": classifierKeys,
     ]
     static let sceneKeys = [
@@ -178,6 +179,7 @@ struct ConfigReader {
         if let i = section(root, "input") { readInput(i, into: &c.input, presses: &policy.clipPresses) }
         if let m = section(root, "metrics") { readMetrics(m, into: &c.metrics) }
         if let m = section(root, "mqtt") { readMQTT(m, into: &c.mqtt) }
+        if let w = section(root, "web") { readWeb(w, into: &c.web) }
         if let p = section(root, "proof_of_play") { readProofOfPlay(p, into: &c.proofOfPlay) }
         if let s = section(root, "screen") { readScreen(s, into: &c) }
         if let k = section(root, "classifier") { readClassifier(k, into: &c.classifier) }
@@ -542,6 +544,72 @@ struct ConfigReader {
                 error(
                     "'mqtt.screenshot_interval' must be 10 to 86400 seconds, or 0 for no screenshots, not \(i)",
                     at: ["mqtt", "screenshot_interval"])
+            }
+        }
+    }
+
+    /// `[web]`: the page's address, how a browser logs in, TLS and uploads. A listener that would
+    /// serve the page without a password is an error at its line, unless `auth = "none"` on loopback.
+    mutating func readWeb(_ t: TOMLTable, into w: inout WebSettings) {
+        if let text = string(t, ["web", "listen"]) {
+            if text.isEmpty {
+                w.listen = nil
+            } else if let address = MetricsSettings.address(text) {
+                w.listen = address
+            } else {
+                error(
+                    "'web.listen' must be HOST:PORT (\"127.0.0.1:8080\", \"[::1]:8080\", \":8080\" for loopback), "
+                        + "not '\(text)'", at: ["web", "listen"])
+            }
+        }
+        if let text = string(t, ["web", "auth"]) {
+            if let auth = WebSettings.Auth(rawValue: text) {
+                w.auth = auth
+            } else {
+                error("'web.auth' must be \"password\" or \"none\", not '\(text)'", at: ["web", "auth"])
+            }
+        }
+        for (key, path) in [
+            ("password_file", \WebSettings.passwordFile), ("certificate", \WebSettings.certificate),
+            ("key", \WebSettings.key), ("uploads", \WebSettings.uploads),
+        ] {
+            guard let file = string(t, ["web", key]) else { continue }
+            if !file.isEmpty && !file.hasPrefix("/") {
+                error("'web.\(key)' must be an absolute path, not '\(file)'", at: ["web", key])
+            } else {
+                w[keyPath: path] = file
+            }
+        }
+        if let mb = number(t, ["web", "upload_max_mb"]) {
+            if mb >= 1, mb <= 1_000_000 {
+                w.uploadMaxMB = mb
+            } else {
+                error("'web.upload_max_mb' must be 1 to 1000000 megabytes, not \(mb)", at: ["web", "upload_max_mb"])
+            }
+        }
+        guard let listen = w.listen else { return }
+        if w.certificate.isEmpty != w.key.isEmpty {
+            error(
+                "'web.certificate' and 'web.key' go together: TLS needs both files (or neither, for plain HTTP)",
+                at: ["web", w.certificate.isEmpty ? "key" : "certificate"])
+        }
+        for (key, file) in [("certificate", w.certificate), ("key", w.key)] where !file.isEmpty {
+            if let problem = readProblem(file) { error("'web.\(key)': \(file): \(problem)", at: ["web", key]) }
+        }
+        switch w.auth {
+        case .none where !WebSettings.isLoopback(listen.host):
+            error(
+                "'web.auth = \"none\"' serves the page to anyone who reaches \(listen.host); it is allowed only on "
+                    + "loopback (127.0.0.1, ::1). Set a password with `upright web-password`", at: ["web", "auth"])
+        case .none:
+            break
+        case .password:
+            if let problem = WebPassword.problem(file: w.passwordFile) {
+                error(
+                    "'web.listen' needs a password and \(w.passwordFile) \(problem): write one with "
+                        + "`upright web-password`\(t["password_file"] == nil ? "" : " --file \(w.passwordFile)")"
+                        + (WebSettings.isLoopback(listen.host) ? ", or set auth = \"none\" (loopback only)" : ""),
+                    at: ["web", "listen"])
             }
         }
     }

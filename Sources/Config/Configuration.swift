@@ -23,6 +23,8 @@ public struct UprightConfiguration: Sendable {
     public var mqtt = MQTTSettings()
     /// The proof-of-play log (`[proof_of_play]`): off without a file.
     public var proofOfPlay = ProofOfPlaySettings()
+    /// The operator's page (`[web]`): off unless `listen` is set.
+    public var web = WebSettings()
     /// The screen's power plan (`[screen]`): the window it is on; `nil`: always on.
     public var screenPlan: Schedule?
     /// HDMI-CEC with the power plan (`screen.cec`): `auto` (the first `/dev/cecN` present, if any),
@@ -238,6 +240,41 @@ public struct ProofOfPlaySettings: Sendable, Hashable {
     public init() {}
 }
 
+/// The `[web]` settings: the operator's page (and `/metrics` beside it), off by default.
+public struct WebSettings: Sendable, Hashable {
+    /// How a browser proves it is the operator's.
+    public enum Auth: String, Sendable, Hashable, CaseIterable {
+        /// The password whose bcrypt hash `password_file` holds (`upright web-password` writes it).
+        case password
+        /// No password: allowed only on a loopback address (a reverse proxy in front does the rest).
+        case none
+    }
+
+    /// Where the page is served; `nil`: no page.
+    public var listen: (host: String, port: Int)? {
+        get { listenAddress.map { ($0.host, $0.port) } }
+        set { listenAddress = newValue.map { MetricsSettings.Address(host: $0.host, port: $0.port) } }
+    }
+    private var listenAddress: MetricsSettings.Address?
+    public var auth = Auth.password
+    /// The file whose first line is the password's bcrypt hash.
+    public var passwordFile = "/etc/upright/web-password"
+    /// TLS: a PEM certificate chain and its key; both or neither.
+    public var certificate = ""
+    public var key = ""
+    /// The folder uploads go to (absolute); empty: the playlist's first folder.
+    public var uploads = ""
+    /// The largest upload, in megabytes.
+    public var uploadMaxMB = 2048.0
+
+    public init() {}
+
+    /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
 /// The `[mqtt]` settings.
 public struct MQTTSettings: Sendable, Hashable {
     /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`; empty: no MQTT.
@@ -274,4 +311,50 @@ public struct MQTTSettings: Sendable, Hashable {
 /// Why a file could not be read.
 private struct ReadFailure: Error {
     var reason: String
+}
+
+extension UprightConfiguration {
+    /// Where the page's uploads go: `[web] uploads`, else the playlist's first folder.
+    public var uploadFolder: String? {
+        if !web.uploads.isEmpty { return web.uploads }
+        return player.playlist.first { entry in
+            var isDirectory: ObjCBool = false
+            return !entry.contains("://") && FileManager.default.fileExists(atPath: entry, isDirectory: &isDirectory)
+                && isDirectory.boolValue
+        }
+    }
+}
+
+/// The page's password file: its first line is a bcrypt hash (`$2b$12$…`, as `upright
+/// web-password` writes it, or `htpasswd -nbB`'s part after the colon).
+public enum WebPassword {
+    /// The hash in `file`, or why there is none, worded to follow the file's name.
+    public static func hash(file: String) -> Result<String, WebPasswordProblem> {
+        if let problem = readProblem(file) {
+            return .failure(
+                WebPasswordProblem(problem == systemError(ENOENT) ? "does not exist" : "cannot be read: \(problem)"))
+        }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            return .failure(WebPasswordProblem("cannot be read"))
+        }
+        let first =
+            String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let hash = first.split(separator: ":").last.map(String.init) ?? first  // htpasswd's user:hash
+        guard hash.count == 60, ["$2a$", "$2b$", "$2y$"].contains(String(hash.prefix(4))) else {
+            return .failure(WebPasswordProblem("holds no bcrypt hash (a line starting with $2b$)"))
+        }
+        return .success(hash)
+    }
+
+    /// Why `file` gives no hash; `nil` when it does.
+    public static func problem(file: String) -> String? {
+        if case .failure(let p) = hash(file: file) { return p.description }
+        return nil
+    }
+}
+
+/// Why a password file gives no hash.
+public struct WebPasswordProblem: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ d: String) { description = d }
 }

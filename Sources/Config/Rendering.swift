@@ -127,6 +127,11 @@ extension UprightConfiguration {
         out += "password = \(q(mqtt.password.isEmpty ? "" : "********"))\npassword_file = \(q(mqtt.passwordFile))\n"
         out += "prefix = \(q(mqtt.prefix))\ndevice = \(q(mqtt.device))\ndiscovery = \(mqtt.discovery)\n"
         out += "discovery_prefix = \(q(mqtt.discoveryPrefix))\nscreenshot_interval = \(mqtt.screenshotInterval)\n"
+        out +=
+            "\n[web]\nlisten = \(q(web.listen.map { ($0.host.contains(":") ? "[\($0.host)]" : $0.host) + ":\($0.port)" } ?? ""))\n"
+        out += "auth = \(q(web.auth.rawValue))\npassword_file = \(q(web.passwordFile))\n"
+        out += "certificate = \(q(web.certificate))\nkey = \(q(web.key))\nuploads = \(q(web.uploads))\n"
+        out += "upload_max_mb = \(num(web.uploadMaxMB))\n"
         let c = classifier
         out += "\n[classifier]\n"
         for field in OrientationClassifier.Parameters.fields {

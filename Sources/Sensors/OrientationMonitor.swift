@@ -53,6 +53,8 @@ public actor OrientationMonitor {
 
     public var isPaused: Bool { paused }
     public var orientation: DeviceOrientation { paused ? .unknown : current }
+    /// The last reading the classifier had (what the operator's page draws), any thread.
+    public nonisolated var gravity: GravitySample? { control.lastSample }
 
     /// Stops reading; the event stream finishes.
     public func stop() {

@@ -2,6 +2,7 @@ import Blocking
 import Foundation
 public import OrientationCore
 public import Settings
+import Synchronization
 
 /// What a sensor source reports: readings, and changes of its health.
 public enum SensorEvent: Sendable, Hashable {
@@ -57,8 +58,13 @@ public final class SensorControl: Sendable {
     // NSCondition is thread-safe; `state` is read and written only while holding it.
     private let condition = NSCondition()
     nonisolated(unsafe) private var state = State()
+    private let last = Mutex<GravitySample?>(nil)
 
     public init() {}
+
+    /// The last reading classified; kept apart from `state`, whose changes wake the reader.
+    public var lastSample: GravitySample? { last.withLock { $0 } }
+    func note(_ sample: GravitySample) { last.withLock { $0 = sample } }
 
     private func change(_ body: (inout State) -> Void) {
         condition.lock()
@@ -169,6 +175,7 @@ public enum SensorSource {
             settings, control: control,
             transform: { event in
                 guard case .sample(let s) = event else { return event }
+                control.note(s)
                 let g = control.generation
                 if g != generation {
                     generation = g

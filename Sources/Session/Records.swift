@@ -94,11 +94,13 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     /// mpv's video decoder for the item playing and the frames dropped (the shell adds it: the
     /// core does not follow it).
     public var decoder: DecoderReport?
+    /// The last reading the detector had, x, y and z in g (the shell adds it); `nil` without one.
+    public var gravity: [Double]?
 
     enum CodingKeys: String, CodingKey {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
-            screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder
+            screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -122,6 +124,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encode(powerPlanFollowed, forKey: .powerPlanFollowed)
         try c.encode(mqtt, forKey: .mqtt)
         try c.encode(decoder, forKey: .decoder)
+        try c.encode(gravity, forKey: .gravity)
     }
 }
 
@@ -437,15 +440,21 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
         public var manufacturer: String
         public var model: String
         public var swVersion: String?
-        public init(identifiers: [String], name: String, manufacturer: String, model: String, swVersion: String? = nil)
-        {
+        /// The operator's page, when it is on: Home Assistant links the device to it.
+        public var configurationURL: String?
+        public init(
+            identifiers: [String], name: String, manufacturer: String, model: String, swVersion: String? = nil,
+            configurationURL: String? = nil
+        ) {
             (self.identifiers, self.name, self.manufacturer, self.model) = (identifiers, name, manufacturer, model)
             self.swVersion = swVersion
+            self.configurationURL = configurationURL
         }
 
         enum CodingKeys: String, CodingKey {
             case identifiers, name, manufacturer, model
             case swVersion = "sw_version"
+            case configurationURL = "configuration_url"
         }
     }
 

@@ -64,6 +64,10 @@ struct Play: AsyncParsableCommand {
                 controlPath: noControl ? nil : (control ?? controlSocketPath()), duration: duration,
                 metrics: configuration.metrics, mqtt: configuration.mqtt,
                 clips: configuration.policy.scenes.values.filter { $0.clip != nil }.map(\.name).sorted(),
+                web: configuration.web,
+                page: PageContent(
+                    configurationFile: config ?? configuration.file, uploads: configuration.uploadFolder,
+                    scenes: configuration.policy.scenes.values.filter { $0.clip == nil }.map(\.name).sorted()),
                 logger: logger,
                 overrides: overrides)
         } catch {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CMalloc
 import Config
 import Foundation
 import Glibc
@@ -10,6 +9,7 @@ import Sensors
 import Session
 import Settings
 import Synchronization
+import UprightDaemon
 
 /// A failure that has already been worded for the user, exit status 1: printed as
 /// `upright: error: MESSAGE`, or as it is when it is a diagnostic that names its own place
@@ -79,7 +79,7 @@ extension Upright {
     public static func serveMPVWhenAsked() {
         let first = CommandLine.arguments.dropFirst().first
         guard first == MPVHost.argument || first == "play" else { return }
-        mallopt(M_ARENA_MAX, 2)  // as `run` does, and for the same reason: mpv's dozen threads
+        Allocator.limitArenas()
         if first == "play" {
             // mpv's process as a fork of this one, now that it has one thread: libmpv loads while
             // the configuration is read and the display found.
@@ -93,11 +93,7 @@ extension Upright {
     public static func run(arguments: [String]? = nil) async {
         // A network sensor (iiod) that goes away must be an error to retry, not a SIGPIPE that ends us.
         signal(SIGPIPE, SIG_IGN)
-        // glibc gives each thread that allocates an arena of its own (up to 8 per core), and keeps
-        // what is freed there: every new mpv (its display lost and back) brings a dozen threads,
-        // and the resident memory grew by their arenas. Two arenas hold it flat (the fault soak in
-        // `make bench`); before any thread starts.
-        mallopt(M_ARENA_MAX, 2)
+        Allocator.limitArenas()
         MPVHost.servedByThisProgram()
         LoggingSystem.bootstrap { _ in StandardErrorLogHandler() }
         do {

@@ -25,6 +25,8 @@ struct MQTTService: Service {
     let settings: MQTTSettings
     /// The clip scenes, each a button in Home Assistant.
     let clips: [String]
+    /// The operator's page (`[web]`), for the device's link in Home Assistant.
+    var pageURL: String? = nil
     let logger: Logger
 
     var base: String { "\(settings.prefix)/\(settings.device)" }
@@ -162,7 +164,7 @@ struct MQTTService: Service {
         let node = "upright_" + HomeAssistantDiscovery.id(settings.device)
         let device = HomeAssistantDiscovery.Device(
             identifiers: [node], name: "Upright \(settings.device)", manufacturer: "Upright",
-            model: "kiosk video player", swVersion: ProgramVersion.text)
+            model: "kiosk video player", swVersion: ProgramVersion.text, configurationURL: pageURL)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         func entity(_ component: String, _ id: String, _ fields: HomeAssistantDiscovery) -> (String, String) {

@@ -5,6 +5,7 @@ import OrientationCore
 import ServiceLifecycle
 import Systemd
 import UnixSignals
+import Web
 
 /// `upright play` as services in one group: the session, the control socket and the SIGHUP
 /// reloader. SIGTERM and SIGINT shut the group down gracefully (the session restores the output
@@ -19,7 +20,7 @@ public enum PlayServices {
     public static func run(
         session: PlaySession, configurationPath: String?, controlPath: String?, duration: Double?,
         metrics: MetricsSettings = MetricsSettings(), mqtt: MQTTSettings = MQTTSettings(), clips: [String] = [],
-        logger: Logger,
+        web: WebSettings = WebSettings(), page: PageContent = PageContent(), logger: Logger,
         overrides: @escaping @Sendable (inout UprightConfiguration) -> Void = { _ in }
     ) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -55,8 +56,21 @@ public enum PlayServices {
         if !mqtt.url.isEmpty {
             services.append(
                 .init(
-                    service: MQTTService(session: session, settings: mqtt, clips: clips, logger: logger),
+                    service: MQTTService(
+                        session: session, settings: mqtt, clips: clips, pageURL: web.pageURL, logger: logger),
                     serviceName: "mqtt"))
+        }
+        if web.listen != nil {
+            let reload = ReloadService(session: session, path: configurationPath, logger: logger, overrides: overrides)
+            let backend = WebBackend(
+                request: { line in await session.control(line) }, metrics: { session.metrics.text },
+                content: page.uploads.map { ContentFolder(path: $0, maxBytes: Int(web.uploadMaxMB * 1_048_576)) },
+                configuration: page.configurationFile.map {
+                    ConfigurationFile(path: $0, reload: { await reload.reload() })
+                },
+                device: mqtt.device, scenes: page.scenes, clips: clips)
+            services.append(
+                .init(service: WebService(settings: web, backend: backend, logger: logger), serviceName: "web"))
         }
         if let timeout = ServiceManager.watchdogTimeout {
             services.append(
@@ -71,6 +85,20 @@ public enum PlayServices {
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         let group = ServiceGroup(configuration: configuration)
         try await group.run()
+    }
+}
+
+/// What the operator's page edits: the configuration file, the folder uploads go to, and the
+/// scenes its controls offer.
+public struct PageContent: Sendable {
+    public var configurationFile: String?
+    public var uploads: String?
+    public var scenes: [String]
+
+    public init(configurationFile: String? = nil, uploads: String? = nil, scenes: [String] = []) {
+        self.configurationFile = configurationFile
+        self.uploads = uploads
+        self.scenes = scenes
     }
 }
 
@@ -130,16 +158,24 @@ struct ReloadService: Service {
 
     func run() async throws {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            do {
-                var new = try UprightConfiguration.locate(explicit: path)
-                overrides(&new)
-                for w in new.warnings { logger.warning("\(w)") }
-                let notes = await session.reload(new)
-                logger.notice("configuration reloaded from \(new.file ?? "the built-in defaults")")
-                for n in notes { logger.notice("\(n)") }
-            } catch {
-                logger.error("reload refused, the running configuration stays:\n\(error.description)")
-            }
+            _ = await reload()
+        }
+    }
+
+    /// Reads the configuration again and applies it; what happened, in words (the page shows it).
+    func reload() async -> String {
+        do {
+            var new = try UprightConfiguration.locate(explicit: path)
+            overrides(&new)
+            for w in new.warnings { logger.warning("\(w)") }
+            let notes = await session.reload(new)
+            let said = "configuration reloaded from \(new.file ?? "the built-in defaults")"
+            logger.notice("\(said)")
+            for n in notes { logger.notice("\(n)") }
+            return ([said] + notes).joined(separator: "; ")
+        } catch {
+            logger.error("reload refused, the running configuration stays:\n\(error.description)")
+            return "reload refused, the running configuration stays: \(error.description)"
         }
     }
 }

@@ -83,7 +83,10 @@ struct SessionShell: Sendable {
             let playing = step == .next ? await player.next() : await player.previous()
             if let request { done.replies.append((request, ControlReply(ok: true, playing: playing))) }
         case .reply(let request, var reply):
-            if reply.status != nil { reply.status?.decoder = await player.decoder() }
+            if reply.status != nil {
+                reply.status?.decoder = await player.decoder()
+                reply.status?.gravity = monitor.gravity.map { [$0.x, $0.y, $0.z].map { ($0 * 1000).rounded() / 1000 } }
+            }
             done.replies.append((request, reply))
         case .status(let line): logger.notice("\(line)")
         case .warning(let line):
@@ -208,6 +211,12 @@ struct SessionShell: Sendable {
                 }
             },
             Task { await watchWhatStartedUs(clock: clock) },
+            Task {
+                while !Task.isCancelled {
+                    try? await clock.sleep(for: .seconds(60), tolerance: .seconds(5))
+                    Allocator.giveBackFreed()
+                }
+            },
         ]
     }
 

@@ -1,0 +1,282 @@
+import Config
+import Files
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import OrientationCore
+import ServiceLifecycle
+
+extension WebPage {
+    func addRoutes(to router: Router<PageContext>) {
+        router.get("/login") { _, _ in Response.html(.ok, Pages.login(message: nil)) }
+        router.post("/login") { request, context in try await login(request, context) }
+        router.post("/logout") { request, context in
+            if let token = context.session?.token { sessions.withLock { $0.close(token) } }
+            var response = Response(status: .seeOther, headers: [.location: "/login"])
+            response.setCookie(
+                Cookie(
+                    name: Self.cookie, value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true,
+                    sameSite: .strict))
+            return response
+        }
+        let choices: [Action.Argument: [String]] = [
+            .orientation: InterfaceOrientation.allCases.map(\.name), .scene: backend.scenes, .clip: backend.clips,
+            .onOff: ["on", "off"],
+        ]
+        router.get("/") { _, context in
+            Response.html(.ok, Pages.main(csrf: context.session?.csrf ?? "", device: backend.device, choices: choices))
+        }
+        router.get("/static/page.css") { _, _ in Self.asset(Pages.css, "text/css; charset=utf-8") }
+        router.get("/static/page.js") { _, _ in Self.asset(Pages.script, "text/javascript; charset=utf-8") }
+        router.get("/static/login.js") { _, _ in Self.asset(Pages.loginScript, "text/javascript; charset=utf-8") }
+
+        router.get("/api/status") { _, _ in Response.json(.ok, await backend.request(#"{"command": "status"}"#)) }
+        router.get("/api/events") { _, _ in events() }
+        router.post("/api/action") { request, _ in
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            let line = String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !line.contains("\n") else {
+                return Response.json(.badRequest, #"{"ok": false, "error": "one JSON object on one line"}"#)
+            }
+            let reply = await backend.request(line)
+            return Response.json(
+                reply.contains(#""ok":true"#) || reply.contains(#""ok": true"#) ? .ok : .unprocessableContent, reply)
+        }
+        router.get("/api/screenshot.png") { _, _ in try await screenshot() }
+        router.get("/metrics") { _, _ in
+            guard let metrics = backend.metrics else { return Response.text(.notFound, "no metrics in this session\n") }
+            return Response.text(.ok, metrics(), type: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        addContentRoutes(to: router)
+        addConfigurationRoutes(to: router)
+    }
+
+    static func asset(_ text: String, _ type: String) -> Response {
+        var r = Response.text(.ok, text, type: type)
+        r.headers[.cacheControl] = "no-cache"
+        return r
+    }
+
+    /// A log-in: the password checked against the hash unless this client has had too many wrong
+    /// ones in the last minute (429 then, without checking). The password is never logged.
+    func login(_ request: Request, _ context: PageContext) async throws -> Response {
+        let body = try await request.body.collect(upTo: 16 * 1024)
+        let form = Self.form(String(buffer: body))
+        switch sessions.withLock({ $0.admit(context.client, now: now) }) {
+        case .wait(let seconds):
+            logger.warning("web: log-in refused from \(context.client): too many wrong passwords")
+            var r = Response.html(
+                .tooManyRequests, Pages.login(message: "Too many wrong passwords. Try again in \(seconds) s."))
+            r.headers[.retryAfter] = String(seconds)
+            return r
+        case .check:
+            break
+        }
+        guard await verify(form["password"] ?? "") else {
+            sessions.withLock { $0.failed(context.client, now: now) }
+            logger.warning("web: a wrong password from \(context.client)")
+            return Response.html(.unauthorized, Pages.login(message: "Wrong password."))
+        }
+        logger.info("web: logged in from \(context.client)")
+        var response = Response(status: .seeOther, headers: [.location: "/"])
+        response.setCookie(sessionCookie(open()))
+        return response
+    }
+
+    /// `application/x-www-form-urlencoded` fields.
+    static func form(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            if let key = parts.first { fields[key] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
+    }
+
+    /// The status as server-sent events: one `status` event at once, then one each time it
+    /// changes (looked at every second), a comment every 15 s to keep proxies from closing it.
+    func events() -> Response {
+        let backend = backend
+        var response = Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: .init { writer in
+                var last = ""
+                var quiet = 0
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    let reply = await backend.request(#"{"command": "status"}"#)
+                    if reply != last {
+                        last = reply
+                        quiet = 0
+                        try await writer.write(
+                            ByteBuffer(string: "event: status\ndata: \(reply.trimmingCharacters(in: .newlines))\n\n"))
+                    } else {
+                        quiet += 1
+                        if quiet % 15 == 0 { try await writer.write(ByteBuffer(string: ": still here\n\n")) }
+                    }
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+                }
+                try await writer.finish(nil)
+            })
+        response.headers[.init("X-Accel-Buffering")!] = "no"
+        return response
+    }
+
+    /// The screen as a PNG, from the session's screenshot.
+    func screenshot() async throws -> Response {
+        let line = await backend.request(#"{"command": "screenshot"}"#)
+        guard let reply = ControlReplyPNG(line: line) else {
+            return Response.text(.serviceUnavailable, "no screenshot: \(ControlReplyPNG.error(line) ?? "no reply")\n")
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: reply.png)))
+    }
+}
+
+/// A screenshot reply's PNG, read back from the control line.
+struct ControlReplyPNG {
+    let png: [UInt8]
+
+    init?(line: String) {
+        struct Reply: Decodable {
+            struct Shot: Decodable { let png: String }
+            let ok: Bool
+            let screenshot: Shot?
+        }
+        guard let reply = try? JSONDecoder().decode(Reply.self, from: Data(line.utf8)), reply.ok,
+            let base64 = reply.screenshot?.png, let data = Data(base64Encoded: base64)
+        else { return nil }
+        png = Array(data)
+    }
+
+    static func error(_ line: String) -> String? {
+        struct Reply: Decodable { let error: String? }
+        return (try? JSONDecoder().decode(Reply.self, from: Data(line.utf8)))?.error
+    }
+}
+
+/// A diagnostic as the page shows it, at its line and column.
+struct DiagnosticJSON: Codable {
+    var file: String
+    var line: Int?
+    var column: Int?
+    var severity: String
+    var message: String
+
+    init(_ d: Diagnostic) {
+        file = d.file
+        line = d.line
+        column = d.column
+        severity = d.severity.rawValue
+        message = d.message
+    }
+}
+
+extension WebPage {
+    static func encoded(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    static func failure(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        struct Failure: Encodable {
+            let ok = false
+            let error: String
+        }
+        return .json(status, encoded(Failure(error: message)))
+    }
+
+    func addContentRoutes(to router: Router<PageContext>) {
+        router.get("/api/content") { _, _ in
+            struct Listing: Encodable {
+                let folder: String?
+                let maxBytes: Int?
+                let extensions: [String]
+                let items: [ContentFolder.Item]
+            }
+            let folder = backend.content
+            return Response.json(
+                .ok,
+                Self.encoded(
+                    Listing(
+                        folder: folder?.path, maxBytes: folder?.maxBytes, extensions: ContentFolder.extensions,
+                        items: folder?.list() ?? [])))
+        }
+        router.post("/api/upload") { request, context in
+            guard let folder = backend.content else {
+                return Self.failure(.notFound, "no upload folder: set [web] uploads, or put a folder in the playlist")
+            }
+            let name = request.uri.queryParameters.get("name") ?? ""
+            let length = request.headers[.contentLength].flatMap { Int($0) }
+            switch await folder.receive(name: name, length: length, body: request.body) {
+            case .success(let bytes):
+                logger.notice("web: \(name) uploaded into \(folder.path) (\(bytes) bytes) from \(context.client)")
+                struct Uploaded: Encodable {
+                    let ok = true
+                    let name: String
+                    let bytes: Int
+                }
+                return Response.json(.created, Self.encoded(Uploaded(name: name, bytes: bytes)))
+            case .failure(let e):
+                logger.warning("web: an upload from \(context.client) refused: \(e.message)")
+                return Self.failure(e.status, e.message)
+            }
+        }
+        router.post("/api/delete") { request, context in
+            guard let folder = backend.content else { return Self.failure(.notFound, "no upload folder") }
+            let name = request.uri.queryParameters.get("name") ?? ""
+            if let why = folder.delete(name: name) { return Self.failure(.unprocessableContent, why) }
+            logger.notice("web: \(name) deleted from \(folder.path) by \(context.client)")
+            return Response.json(.ok, #"{"ok": true}"#)
+        }
+    }
+
+    func addConfigurationRoutes(to router: Router<PageContext>) {
+        struct Checked: Encodable {
+            let ok: Bool
+            let diagnostics: [DiagnosticJSON]
+            var reload: String?
+            var error: String?
+        }
+        router.get("/api/config") { _, _ in
+            guard let file = backend.configuration else {
+                return Self.failure(.notFound, "this session was started without a configuration file")
+            }
+            struct Shown: Encodable {
+                let path: String
+                let text: String
+            }
+            guard let text = try? String(contentsOfFile: file.path, encoding: .utf8) else {
+                return Self.failure(
+                    .serviceUnavailable, "cannot read \(file.path): \(readProblem(file.path) ?? "not UTF-8 text")")
+            }
+            return Response.json(.ok, Self.encoded(Shown(path: file.path, text: text)))
+        }
+        for (path, saves) in [("/api/config/check", false), ("/api/config", true)] {
+            router.post(RouterPath(stringLiteral: path)) { request, context in
+                guard let file = backend.configuration else {
+                    return Self.failure(.notFound, "this session was started without a configuration file")
+                }
+                let text = String(buffer: try await request.body.collect(upTo: 512 * 1024))
+                let diagnostics = file.check(text)
+                let errors = diagnostics.filter { $0.severity == .error }
+                var answer = Checked(ok: errors.isEmpty, diagnostics: diagnostics.map(DiagnosticJSON.init))
+                guard saves, errors.isEmpty else {
+                    return Response.json(errors.isEmpty ? .ok : .unprocessableContent, Self.encoded(answer))
+                }
+                if let why = file.save(text) {
+                    answer.error = why
+                    return Response.json(
+                        .serviceUnavailable,
+                        Self.encoded(Checked(ok: false, diagnostics: answer.diagnostics, error: why)))
+                }
+                logger.notice("web: \(file.path) saved from \(context.client); reloading")
+                answer.reload = await file.reload()
+                return Response.json(.ok, Self.encoded(answer))
+            }
+        }
+    }
+}

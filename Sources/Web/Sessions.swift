@@ -1,0 +1,75 @@
+/// The page's log-ins as a value: sessions by token, each with its CSRF token and the time it was
+/// last used, and the wrong passwords by client, for the rate limit. Times are given (seconds on a
+/// monotonic clock); tokens are made by the caller, so tests choose them.
+public struct Sessions: Sendable {
+    public struct Session: Sendable, Hashable {
+        public let token: String
+        /// Every change (a POST) must carry it: another site's form cannot know it.
+        public let csrf: String
+        public var lastUsed: Double
+    }
+
+    /// What a log-in attempt may do now.
+    public enum Admission: Sendable, Hashable {
+        /// The password may be checked.
+        case check
+        /// Too many wrong passwords from this client in the window: 429, with the seconds to wait.
+        case wait(seconds: Int)
+    }
+
+    /// A session unused this long is gone (seconds).
+    public var idleLimit: Double = 12 * 3600
+    /// Sessions kept at the most; the one unused longest makes room.
+    public var limit = 32
+    /// Wrong passwords allowed from one client within ``window`` seconds; the next attempt waits.
+    public var allowedFailures = 5
+    public var window: Double = 60
+
+    private(set) var sessions: [String: Session] = [:]
+    private var failures: [String: [Double]] = [:]
+
+    public init() {}
+
+    /// The session of `token`, now used, or `nil` (unknown or idle too long).
+    public mutating func use(_ token: String, now: Double) -> Session? {
+        guard var s = sessions[token] else { return nil }
+        guard now - s.lastUsed <= idleLimit else {
+            sessions[token] = nil
+            return nil
+        }
+        s.lastUsed = now
+        sessions[token] = s
+        return s
+    }
+
+    /// Whether a log-in from `client` may have its password checked now.
+    public mutating func admit(_ client: String, now: Double) -> Admission {
+        let recent = (failures[client] ?? []).filter { now - $0 < window }
+        failures[client] = recent.isEmpty ? nil : recent
+        guard recent.count >= allowedFailures, let oldest = recent.first else { return .check }
+        return .wait(seconds: max(1, Int((window - (now - oldest)).rounded(.up))))
+    }
+
+    /// A wrong password from `client`.
+    public mutating func failed(_ client: String, now: Double) {
+        failures[client, default: []].append(now)
+        if failures.count > 1024, let stale = failures.min(by: { ($0.value.last ?? 0) < ($1.value.last ?? 0) }) {
+            failures[stale.key] = nil  // a scan from many addresses cannot fill the memory
+        }
+    }
+
+    /// A new session after a right password (or for `auth = "none"`).
+    public mutating func open(token: String, csrf: String, now: Double) -> Session {
+        sessions = sessions.filter { now - $0.value.lastUsed <= idleLimit }
+        while sessions.count >= limit, let oldest = sessions.values.min(by: { $0.lastUsed < $1.lastUsed }) {
+            sessions[oldest.token] = nil
+        }
+        let s = Session(token: token, csrf: csrf, lastUsed: now)
+        sessions[token] = s
+        return s
+    }
+
+    public mutating func close(_ token: String) { sessions[token] = nil }
+
+    public var count: Int { sessions.count }
+}

@@ -1,0 +1,260 @@
+public import Config
+import Foundation
+import HTTPTypes
+public import Hummingbird
+import HummingbirdBcrypt
+import HummingbirdCore
+import HummingbirdTLS
+public import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// What the page shows and does, given by the running session: the control socket's handler (a
+/// request line in, a reply line out: the one vocabulary of actions), the screen's PNG, the
+/// metrics' text, and the content and configuration the page edits.
+public struct WebBackend: Sendable {
+    public var request: @Sendable (String) async -> String
+    public var metrics: (@Sendable () -> String)?
+    public var content: ContentFolder?
+    public var configuration: ConfigurationFile?
+    /// The screen's name (the page's title) and the arguments the controls offer.
+    public var device: String
+    public var scenes: [String]
+    public var clips: [String]
+
+    public init(
+        request: @escaping @Sendable (String) async -> String, metrics: (@Sendable () -> String)? = nil,
+        content: ContentFolder? = nil, configuration: ConfigurationFile? = nil, device: String = "",
+        scenes: [String] = [], clips: [String] = []
+    ) {
+        self.request = request
+        self.device = device
+        self.scenes = scenes
+        self.clips = clips
+        self.metrics = metrics
+        self.content = content
+        self.configuration = configuration
+    }
+}
+
+/// A request's context: the client's address (for the log-in limit) and its session.
+public struct PageContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let client: String
+    public var session: Sessions.Session?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        client = source.channel.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    /// Uploads are streamed to their file (``ContentFolder``), never collected: this bounds the
+    /// bodies that are (a log-in form, an action, a configuration).
+    public var maxUploadSize: Int { 1 << 20 }
+}
+
+/// The operator's page: Hummingbird on `[web] listen`, a log-in with the password's bcrypt hash (or
+/// none on loopback, `auth = "none"`), sessions in HttpOnly SameSite=Strict cookies, a CSRF token on
+/// every change, wrong passwords limited per client, TLS from certificate files.
+public struct WebPage: Sendable {
+    public static let cookie = "upright_session"
+    let settings: WebSettings
+    let hash: String?
+    let backend: WebBackend
+    let sessions = SessionStore()
+    let logger: Logger
+    let started = ContinuousClock.now
+
+    /// Throws when the password file gives no hash (a configuration error normally catches it).
+    public init(settings: WebSettings, backend: WebBackend, logger: Logger) throws(WebError) {
+        self.settings = settings
+        self.backend = backend
+        self.logger = logger
+        switch settings.auth {
+        case .none:
+            hash = nil
+        case .password:
+            switch WebPassword.hash(file: settings.passwordFile) {
+            case .success(let h): hash = h
+            case .failure(let p): throw WebError("the page's password file \(settings.passwordFile) \(p)")
+            }
+        }
+    }
+
+    var secure: Bool { !settings.certificate.isEmpty }
+    var now: Double { (ContinuousClock.now - started) / .seconds(1) }
+
+    /// The Hummingbird application, to run as a service of the session.
+    /// `running` is told the port it listens on (the system's choice for port 0).
+    public func application(host: String, port: Int, running: @escaping @Sendable (Int) -> Void = { _ in }) throws
+        -> some ApplicationProtocol
+    {
+        let router = Router(context: PageContext.self)
+        router.addMiddleware { SecurityHeaders() }
+        router.addMiddleware { SessionGate(page: self) }
+        addRoutes(to: router)
+        let server: HTTPServerBuilder
+        if secure {
+            let chain = try NIOSSLCertificate.fromPEMFile(settings.certificate).map {
+                NIOSSLCertificateSource.certificate($0)
+            }
+            let key = try NIOSSLPrivateKey(file: settings.key, format: .pem)
+            server = try .tls(
+                .http1(),
+                tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        } else {
+            server = .http1()
+        }
+        return Application(
+            router: router, server: server,
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { running($0.localAddress?.port ?? port) }, logger: logger)
+    }
+
+    // MARK: - Sessions
+
+    static func token() -> String {
+        var g = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(format: "%016llx", g.next() as UInt64) }.joined()
+    }
+
+    func open() -> Sessions.Session {
+        sessions.withLock { $0.open(token: Self.token(), csrf: Self.token(), now: now) }
+    }
+
+    func sessionCookie(_ s: Sessions.Session) -> Cookie {
+        Cookie(name: Self.cookie, value: s.token, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
+    }
+
+    /// Whether `password` is the one whose hash the file holds (bcrypt, off the event loop).
+    func verify(_ password: String) async -> Bool {
+        guard let hash else { return true }
+        return (try? await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }) ?? false
+    }
+}
+
+/// The sessions, shared by the page's requests.
+final class SessionStore: Sendable {
+    private let sessions = Mutex(Sessions())
+
+    func withLock<T: Sendable>(_ body: (inout Sessions) -> T) -> T { sessions.withLock { body(&$0) } }
+}
+
+/// Why the page cannot be served, worded for the log.
+public struct WebError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ d: String) { description = d }
+}
+
+/// Headers every answer carries: the page's scripts and pictures only from itself, never framed,
+/// nothing cached, no referrer.
+struct SecurityHeaders: RouterMiddleware {
+    typealias Context = PageContext
+    func handle(_ request: Request, context: PageContext, next: (Request, PageContext) async throws -> Response)
+        async throws -> Response
+    {
+        var response = try await next(request, context)
+        response.headers[.contentSecurityPolicy] =
+            "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
+            + "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.referrerPolicy] = "no-referrer"
+        response.headers[.xFrameOptions] = "DENY"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    static let xContentTypeOptions = Self("X-Content-Type-Options")!
+    static let xFrameOptions = Self("X-Frame-Options")!
+    static let referrerPolicy = Self("Referrer-Policy")!
+    static let csrfToken = Self("X-CSRF-Token")!
+}
+
+/// No answer without a session, except the log-in page and its style: a browser asking for a page
+/// gets the log-in page (401), anything else a 401. `/metrics` and the reading routes also take
+/// HTTP Basic with the password (Prometheus's `basic_auth`). Every change (not GET or HEAD) needs
+/// the session's CSRF token in `X-CSRF-Token`. With `auth = "none"` a session is opened for
+/// whoever asks (loopback only), and the CSRF token is still required.
+struct SessionGate: RouterMiddleware {
+    typealias Context = PageContext
+    let page: WebPage
+
+    static let open: Set<String> = ["/login", "/static/page.css", "/static/login.js"]
+
+    func handle(_ request: Request, context: PageContext, next: (Request, PageContext) async throws -> Response)
+        async throws -> Response
+    {
+        if Self.open.contains(request.uri.path) { return try await next(request, context) }
+        var context = context
+        let token = request.cookies[WebPage.cookie]?.value
+        let reading = request.method == .get || request.method == .head
+        if let token, let s = page.sessions.withLock({ $0.use(token, now: page.now) }) {
+            context.session = s
+            if !reading && request.headers[.csrfToken] != s.csrf {
+                return .text(.forbidden, "a change needs the page's CSRF token (X-CSRF-Token); reload the page\n")
+            }
+            return try await next(request, context)
+        }
+        if page.hash == nil {
+            let s = page.open()
+            context.session = s
+            guard reading else {
+                return .text(.forbidden, "a change needs the page's CSRF token (X-CSRF-Token); reload the page\n")
+            }
+            var response = try await next(request, context)
+            response.setCookie(page.sessionCookie(s))
+            return response
+        }
+        if reading, let password = Self.basicPassword(request) {
+            switch page.sessions.withLock({ $0.admit(context.client, now: page.now) }) {
+            case .wait(let seconds):
+                return .tooMany(seconds)
+            case .check:
+                if await page.verify(password) { return try await next(request, context) }
+                page.sessions.withLock { $0.failed(context.client, now: page.now) }
+                page.logger.warning("web: a wrong password from \(context.client) (HTTP Basic)")
+            }
+        }
+        if reading && (request.headers[.accept] ?? "").contains("text/html") {
+            return .html(.unauthorized, Pages.login(message: nil))
+        }
+        var response = Response.text(.unauthorized, "log in first: POST /login, or HTTP Basic with the password\n")
+        response.headers[.wwwAuthenticate] = "Basic realm=\"Upright\", charset=\"UTF-8\""
+        return response
+    }
+
+    /// The password of an `Authorization: Basic` header (any user name).
+    static func basicPassword(_ request: Request) -> String? {
+        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("basic "),
+            let data = Data(base64Encoded: String(value.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        return String(text[text.index(after: colon)...])
+    }
+}
+
+extension Response {
+    static func text(_ status: HTTPResponse.Status, _ text: String, type: String = "text/plain; charset=utf-8")
+        -> Response
+    {
+        Response(status: status, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func html(_ status: HTTPResponse.Status, _ html: String) -> Response {
+        text(status, html, type: "text/html; charset=utf-8")
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ line: String) -> Response {
+        text(status, line.hasSuffix("\n") ? line : line + "\n", type: "application/json")
+    }
+
+    static func tooMany(_ seconds: Int) -> Response {
+        var r = text(.tooManyRequests, "too many wrong passwords from this address; try again in \(seconds) s\n")
+        r.headers[.retryAfter] = String(seconds)
+        return r
+    }
+}
