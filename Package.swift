@@ -211,6 +211,10 @@ let package = Package(
             dependencies: ["Blocking", "OrientationCore", "Picture", "Session", "TestSupport", "upright"],
             swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
+        .testTarget(
+            name: "WebTests",
+            dependencies: ["Web", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strict),
         .testTarget(name: "InputTests", dependencies: ["Input"], swiftSettings: strict),
         .testTarget(name: "CECTests", dependencies: ["CEC"], swiftSettings: strict),
         .testTarget(name: "UdevTests", dependencies: ["Udev"], swiftSettings: strict),

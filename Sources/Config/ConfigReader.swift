@@ -607,7 +607,7 @@ struct ConfigReader {
             if let problem = WebPassword.problem(file: w.passwordFile) {
                 error(
                     "'web.listen' needs a password and \(w.passwordFile) \(problem): write one with "
-                        + "`upright web-password`\(t["password_file"] == nil ? "" : " --file \(w.passwordFile)")"
+                        + "`upright web-password\(t["password_file"] == nil ? "" : " --file \(w.passwordFile)")`"
                         + (WebSettings.isLoopback(listen.host) ? ", or set auth = \"none\" (loopback only)" : ""),
                     at: ["web", "listen"])
             }

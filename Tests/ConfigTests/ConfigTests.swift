@@ -156,6 +156,54 @@ struct ConfigTests {
         #expect(diagnostics(text) == [expected])
     }
 
+    @Test(arguments: [
+        (
+            "[web]\nlisten = \"0.0.0.0:8080\"\npassword_file = \"/nonexistent/web-password\"\n",
+            "u.toml:2:10: error: 'web.listen' needs a password and /nonexistent/web-password does not exist: write one "
+                + "with `upright web-password --file /nonexistent/web-password`"
+        ),
+        (
+            "[web]\nlisten = \":8080\"\npassword_file = \"/nonexistent/pw\"\n",
+            "u.toml:2:10: error: 'web.listen' needs a password and /nonexistent/pw does not exist: write one with "
+                + "`upright web-password --file /nonexistent/pw`, or set auth = \"none\" (loopback only)"
+        ),
+        (
+            "[web]\nlisten = \"192.0.2.7:8080\"\nauth = \"none\"\n",
+            "u.toml:3:8: error: 'web.auth = \"none\"' serves the page to anyone who reaches 192.0.2.7; it is allowed "
+                + "only on loopback (127.0.0.1, ::1). Set a password with `upright web-password`"
+        ),
+        (
+            "[web]\nlisten = \"8080\"\n",
+            "u.toml:2:10: error: 'web.listen' must be HOST:PORT (\"127.0.0.1:8080\", \"[::1]:8080\", \":8080\" for loopback), not '8080'"
+        ),
+        ("[web]\nauth = \"basic\"\n", "u.toml:2:8: error: 'web.auth' must be \"password\" or \"none\", not 'basic'"),
+        ("[web]\nuploads = \"media\"\n", "u.toml:2:11: error: 'web.uploads' must be an absolute path, not 'media'"),
+        (
+            "[web]\nlisten = \":8080\"\nauth = \"none\"\ncertificate = \"/etc/hostname\"\n",
+            "u.toml:4:15: error: 'web.certificate' and 'web.key' go together: TLS needs both files (or neither, for plain HTTP)"
+        ),
+        (
+            "[web]\nupload_max_mb = 0\n",
+            "u.toml:2:17: error: 'web.upload_max_mb' must be 1 to 1000000 megabytes, not 0.0"
+        ),
+    ])
+    func webPageErrors(text: String, expected: String) {
+        #expect(diagnostics(text) == [expected])
+    }
+
+    @Test func aPasswordFileMustHoldABcryptHash() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pw-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "hunter2\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let text = "[web]\nlisten = \"[::1]:8080\"\npassword_file = \"\(file)\"\n"
+        #expect(diagnostics(text).first?.contains("\(file) holds no bcrypt hash (a line starting with $2b$)") == true)
+        // htpasswd's user:hash lines are read too.
+        try "admin:$2y$10$abcdefghijklmnopqrstuuMGNcjvZ0uJ1NwDHtb1Rk1u0ynqs9JDa\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        #expect(diagnostics(text) == [])
+        #expect(WebPassword.problem(file: file) == nil)
+    }
+
     @Test func everyErrorIsReportedAtOnce() {
         #expect(diagnostics("[lock]\nlocked = 1\n[display]\nbackend = \"x\"\n").count == 2)
     }

@@ -1,0 +1,57 @@
+import PropertyBased
+import Testing
+import Web
+
+/// The page's log-ins as a value, with explicit times.
+@Suite("Web sessions and the log-in limit")
+struct SessionsTests {
+    @Test func theSixthWrongPasswordInAMinuteWaitsUntilTheFirstIsAMinuteOld() {
+        var s = Sessions()
+        for t in [0.0, 5, 10, 20, 30] {
+            #expect(s.admit("10.0.0.5", now: t) == .check)
+            s.failed("10.0.0.5", now: t)
+        }
+        #expect(s.admit("10.0.0.5", now: 40) == .wait(seconds: 20))
+        // Another client is not held back by this one.
+        #expect(s.admit("10.0.0.6", now: 40) == .check)
+        // A minute after the first wrong one, one more try.
+        #expect(s.admit("10.0.0.5", now: 60.5) == .check)
+    }
+
+    @Test func anyPatternOfFailuresAllowsAtMostFiveChecksAfterFailuresInAnyMinute() async {
+        // Property: whatever the times of the attempts (all wrong), no 60 s window holds more than
+        // five checked attempts after which a sixth was checked.
+        await propertyCheck(input: Gen.double(in: 0...30).array(of: 1...40)) { gaps in
+            var s = Sessions()
+            var t = 0.0
+            var checked: [Double] = []
+            for gap in gaps {
+                t += gap
+                if s.admit("client", now: t) == .check {
+                    checked.append(t)
+                    s.failed("client", now: t)
+                }
+            }
+            for (i, start) in checked.enumerated() {
+                #expect(checked[i...].prefix { $0 - start < 60 }.count <= 5)
+            }
+        }
+    }
+
+    @Test func aSessionIdleTooLongIsGoneAndTheOldestMakesRoom() {
+        var s = Sessions()
+        s.limit = 3
+        _ = s.open(token: "a", csrf: "ca", now: 0)
+        _ = s.open(token: "b", csrf: "cb", now: 1)
+        _ = s.open(token: "c", csrf: "cc", now: 2)
+        #expect(s.use("a", now: 3)?.csrf == "ca")  // a is used again: b is now the oldest
+        _ = s.open(token: "d", csrf: "cd", now: 4)
+        #expect(s.count == 3)
+        #expect(s.use("b", now: 5) == nil)
+        #expect(s.use("a", now: 5) != nil)
+        #expect(s.use("a", now: 5 + s.idleLimit + 1) == nil)
+        #expect(s.use("nonexistent", now: 6) == nil)
+        s.close("c")
+        #expect(s.use("c", now: 7) == nil)
+    }
+}
