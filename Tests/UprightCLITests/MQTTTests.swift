@@ -134,6 +134,7 @@ struct MQTTTests {
         defer { sub.stop() }
         // An item whose name is 300 characters long: a filter graph that changes nothing.
         let item = "av://lavfi:color=c=red:s=64x64:r=10" + String(repeating: ",null", count: 55)
+        let pagePort = try MetricsTests.freePort()
         #expect(item.count > 300)
         // A power plan whose window holds this hour (local time), with the screen on now.
         var now = time(nil)
@@ -155,10 +156,16 @@ struct MQTTTests {
         url = "mqtt://127.0.0.1:\(port)"
         device = "lobby.1"
         screenshot_interval = 10
+        [web]
+        listen = "127.0.0.1:\(pagePort)"
+        auth = "none"
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
         defer { kill(play.process.processIdentifier, SIGKILL) }
         #expect(await play.waitFor("mqtt: connected to mqtt://127.0.0.1:\(port)"), "\(play.stderr)")
+        // The device links to the operator's page.
+        #expect(
+            await sub.waitFor { $0.contains(#""configuration_url":"http://127.0.0.1:\#(pagePort)/""#) }, "\(sub.text)")
         // The dot mapped, and the name's hash after it (`lobby_1` is another device).
         #expect(await sub.waitFor { $0.contains("homeassistant/sensor/upright_lobby_1_") }, "\(sub.text)")
         let node = try #require(sub.text.firstMatch(of: /homeassistant\/sensor\/(upright_lobby_1_[0-9a-f]{8})\//)?.1)

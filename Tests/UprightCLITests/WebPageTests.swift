@@ -18,13 +18,29 @@ struct WebPageTests {
         let control: String
         let play: SignalTests.Play
 
-        var base: String { "http://127.0.0.1:\(port)" }
+        var base: String { "\(tls ? "https" : "http")://127.0.0.1:\(port)" }
+        let tls: Bool
         var uploads: String { dir + "/media" }
 
-        init(uploadMB: Int = 1) async throws {
+        /// `tls`: a self-signed certificate and its key, made by openssl, serve the page over HTTPS.
+        init(uploadMB: Int = 1, tls: Bool = false) async throws {
+            self.tls = tls
             dir = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: dir + "/media", withIntermediateDirectories: true)
             port = try MetricsTests.freePort()
+            var tlsLines = ""
+            if tls {
+                let made = try await WebPageTests.run(
+                    "/usr/bin/openssl",
+                    [
+                        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days",
+                        "2",
+                        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout",
+                        dir + "/key.pem", "-out", dir + "/cert.pem",
+                    ])
+                #expect(made.status == 0, "\(made.err)")
+                tlsLines = "certificate = \"\(dir)/cert.pem\"\nkey = \"\(dir)/key.pem\"\n"
+            }
             config = dir + "/upright.toml"
             control = dir + "/control.sock"
             let set = try await WebPageTests.run(
@@ -40,10 +56,12 @@ struct WebPageTests {
             listen = "127.0.0.1:\(port)"
             password_file = "\(dir)/web-password"
             upload_max_mb = \(uploadMB)
-
+            \(tlsLines)
             """.write(toFile: config, atomically: true, encoding: .utf8)
             play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", control])
-            #expect(await play.waitFor("web: the operator's page on http://127.0.0.1:\(port)/"), "\(play.stderr)")
+            #expect(
+                await play.waitFor("web: the operator's page on http\(tls ? "s" : "")://127.0.0.1:\(port)/"),
+                "\(play.stderr)")
         }
 
         deinit {
@@ -54,7 +72,9 @@ struct WebPageTests {
         /// `curl` against the page: the status code and the body.
         func curl(_ arguments: [String], input: String? = nil) async -> (code: Int, body: String) {
             let run = try? await WebPageTests.run(
-                "/usr/bin/curl", ["-s", "--max-time", "10", "-w", "\n%{http_code}"] + arguments, input: input)
+                "/usr/bin/curl",
+                ["-s", "--max-time", "10", "-w", "\n%{http_code}"] + (tls ? ["--cacert", dir + "/cert.pem"] : [])
+                    + arguments, input: input)
             let out = run?.out ?? ""
             let code = Int(out.split(separator: "\n").last ?? "") ?? 0
             return (
@@ -164,6 +184,23 @@ struct WebPageTests {
         #expect(page.play.stderr.contains("web: a wrong password from 127.0.0.1"), "\(page.play.stderr)")
         #expect(!page.play.stderr.contains(Self.password) && !page.play.stdout.contains(Self.password))
         #expect(!page.play.stderr.contains("guess"))
+    }
+
+    @Test func overTLSTheSessionCookieIsSecure() async throws {
+        let page = try await Page(tls: true)
+        let headers = await page.curl([
+            "-D", "-", "-o", "/dev/null", "--data-urlencode", "password=\(Self.password)",
+            page.base + "/login",
+        ])
+        #expect(headers.code == 303, "\(headers)")
+        let cookie = headers.body.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") } ?? ""
+        #expect(
+            cookie.contains("Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
+        // Plain HTTP on the same port is not served.
+        let plain = try await Self.run(
+            "/usr/bin/curl",
+            ["-s", "--max-time", "5", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(page.port)/login"])
+        #expect(plain.out != "200", "\(plain)")
     }
 
     @Test func uploadsStayInTheirFolderWithinTheLimit() async throws {

@@ -61,6 +61,10 @@ def main():
         for key in ['identifiers', 'name', 'sw_version']:
             if not device.get(key):
                 faults.append('%s: the device has no %s' % (topic, key))
+        # Home Assistant takes a configuration_url that is a URL with a host (or homeassistant://).
+        url = device.get('configuration_url')
+        if url is not None and not re.match(r'^(https?://[^/\s]+(/\S*)?|homeassistant://\S+)$', url):
+            faults.append('%s: configuration_url %r is not a URL' % (topic, url))
         shown = ''
         if 'value_template' in config and state is not None:
             try:
