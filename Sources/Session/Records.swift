@@ -94,7 +94,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     /// mpv's video decoder for the item playing and the frames dropped (the shell adds it: the
     /// core does not follow it).
     public var decoder: DecoderReport?
-    /// The last reading the detector had, x, y and z in g (the shell adds it); `nil` without one.
+    /// The last reading the detector had, x, y and z in m/s² (the shell adds it); `nil` without one.
     public var gravity: [Double]?
 
     enum CodingKeys: String, CodingKey {

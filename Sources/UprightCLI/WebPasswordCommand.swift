@@ -14,7 +14,7 @@ struct WebPasswordCommand: ParsableCommand {
             Asks for the password twice on a terminal; from a pipe, reads it from the first line \
             (`printf '%s\\n' "$PASSWORD" | upright web-password`). The file is written atomically, \
             mode 0640, in the group `upright` when that group exists (the service reads it as the \
-            user `upright`). A running Upright reads it at its next start or reload.
+            user `upright`). A running Upright reads it at its next start.
             """)
 
     @Option(help: "The password file ([web] password_file).")

@@ -88,6 +88,7 @@ extension UprightConfiguration {
         if new.screenPlan != screenPlan || new.screenCEC != screenCEC {
             notes.append("the screen's power plan takes effect at the next start")
         }
+        if new.web != web { notes.append("the operator's page's settings take effect at the next start") }
         if new.player.hotkeys != player.hotkeys || new.input != input {
             notes.append("hotkeys and input devices take effect at the next start")
         }

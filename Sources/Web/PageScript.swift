@@ -23,7 +23,7 @@ extension Pages {
           status = s;
           text('s-device', s.device);
           text('s-interface', s.interface);
-          text('s-gravity', s.gravity ? s.gravity.map((v) => v.toFixed(2)).join(', ') + ' g' : '');
+          text('s-gravity', s.gravity ? s.gravity.map((v) => v.toFixed(2)).join(', ') + ' m/s²' : '');
           text('s-scene', (s.scenes || []).join(' › '));
           text('s-lock', s.locked ? 'locked' : 'unlocked');
           text('s-strategy', s.strategy);
@@ -40,13 +40,25 @@ extension Pages {
           text('s-decoder', s.decoder ? [s.decoder.codec, s.decoder.hwdec, s.decoder.decoder_drops + s.decoder.output_drops + ' frames dropped'].filter(Boolean).join(', ') : '');
           text('s-screen', s.screen ? s.screen + (s.screen_next_change ? ' until ' + s.screen_next_change : '') : '');
           const problems = [display.problem, ...(input.problems || [])].filter(Boolean);
-          if (s.sensor && !/^reading/.test(s.sensor) && !/uri = "none"/.test(s.sensor)) problems.unshift(s.sensor);
+          if (/^sensor (faulty|absent|ended)/.test(s.sensor || '') && !/uri = "none"/.test(s.sensor)) problems.unshift(s.sensor);
           const list = $('problems');
           list.replaceChildren(...problems.map((p) => { const li = document.createElement('li'); li.textContent = p; return li; }));
           const figure = $('device-figure');
           const angle = turns[s.device];
           figure.style.transform = angle === undefined ? 'none' : 'rotate(' + (-angle) + 'deg)';
           figure.setAttribute('aria-label', 'the device held ' + s.device + ', the picture shown ' + s.interface);
+          // The gravity the detector sees, in the device's frame (x to its right edge, y to its top):
+          // the arrow points down, shorter as the device lies flat.
+          const arrow = $('gravity-arrow');
+          if (s.gravity) {
+            const [x, y] = s.gravity;
+            const inPlane = Math.min(1, Math.hypot(x, y) / 9.81);
+            arrow.hidden = false;
+            arrow.style.height = (0.4 + 2.6 * inPlane).toFixed(2) + 'rem';
+            arrow.style.transform = 'rotate(' + (Math.atan2(x, y) * 180 / Math.PI).toFixed(1) + 'deg)';
+          } else {
+            arrow.hidden = true;
+          }
           renderContent();
         }
 

@@ -89,7 +89,7 @@ enum Pages {
                 <section aria-labelledby="h-now" class="card">
                 <h2 id="h-now">Now</h2>
                 <div class="held">
-                <div id="device-figure" class="device-figure" role="img" aria-label="the device as held"><span>▲</span></div>
+                <div id="device-figure" class="device-figure" role="img" aria-label="the device as held"><span>▲</span><i id="gravity-arrow" class="gravity" hidden></i></div>
                 <dl class="facts">
                 <dt>Device</dt><dd id="s-device">–</dd>
                 <dt>Interface</dt><dd id="s-interface">–</dd>
@@ -180,7 +180,10 @@ enum Pages {
         .facts dd { margin: 0; overflow-wrap: anywhere; }
         .held { display: flex; gap: 1rem; align-items: flex-start; flex-wrap: wrap; }
         .device-figure { width: 4.5rem; height: 7rem; border: .35rem solid var(--fg); border-radius: .6rem; display: grid; place-items: center; transition: transform .3s; flex: none; margin: 1rem; }
+        .device-figure { position: relative; }
         .device-figure span { font-size: 1.5rem; color: var(--accent); }
+        .gravity { position: absolute; left: calc(50% - 2px); top: 50%; width: 4px; background: var(--bad); transform-origin: top center; border-radius: 2px; }
+        .gravity::after { content: ""; position: absolute; left: -5px; bottom: -6px; border: 7px solid transparent; border-top-color: var(--bad); border-bottom: 0; }
         .problems { color: var(--bad); padding-left: 1.2rem; }
         .problems:empty { display: none; }
         .note { color: var(--muted); font-size: .9rem; }
