@@ -59,6 +59,13 @@ public struct PlaybackCore: Sendable {
     /// The entry playing (mpv's last start) and its file.
     public internal(set) var currentEntry: Int64?
     public internal(set) var current: String?
+
+    /// The item after the one playing, as the playlist stands (the first again when it loops).
+    public var upcoming: String? {
+        guard let current, let i = items.firstIndex(of: current) else { return items.first }
+        if i + 1 < items.count { return items[i + 1] }
+        return settings.loop ? items.first : nil
+    }
     /// mpv ended the entry playing and has not started the next one yet.
     var between = false
     public internal(set) var idle = true

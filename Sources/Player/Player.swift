@@ -38,6 +38,8 @@ public actor Player {
     public var overlays: OverlayContent { core.overlays }
     /// The video surface's own turn (clockwise degrees): the orientation's angle for `surface`, else 0.
     public var surfaceAngle: Int { core.surfaceAngle }
+    /// The item after the one playing (``PlaybackCore/upcoming``).
+    public var upcoming: String? { core.upcoming }
 
     /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win.
     /// The core's deadlines run on `clock` (a test's own, in tests).

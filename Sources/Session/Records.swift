@@ -94,13 +94,18 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     /// mpv's video decoder for the item playing and the frames dropped (the shell adds it: the
     /// core does not follow it).
     public var decoder: DecoderReport?
+    /// The item after the one playing (the shell adds it).
+    public var next: String?
+    /// Items that failed to play, each with why, the latest last (cleared when one plays).
+    public var failed: [ItemFailure] = []
     /// The last reading the detector had, x, y and z in m/s² (the shell adds it); `nil` without one.
     public var gravity: [Double]?
 
     enum CodingKeys: String, CodingKey {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
-            screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity
+            screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
+            next, failed
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -125,6 +130,19 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encode(mqtt, forKey: .mqtt)
         try c.encode(decoder, forKey: .decoder)
         try c.encode(gravity, forKey: .gravity)
+        try c.encode(next, forKey: .next)
+        try c.encode(failed, forKey: .failed)
+    }
+}
+
+/// An item that could not be played, and why.
+public struct ItemFailure: Codable, Sendable, Hashable {
+    public var item: String
+    public var reason: String
+
+    public init(item: String, reason: String) {
+        self.item = item
+        self.reason = reason
     }
 }
 

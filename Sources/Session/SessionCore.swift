@@ -32,6 +32,9 @@ public struct SessionCore: Sendable {
     public internal(set) var displayReport: DisplayReport
     public private(set) var sensorHealth = "starting"
     public internal(set) var playing: String?
+    /// Items that failed, each with why (the latest ``failuresKept``), until one plays.
+    var failures: [ItemFailure] = []
+    static let failuresKept = 32
     /// Seconds between two probes of a display that failed.
     public var probeInterval = 5.0
     var lastProbe = -Double.infinity
@@ -131,7 +134,7 @@ public struct SessionCore: Sendable {
             suggestion: policy.suggestion, playing: playing, queued: policy.queued.map(\.name), clip: clip,
             clipsQueued: clipQueue, input: input, screen: powerPlan == nil ? nil : (screenOn ? .on : .off),
             screenNextChange: screenNextChange, powerPlanFollowed: powerPlan == nil ? nil : powerPlanFollowed,
-            mqtt: mqtt)
+            mqtt: mqtt, failed: failures)
     }
 
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
@@ -170,8 +173,12 @@ public struct SessionCore: Sendable {
         case .displayProbed(let abilities, let report): return displayProbed(abilities, report, at: now)
         case .playing(let item, let title):
             playing = item
+            failures.removeAll { $0.item == item }
             return [.player(.overlay(.title(title)))]
         case .fileFailed(let path, let reason):
+            failures.removeAll { $0.item == path }
+            failures.append(ItemFailure(item: path, reason: reason))
+            if failures.count > Self.failuresKept { failures.removeFirst() }
             return [.status("cannot play \(path): \(reason); going on with the playlist")] + lookAtTheDisplay()
         case .clock(let text):
             return [.player(.overlay(.clock(text)))]

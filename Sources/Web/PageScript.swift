@@ -28,7 +28,7 @@ extension Pages {
           text('s-lock', s.locked ? 'locked' : 'unlocked');
           text('s-strategy', s.strategy);
           text('s-playing', s.clip ? s.clip + ' (clip)' : s.playing);
-          text('s-next', (s.queued || [])[0]);
+          text('s-next', s.next);
           const d = s.last_decision;
           text('s-decision', d ? d.decision + ' to ' + d.interface + ' (' + [d.reason, d.cause].filter(Boolean).join(', ') + ')' : '');
           text('s-sensor', s.sensor);
@@ -39,7 +39,8 @@ extension Pages {
           text('s-mqtt', s.mqtt);
           text('s-decoder', s.decoder ? [s.decoder.codec, s.decoder.hwdec, s.decoder.decoder_drops + s.decoder.output_drops + ' frames dropped'].filter(Boolean).join(', ') : '');
           text('s-screen', s.screen ? s.screen + (s.screen_next_change ? ' until ' + s.screen_next_change : '') : '');
-          const problems = [display.problem, ...(input.problems || [])].filter(Boolean);
+          const problems = [display.problem, ...(input.problems || []),
+            ...(s.failed || []).map((f) => 'cannot play ' + f.item + ': ' + f.reason)].filter(Boolean);
           if (/^sensor (faulty|absent|ended)/.test(s.sensor || '') && !/uri = "none"/.test(s.sensor)) problems.unshift(s.sensor);
           const list = $('problems');
           list.replaceChildren(...problems.map((p) => { const li = document.createElement('li'); li.textContent = p; return li; }));
@@ -100,10 +101,12 @@ extension Pages {
         function renderContent() {
           if (!content) return;
           const playing = status && status.playing ? status.playing.split('/').pop() : null;
-          const queued = new Set(((status && status.queued) || []).map((q) => q.split('/').pop()));
+          const next = status && status.next ? status.next.split('/').pop() : null;
+          const failed = new Map(((status && status.failed) || []).map((f) => [f.item.split('/').pop(), f.reason]));
           $('content').replaceChildren(...content.items.map((item) => {
             const tr = document.createElement('tr');
-            const state = item.name === playing ? 'playing' : queued.has(item.name) ? 'queued' : '';
+            const state = item.name === playing ? 'playing' : failed.has(item.name) ? 'failed: ' + failed.get(item.name)
+              : item.name === next ? 'next' : '';
             for (const v of [item.name, (item.bytes / 1048576).toFixed(1) + ' MB', state]) {
               const td = document.createElement('td'); td.textContent = v; tr.append(td);
             }

@@ -92,6 +92,24 @@ struct DisplayAndPlayerTests {
         #expect(run.at(1, .outputsChanged) == [.reassertDisplay])
     }
 
+    /// The status lists the items that failed, each once with its latest reason, until it plays;
+    /// at most the latest 32.
+    @Test func theStatusKeepsEachFailedItemWithWhyUntilItPlays() throws {
+        var (run, _) = try Self.started(.present)
+        _ = run.at(0.5, .fileFailed(path: "/v/b.mp4", reason: "no such file"))
+        _ = run.at(0.5, .fileFailed(path: "/v/c.mp4", reason: "unsupported codec"))
+        _ = run.at(0.5, .fileFailed(path: "/v/b.mp4", reason: "truncated"))
+        #expect(
+            run.core.status.failed == [
+                ItemFailure(item: "/v/c.mp4", reason: "unsupported codec"),
+                ItemFailure(item: "/v/b.mp4", reason: "truncated"),
+            ])
+        _ = run.at(0.5, .playing(item: "/v/b.mp4", title: "b"))
+        #expect(run.core.status.failed == [ItemFailure(item: "/v/c.mp4", reason: "unsupported codec")])
+        for n in 0..<40 { _ = run.at(0.1, .fileFailed(path: "/v/\(n).mp4", reason: "bad")) }
+        #expect(run.core.status.failed.count == 32 && run.core.status.failed.last?.item == "/v/39.mp4")
+    }
+
     /// mpv lives on when its compositor is killed (a GPU video output), failing every item: the
     /// failure is the display's. The same wait, nothing said to play, a new mpv when it is back.
     @Test func itemsFailingWithTheCompositorGoneAreTheDisplaysFailure() throws {
