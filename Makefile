@@ -3,7 +3,7 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 TRACES ?= bench/traces/public
 
-.PHONY: all deps build release run demo test quality bench robustness lint clean deb kiosk-check
+.PHONY: all deps build release run demo test quality bench robustness lint clean deb kiosk-check ha-check
 
 all: build
 
@@ -50,6 +50,12 @@ deb:
 kiosk-check:
 	@scripts/install-deps.sh kiosk
 	scripts/kiosk-check/run.sh
+
+# MQTT discovery against a real Home Assistant Core (from PyPI, in a virtual environment kept in
+# ~/.cache/upright: minutes the first time) and mosquitto on loopback, outside `make test`.
+ha-check: release
+	@scripts/install-deps.sh ha
+	scripts/ha_check.py $$($(SWIFT) build -c release --show-bin-path)
 
 clean:
 	rm -rf .build .build-deb

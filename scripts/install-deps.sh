@@ -2,7 +2,7 @@
 # Installs the Debian packages Upright needs to build, test and benchmark, and only those missing.
 # Idempotent: with everything present it changes nothing and does not touch the network.
 #
-#   scripts/install-deps.sh [build|test|bench|deb|kiosk]    (default: test)
+#   scripts/install-deps.sh [build|test|bench|deb|kiosk|ha]    (default: test)
 set -euo pipefail
 
 need=(pkg-config libiio-dev libmpv-dev zlib1g-dev libudev-dev libsystemd-dev libmosquitto-dev)
@@ -31,7 +31,9 @@ case "${1:-test}" in
     # accelerometer served by iiod (relayed by socat); the clip made by ffmpeg.
     kiosk) need+=(binutils mmdebstrap qemu-system-x86 qemu-utils e2fsprogs openssh-client iiod socat
         iproute2 util-linux ffmpeg python3) ;;
-    *) echo "usage: $0 [build|test|bench|deb|kiosk]" >&2; exit 2 ;;
+    # Home Assistant Core in a virtual environment beside a real broker (make ha-check).
+    ha) need+=(python3 python3-venv mosquitto mosquitto-clients) ;;
+    *) echo "usage: $0 [build|test|bench|deb|kiosk|ha]" >&2; exit 2 ;;
 esac
 
 missing=()

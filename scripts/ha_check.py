@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""`make ha-check`: Upright's MQTT discovery against a real Home Assistant Core and mosquitto on
+loopback.
+
+Home Assistant Core is installed from PyPI into a virtual environment kept in
+$XDG_CACHE_HOME/upright (the first run takes minutes; later ones reuse it): with Python 3.13 the
+2025.4 series, with 3.12 the 2024.12 series, with Debian bookworm's 3.11 the 2024.3 series (the
+newest for it). Its MQTT integration is set up as a configuration entry for the broker, and the
+recorder keeps every state in SQLite, which this check reads (no account or token needed).
+
+Then `upright play` runs as the device `lobby.1` (a dot: no valid id as it is), with a power plan
+and screenshots every 10 s, and the check asks:
+  - does Home Assistant create the device's entities (sensors, buttons, switches, select, image)?
+  - does the playing item's sensor show the item's title (a path longer than 255 characters)?
+  - does a refused command show in the "Last refused command" sensor?
+  - does the image entity have an image (its state is the time of the last one)?
+
+  scripts/ha_check.py BIN_DIR
+"""
+import glob
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+SERIES = {(3, 13): 'homeassistant>=2025.4,<2025.5', (3, 12): 'homeassistant>=2024.12,<2025.1',
+          (3, 11): 'homeassistant==2024.3.3'}
+
+
+def say(text):
+    print('ha-check: ' + text, flush=True)
+
+
+def python():
+    """The newest Python that a series above runs on: on PATH, or pyenv's."""
+    candidates = []
+    for minor in (13, 12, 11):
+        candidates += [shutil.which('python3.%d' % minor)]
+        candidates += sorted(glob.glob(os.path.expanduser('~/.pyenv/versions/3.%d.*/bin/python3' % minor)))[-1:]
+    for path in filter(None, candidates):
+        out = subprocess.run([path, '-c', 'import sys, venv; print(*sys.version_info[:2])'], capture_output=True,
+                             text=True)
+        if out.returncode == 0:
+            return path, tuple(int(x) for x in out.stdout.split())
+    sys.exit('ha-check: no Python 3.11 or later with venv (Debian: apt-get install python3-venv)')
+
+
+def environment():
+    path, version = python()
+    cache = os.path.join(os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'upright')
+    venv = os.path.join(cache, 'ha-venv-%d.%d' % version)
+    hass = os.path.join(venv, 'bin', 'hass')
+    requirement = SERIES[version]
+    stamp = os.path.join(venv, 'upright-requirement')
+    if not (os.path.exists(hass) and open(stamp).read() == requirement if os.path.exists(stamp) else False):
+        say('installing %s for Python %d.%d into %s (minutes, once)' % (requirement, *version, venv))
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([path, '-m', 'venv', venv], check=True)
+        pip = [os.path.join(venv, 'bin', 'pip'), 'install', '--quiet', '--disable-pip-version-check']
+        subprocess.run(pip + ['--upgrade', 'pip', 'wheel'], check=True)
+        subprocess.run(pip + [requirement], check=True)
+        with open(stamp, 'w') as f:
+            f.write(requirement)
+    version_text = subprocess.run([hass, '--version'], capture_output=True, text=True).stdout.strip()
+    return hass, version_text
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def configure(directory, port):
+    """Home Assistant's configuration: no onboarding needed to run, the recorder committing every
+    second, the MQTT integration as a configuration entry for the broker on `port`."""
+    with open(os.path.join(directory, 'configuration.yaml'), 'w') as f:
+        f.write('homeassistant:\n  name: ha-check\n  latitude: 0\n  longitude: 0\n  elevation: 0\n'
+                '  unit_system: metric\n  time_zone: UTC\n  currency: EUR\n  country: DE\n'
+                'recorder:\n  commit_interval: 1\n  db_url: sqlite:///%s/states.db\n'
+                'logger:\n  default: warning\n  logs:\n    homeassistant.components.mqtt: info\n' % directory)
+    storage = os.path.join(directory, '.storage')
+    os.makedirs(storage)
+    entry = {'entry_id': uuid.uuid4().hex, 'version': 1, 'minor_version': 1, 'domain': 'mqtt', 'title': '127.0.0.1',
+             'data': {'broker': '127.0.0.1', 'port': port, 'discovery': True, 'discovery_prefix': 'homeassistant'},
+             'options': {}, 'pref_disable_new_entities': False, 'pref_disable_polling': False, 'source': 'user',
+             'unique_id': None, 'disabled_by': None}
+    with open(os.path.join(storage, 'core.config_entries'), 'w') as f:
+        json.dump({'version': 1, 'minor_version': 1, 'key': 'core.config_entries', 'data': {'entries': [entry]}}, f)
+
+
+def states(database):
+    """Every entity's latest state, from the recorder's database."""
+    try:
+        db = sqlite3.connect('file:%s?mode=ro' % database, uri=True, timeout=5)
+        rows = db.execute('SELECT m.entity_id, s.state FROM states s JOIN states_meta m ON s.metadata_id = m.metadata_id '
+                          'ORDER BY s.state_id').fetchall()
+        db.close()
+    except sqlite3.Error:
+        return {}
+    return dict(rows)
+
+
+def until(check, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = check()
+        if value:
+            return value
+        time.sleep(1)
+    return None
+
+
+def main():
+    bin_dir = os.path.abspath(sys.argv[1])
+    started = time.monotonic()
+    hass, version = environment()
+    say('Home Assistant %s' % version)
+    directory = tempfile.mkdtemp(prefix='upright-ha-check-')
+    processes = []
+    faults = []
+    try:
+        port = free_port()
+        broker_conf = os.path.join(directory, 'mosquitto.conf')
+        with open(broker_conf, 'w') as f:
+            f.write('listener %d 127.0.0.1\nallow_anonymous true\n' % port)
+        processes.append(subprocess.Popen(['/usr/sbin/mosquitto', '-c', broker_conf], stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL))
+        ha_dir = os.path.join(directory, 'ha')
+        os.makedirs(ha_dir)
+        configure(ha_dir, port)
+        ha_log = open(os.path.join(directory, 'hass.log'), 'w')
+        processes.append(subprocess.Popen([hass, '-c', ha_dir, '--log-file', os.path.join(directory, 'ha.log')],
+                                          stdout=ha_log, stderr=subprocess.STDOUT))
+        database = os.path.join(ha_dir, 'states.db')
+        if not until(lambda: 'Connected to MQTT server' in open(os.path.join(directory, 'ha.log')).read()
+                     if os.path.exists(os.path.join(directory, 'ha.log')) else False, 600):
+            faults.append('Home Assistant did not connect to the broker within 600 s (see %s)' % directory)
+            return faults, directory
+        say('Home Assistant is up and connected to mosquitto on 127.0.0.1:%d (%.0f s)' % (
+            port, time.monotonic() - started))
+
+        item = 'av://lavfi:color=c=red:s=64x64:r=10' + ',null' * 55
+        local = time.localtime()
+        minute = local.tm_hour * 60 + local.tm_min
+
+        def hhmm(m):
+            return '%02d:%02d' % ((m // 60) % 24, m % 60)
+        config = os.path.join(directory, 'upright.toml')
+        with open(config, 'w') as f:
+            f.write('[lock]\nevdev = "none"\n[player]\nplaylist = ["%s"]\n[screen]\non = "%s"\noff = "%s"\ncec = "off"\n'
+                    '[mqtt]\nurl = "mqtt://127.0.0.1:%d"\ndevice = "lobby.1"\nscreenshot_interval = 10\n'
+                    % (item, hhmm(minute - 120 + 1440), hhmm(minute + 120), port))
+        upright_log = open(os.path.join(directory, 'upright.log'), 'w')
+        processes.append(subprocess.Popen([os.path.join(bin_dir, 'upright'), 'play', '--config', config, '--uri', 'none',
+                                           '--vo', 'null', '--no-control'], stdout=subprocess.DEVNULL,
+                                          stderr=upright_log))
+
+        def entities():
+            found = {e: s for e, s in states(database).items() if 'upright_lobby_1' in e}
+            return found if len(found) >= 14 else None
+        found = until(entities, 120) or {e: s for e, s in states(database).items() if 'upright_lobby_1' in e}
+        domains = sorted({e.split('.')[0] for e in found})
+        say('device lobby.1: %d entities in Home Assistant (%s)' % (len(found), ', '.join(domains)))
+        for domain in ['sensor', 'button', 'switch', 'select', 'image']:
+            if domain not in domains:
+                faults.append('no %s entity for the device lobby.1' % domain)
+
+        def playing():
+            return next((s for e, s in states(database).items() if 'upright_lobby_1' in e and e.endswith('_playing')
+                         and s.startswith('lavfi:color=c=red')), None)
+        shown = until(playing, 60)
+        say('the playing sensor shows: %s' % (shown[:60] + '…' if shown else None))
+        if not shown or len(shown) > 255:
+            faults.append('the playing sensor does not show the item\'s title (%r)' % shown)
+
+        subprocess.run(['mosquitto_pub', '-p', str(port), '-t', 'upright/lobby.1/command/rotate-to', '-m', 'sideways'],
+                       check=True)
+
+        def refused():
+            return next((s for e, s in states(database).items() if 'upright_lobby_1' in e and e.endswith('_refused')
+                         and 'sideways' in s), None)
+        said = until(refused, 60)
+        say('a refused command shows as: %s' % said)
+        if not said:
+            faults.append('the refused command does not show in Home Assistant')
+
+        def image():
+            return next((s for e, s in states(database).items() if e.startswith('image.upright_lobby_1')
+                         and s not in ('unknown', 'unavailable')), None)
+        shot = until(image, 60)
+        say('the screenshot entity has an image, its state (the time of the last one): %s' % shot)
+        if not shot:
+            faults.append('the screenshot entity shows no image')
+        problems = [line for line in open(os.path.join(directory, 'ha.log')).read().splitlines()
+                    if ('ERROR' in line or 'WARNING' in line) and 'mqtt' in line.lower() and 'lobby' in line.lower()]
+        for line in problems[:10]:
+            faults.append('Home Assistant logged: %s' % line)
+        return faults, directory
+    finally:
+        for p in reversed(processes):
+            p.terminate()
+        for p in reversed(processes):
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        say('%.0f s' % (time.monotonic() - started))
+
+
+if __name__ == '__main__':
+    faults, directory = main()
+    if faults:
+        for f in faults:
+            say('FAILED: ' + f)
+        say('kept for a look: %s' % directory)
+        sys.exit(1)
+    shutil.rmtree(directory, ignore_errors=True)
+    say('passed')
