@@ -67,7 +67,9 @@ struct Play: AsyncParsableCommand {
                 web: configuration.web,
                 page: PageContent(
                     configurationFile: config ?? configuration.file, uploads: configuration.uploadFolder,
-                    scenes: configuration.policy.scenes.values.filter { $0.clip == nil }.map(\.name).sorted()),
+                    scenes: configuration.policy.scenes.values.filter { $0.clip == nil }.map(\.name).sorted(),
+                    playlist: configuration.player.playlist.map { ($0, configuration.player.itemOptions[$0]?.schedule) }
+                ),
                 logger: logger,
                 overrides: overrides)
         } catch {

@@ -1,7 +1,7 @@
 public import Config
 import Foundation
 public import Logging
-import OrientationCore
+public import OrientationCore
 import ServiceLifecycle
 import Systemd
 import UnixSignals
@@ -68,7 +68,7 @@ public enum PlayServices {
                 configuration: page.configurationFile.map {
                     ConfigurationFile(path: $0, reload: { await reload.reload() })
                 },
-                device: mqtt.device, scenes: page.scenes, clips: clips)
+                device: mqtt.device, scenes: page.scenes, clips: clips, playlist: page.playlist)
             services.append(
                 .init(service: WebService(settings: web, backend: backend, logger: logger), serviceName: "web"))
         }
@@ -94,11 +94,17 @@ public struct PageContent: Sendable {
     public var configurationFile: String?
     public var uploads: String?
     public var scenes: [String]
+    /// The configured playlist's entries, each with when it may play.
+    public var playlist: [(entry: String, schedule: Schedule?)]
 
-    public init(configurationFile: String? = nil, uploads: String? = nil, scenes: [String] = []) {
+    public init(
+        configurationFile: String? = nil, uploads: String? = nil, scenes: [String] = [],
+        playlist: [(entry: String, schedule: Schedule?)] = []
+    ) {
         self.configurationFile = configurationFile
         self.uploads = uploads
         self.scenes = scenes
+        self.playlist = playlist
     }
 }
 

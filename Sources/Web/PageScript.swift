@@ -89,6 +89,13 @@ extension Pages {
           img.src = '/api/screenshot.png?t=' + Date.now();
         }
 
+        let playlist = null;
+        async function loadPlaylist() {
+          const r = await fetch('/api/playlist', { credentials: 'same-origin' });
+          playlist = await r.json();
+          renderContent();
+        }
+
         let content = null;
         async function loadContent() {
           const r = await fetch('/api/content', { credentials: 'same-origin' });
@@ -99,6 +106,20 @@ extension Pages {
         }
 
         function renderContent() {
+          if (playlist) {
+            const under = (path, entry) => path === entry || path.startsWith(entry.replace(/\/$/, '') + '/');
+            $('playlist').replaceChildren(...playlist.map((p) => {
+              const tr = document.createElement('tr');
+              const failures = ((status && status.failed) || []).filter((f) => under(f.item, p.entry));
+              const state = status && status.playing && under(status.playing, p.entry) ? 'playing'
+                : failures.length ? 'failed: ' + failures.map((f) => f.item.split('/').pop() + ': ' + f.reason).join('; ')
+                : p.now ? '' : 'not now (its schedule)';
+              for (const v of [p.entry, p.schedule, state]) {
+                const td = document.createElement('td'); td.textContent = v; tr.append(td);
+              }
+              return tr;
+            }));
+          }
           if (!content) return;
           const playing = status && status.playing ? status.playing.split('/').pop() : null;
           const next = status && status.next ? status.next.split('/').pop() : null;
@@ -196,6 +217,8 @@ extension Pages {
         connect();
         refreshPreview();
         setInterval(refreshPreview, 5000);
+        loadPlaylist();
+        setInterval(loadPlaylist, 60000);
         loadContent();
         loadConfig();
 

@@ -129,8 +129,11 @@ enum Pages {
                 </section>
                 <section aria-labelledby="h-content" class="card wide">
                 <h2 id="h-content">Content</h2>
+                <table><caption>Playlist</caption>
+                <thead><tr><th scope="col">Entry</th><th scope="col">Plays</th><th scope="col">State</th></tr></thead>
+                <tbody id="playlist"></tbody></table>
                 <p id="folder" class="note"></p>
-                <table><caption class="visually-hidden">Files in the upload folder</caption>
+                <table><caption>Upload folder</caption>
                 <thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Delete</span></th></tr></thead>
                 <tbody id="content"></tbody></table>
                 <form id="upload">
@@ -195,7 +198,8 @@ enum Pages {
         button:focus-visible, select:focus-visible, input:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
         select, input[type=password] { padding: .4rem; min-height: 2.5rem; }
         textarea { width: 100%; font-family: ui-monospace, monospace; font-size: .9rem; }
-        table { width: 100%; border-collapse: collapse; }
+        table { width: 100%; border-collapse: collapse; margin-bottom: .75rem; }
+        caption { text-align: left; font-weight: 600; padding: .25rem 0; }
         th, td { text-align: left; padding: .3rem .4rem; border-bottom: 1px solid #8883; overflow-wrap: anywhere; }
         .row { display: flex; gap: .5rem; margin: .5rem 0; }
         .ok { color: var(--ok); } .bad { color: var(--bad); }

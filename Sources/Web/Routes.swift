@@ -189,7 +189,29 @@ extension WebPage {
         return .json(status, encoded(Failure(error: message)))
     }
 
+    /// A schedule in words: `mon, tue 07:00–22:00`; `always` for none.
+    static func words(_ schedule: Schedule?) -> String {
+        guard let schedule else { return "always" }
+        let days = schedule.days.sorted().map { Schedule.dayNames[$0 - 1] }.joined(separator: ", ")
+        let window = schedule.from.map { from in "\(Schedule.text(from))–\(Schedule.text(schedule.until ?? 1440))" }
+        return [days, window ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
     func addContentRoutes(to router: Router<PageContext>) {
+        router.get("/api/playlist") { _, _ in
+            struct Entry: Encodable {
+                let entry: String
+                let schedule: String
+                let now: Bool
+            }
+            let (weekday, minute, _) = LocalTime.now()
+            let entries = backend.playlist.map {
+                Entry(
+                    entry: $0.entry, schedule: Self.words($0.schedule),
+                    now: $0.schedule?.isActive(weekday: weekday, minute: minute) ?? true)
+            }
+            return Response.json(.ok, Self.encoded(entries))
+        }
         router.get("/api/content") { _, _ in
             struct Listing: Encodable {
                 let folder: String?

@@ -9,6 +9,7 @@ public import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
+public import OrientationCore
 import Synchronization
 
 /// What the page shows and does, given by the running session: the control socket's handler (a
@@ -23,12 +24,15 @@ public struct WebBackend: Sendable {
     public var device: String
     public var scenes: [String]
     public var clips: [String]
+    /// The configured playlist: each entry and when it may play.
+    public var playlist: [(entry: String, schedule: Schedule?)]
 
     public init(
         request: @escaping @Sendable (String) async -> String, metrics: (@Sendable () -> String)? = nil,
         content: ContentFolder? = nil, configuration: ConfigurationFile? = nil, device: String = "",
-        scenes: [String] = [], clips: [String] = []
+        scenes: [String] = [], clips: [String] = [], playlist: [(entry: String, schedule: Schedule?)] = []
     ) {
+        self.playlist = playlist
         self.request = request
         self.device = device
         self.scenes = scenes

@@ -231,6 +231,10 @@ struct WebPageTests {
         // Nothing left behind: no file, no partial upload.
         #expect(try FileManager.default.contentsOfDirectory(atPath: page.uploads) == [])
 
+        // The configured playlist, with when each entry plays.
+        let playlist = await page.curl(["-b", jar, page.base + "/api/playlist"])
+        #expect(playlist.body.contains(#"{"entry":"\#(page.uploads)","now":true,"schedule":"always"}"#), "\(playlist)")
+
         // A picture: kept, listed, deleted.
         let png = page.dir + "/red.png"
         try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 64))
