@@ -141,8 +141,11 @@ def main():
         processes.append(subprocess.Popen([hass, '-c', ha_dir, '--log-file', os.path.join(directory, 'ha.log')],
                                           stdout=ha_log, stderr=subprocess.STDOUT))
         database = os.path.join(ha_dir, 'states.db')
-        if not until(lambda: 'Connected to MQTT server' in open(os.path.join(directory, 'ha.log')).read()
-                     if os.path.exists(os.path.join(directory, 'ha.log')) else False, 600):
+        def connected():
+            log = os.path.join(directory, 'ha.log')
+            text = open(log).read() if os.path.exists(log) else ''
+            return 'Connected to MQTT server' in text or 'MQTT client initialized' in text
+        if not until(connected, 600):
             faults.append('Home Assistant did not connect to the broker within 600 s (see %s)' % directory)
             return faults, directory
         say('Home Assistant is up and connected to mosquitto on 127.0.0.1:%d (%.0f s)' % (
@@ -200,15 +203,16 @@ def main():
         say('the screenshot entity has an image, its state (the time of the last one): %s' % shot)
         if not shot:
             faults.append('the screenshot entity shows no image')
+        # Anything Home Assistant said of the discovery, the templates or the entities.
         problems = [line for line in open(os.path.join(directory, 'ha.log')).read().splitlines()
-                    if ('ERROR' in line or 'WARNING' in line) and 'mqtt' in line.lower() and 'lobby' in line.lower()]
+                    if (' ERROR ' in line or ' WARNING ' in line)
+                    and ('[homeassistant.components.mqtt' in line or '[homeassistant.helpers.template]' in line)]
         for line in problems[:10]:
             faults.append('Home Assistant logged: %s' % line)
         return faults, directory
     finally:
-        for p in reversed(processes):
+        for p in reversed(processes):  # Upright, Home Assistant, then the broker they both use
             p.terminate()
-        for p in reversed(processes):
             try:
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:

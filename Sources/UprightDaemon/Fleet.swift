@@ -208,15 +208,15 @@ struct MQTTService: Service {
             entity(
                 "sensor", "playing",
                 HomeAssistantDiscovery(
-                    name: "Playing", stateTopic: state, valueTemplate: "{{ value_json.title or 'nothing' }}",
-                    jsonAttributes: (state, "{{ {'path': value_json.playing} | tojson }}"))),
+                    name: "Playing", stateTopic: state, valueTemplate: "{{ value_json.title | default('nothing', true) }}",
+                    jsonAttributes: (state, "{{ {'path': value_json.playing | default(none)} | tojson }}"))),
             sensor("sensor_health", "Sensor", "sensor"),
             entity(
                 "sensor", "refused",
                 HomeAssistantDiscovery(
                     name: "Last refused command", stateTopic: state,
-                    valueTemplate: "{{ value_json.refused or 'none' }}",
-                    jsonAttributes: (state, "{{ {'at': value_json.refused_at} | tojson }}"), icon: "mdi:alert-circle")),
+                    valueTemplate: "{{ value_json.refused | default('none', true) }}",
+                    jsonAttributes: (state, "{{ {'at': value_json.refused_at | default(none)} | tojson }}"), icon: "mdi:alert-circle")),
         ]
         if powerPlan {
             out.append(

@@ -8,9 +8,11 @@ MESSAGES: `mosquitto_sub -v` output (a topic, a space, a one-line payload). Each
 `PREFIX/COMPONENT/NODE/OBJECT/config` message is checked: the node and object ids and the
 `unique_id` made of letters, digits, `_` and `-` only (anything else and Home Assistant drops the
 entity without a word), the keys each component requires, a device with identifiers, a name and
-a software version; each `value_template` renders against the last message on STATE_TOPIC to a
+a software version; each `value_template` renders against every message on STATE_TOPIC to a
 state of at most 255 characters (a longer one leaves the entity unknown), each
-`json_attributes_template` to a JSON object. Prints one line per entity, and each fault; exits 1
+`json_attributes_template` to a JSON object. A key a template reads that a state lacks is a fault,
+as Home Assistant's templates log it (its `LoggingUndefined`), unless the template gives a
+`default`; such a value is not JSON either. Prints one line per entity, and each fault; exits 1
 when there is one.
 """
 import json
@@ -19,6 +21,32 @@ import sys
 
 import jinja2
 
+class LoggingUndefined(jinja2.Undefined):
+    """Home Assistant's undefined: each use is a warning in its log; `tojson` cannot take it."""
+    used = []
+
+    def _say(self):
+        LoggingUndefined.used.append(self._undefined_message)
+
+    def __str__(self):
+        self._say()
+        return ''
+
+    def __bool__(self):
+        self._say()
+        return False
+
+    def __iter__(self):
+        self._say()
+        return iter(())
+
+    def __eq__(self, other):
+        self._say()
+        return False
+
+    __hash__ = jinja2.Undefined.__hash__
+
+
 ID = re.compile(r'^[a-zA-Z0-9_-]+$')
 REQUIRED = {'button': ['command_topic'], 'switch': ['command_topic'], 'select': ['command_topic', 'options'],
             'sensor': ['state_topic'], 'image': ['image_topic'], 'binary_sensor': ['state_topic']}
@@ -26,15 +54,16 @@ REQUIRED = {'button': ['command_topic'], 'switch': ['command_topic'], 'select': 
 
 def main():
     path, state_topic = sys.argv[1], sys.argv[2]
-    configs, state = [], None
+    configs, states = [], []
     for line in open(path, encoding='utf-8', errors='replace'):
         topic, _, payload = line.rstrip('\n').partition(' ')
         if topic.endswith('/config'):
             configs.append((topic, payload))
         elif topic == state_topic:
-            state = json.loads(payload)
+            states.append(json.loads(payload))
+    state = states[-1] if states else None
     faults = []
-    env = jinja2.Environment()
+    env = jinja2.Environment(undefined=LoggingUndefined)
     if not configs:
         faults.append('no discovery messages')
     for topic, payload in configs:
@@ -81,10 +110,27 @@ def main():
                     faults.append('%s: the attributes are not a JSON object' % topic)
             except (jinja2.TemplateError, ValueError) as e:
                 faults.append('%s: json_attributes_template: %s' % (topic, e))
+        # Every state seen, the first ones too (before anything played, nothing refused).
+        for earlier in states:
+            for key in ['value_template', 'json_attributes_template']:
+                if key not in config:
+                    continue
+                LoggingUndefined.used = []
+                try:
+                    json.dumps(env.from_string(config[key]).render(value_json=earlier))
+                    rendered = env.from_string(config[key]).render(value_json=earlier)
+                    if key == 'json_attributes_template':
+                        json.loads(rendered)
+                except (jinja2.TemplateError, TypeError, ValueError) as e:
+                    faults.append('%s: %s fails on %s: %s' % (topic, key, json.dumps(earlier)[:120], e))
+                    continue
+                for said in sorted(set(LoggingUndefined.used)):
+                    faults.append('%s: %s: Home Assistant would log "%s" for %s' % (topic, key, said,
+                                                                                       json.dumps(earlier)[:120]))
         print('%s %s/%s: %s' % (component, node, obj, shown[:80]))
     if state is None:
         faults.append('no state message on %s' % state_topic)
-    for f in faults:
+    for f in sorted(set(faults)):
         print('FAULT: ' + f)
     sys.exit(1 if faults else 0)
 
