@@ -68,6 +68,7 @@ public struct WebPage: Sendable {
     let hash: String?
     let backend: WebBackend
     let sessions = SessionStore()
+    let shared = SharedToken()
     let logger: Logger
     let started = ContinuousClock.now
 
@@ -128,6 +129,17 @@ public struct WebPage: Sendable {
         sessions.withLock { $0.open(token: Self.token(), csrf: Self.token(), now: now) }
     }
 
+    /// With `auth = "none"`: one session for every browser (scripts without cookies would
+    /// otherwise open one each and push a browser's out), made again once it has idled out.
+    func sharedSession() -> Sessions.Session {
+        shared.withLock { held in
+            if let token = held, let s = sessions.withLock({ $0.use(token, now: now) }) { return s }
+            let s = open()
+            held = s.token
+            return s
+        }
+    }
+
     func sessionCookie(_ s: Sessions.Session) -> Cookie {
         Cookie(name: Self.cookie, value: s.token, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
     }
@@ -144,6 +156,13 @@ final class SessionStore: Sendable {
     private let sessions = Mutex(Sessions())
 
     func withLock<T: Sendable>(_ body: (inout Sessions) -> T) -> T { sessions.withLock { body(&$0) } }
+}
+
+/// The token of the one session `auth = "none"` gives every browser.
+final class SharedToken: Sendable {
+    private let token = Mutex<String?>(nil)
+
+    func withLock<T: Sendable>(_ body: (inout String?) -> T) -> T { token.withLock { body(&$0) } }
 }
 
 /// Why the page cannot be served, worded for the log.
@@ -204,7 +223,7 @@ struct SessionGate: RouterMiddleware {
             return try await next(request, context)
         }
         if page.hash == nil {
-            let s = page.open()
+            let s = page.sharedSession()
             context.session = s
             guard reading else {
                 return .text(.forbidden, "a change needs the page's CSRF token (X-CSRF-Token); reload the page\n")

@@ -23,7 +23,8 @@ struct WebPageTests {
         var uploads: String { dir + "/media" }
 
         /// `tls`: a self-signed certificate and its key, made by openssl, serve the page over HTTPS.
-        init(uploadMB: Int = 1, tls: Bool = false) async throws {
+        /// `open`: `auth = "none"` (loopback, no password).
+        init(uploadMB: Int = 1, tls: Bool = false, open: Bool = false) async throws {
             self.tls = tls
             dir = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: dir + "/media", withIntermediateDirectories: true)
@@ -54,7 +55,7 @@ struct WebPageTests {
             playlist = ["\(dir)/media"]
             [web]
             listen = "127.0.0.1:\(port)"
-            password_file = "\(dir)/web-password"
+            \(open ? "auth = \"none\"" : "password_file = \"\(dir)/web-password\"")
             upload_max_mb = \(uploadMB)
             \(tlsLines)
             """.write(toFile: config, atomically: true, encoding: .utf8)
@@ -184,6 +185,22 @@ struct WebPageTests {
         #expect(page.play.stderr.contains("web: a wrong password from 127.0.0.1"), "\(page.play.stderr)")
         #expect(!page.play.stderr.contains(Self.password) && !page.play.stdout.contains(Self.password))
         #expect(!page.play.stderr.contains("guess"))
+    }
+
+    @Test func withoutAPasswordOnLoopbackChangesStillNeedTheToken() async throws {
+        let page = try await Page(open: true)
+        #expect(page.play.stderr.contains("(no password: loopback only)"), "\(page.play.stderr)")
+        let jar = page.dir + "/jar"
+        let first = await page.curl(["-c", jar, "-b", jar, page.base + "/"])
+        #expect(first.code == 200 && first.body.contains("name=\"csrf\""), "\(first)")
+        let csrf =
+            first.body.components(separatedBy: "name=\"csrf\" content=\"").dropFirst().first?.prefix { $0 != "\"" }
+            ?? ""
+        // A script without cookies reads, and gets the same session: a browser's stays valid.
+        #expect(await page.curl([page.base + "/api/status"]).code == 200)
+        let action = ["-b", jar, "--data", #"{"command": "fullscreen"}"#, page.base + "/api/action"]
+        #expect(await page.curl(action).code == 403)
+        #expect(await page.curl(["-H", "X-CSRF-Token: \(csrf)"] + action).code == 200)
     }
 
     @Test func overTLSTheSessionCookieIsSecure() async throws {
