@@ -208,7 +208,8 @@ struct MQTTService: Service {
             entity(
                 "sensor", "playing",
                 HomeAssistantDiscovery(
-                    name: "Playing", stateTopic: state, valueTemplate: "{{ value_json.title | default('nothing', true) }}",
+                    name: "Playing", stateTopic: state,
+                    valueTemplate: "{{ value_json.title | default('nothing', true) }}",
                     jsonAttributes: (state, "{{ {'path': value_json.playing | default(none)} | tojson }}"))),
             sensor("sensor_health", "Sensor", "sensor"),
             entity(
@@ -216,7 +217,8 @@ struct MQTTService: Service {
                 HomeAssistantDiscovery(
                     name: "Last refused command", stateTopic: state,
                     valueTemplate: "{{ value_json.refused | default('none', true) }}",
-                    jsonAttributes: (state, "{{ {'at': value_json.refused_at | default(none)} | tojson }}"), icon: "mdi:alert-circle")),
+                    jsonAttributes: (state, "{{ {'at': value_json.refused_at | default(none)} | tojson }}"),
+                    icon: "mdi:alert-circle")),
         ]
         if powerPlan {
             out.append(
