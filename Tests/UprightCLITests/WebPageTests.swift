@@ -299,9 +299,12 @@ struct WebPageTests {
         let input = Pipe(), output = Pipe(), errors = Pipe()
         var buffer = Data()
 
-        init(_ arguments: [String]) throws {
+        /// Chromium runs with an environment of its own in `home`: none of this process's display,
+        /// bus or runtime variables, which other tests set and take down while it starts.
+        init(_ arguments: [String], home: String) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
             process.arguments = [fixture("web_browser_check.py")] + arguments
+            process.environment = ["PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home]
             process.standardInput = input
             process.standardOutput = output
             process.standardError = errors
@@ -331,7 +334,10 @@ struct WebPageTests {
         }
 
         func step(_ name: String) async -> [String: Any] {
-            input.fileHandleForWriting.write(Data((name + "\n").utf8))
+            // A browser that has ended takes no more steps (a write would be a broken pipe).
+            guard process.isRunning,
+                (try? input.fileHandleForWriting.write(contentsOf: Data((name + "\n").utf8))) != nil
+            else { return ["error": "the browser script has ended: \(process.terminationStatus)"] }
             return await next()
         }
     }
@@ -347,11 +353,12 @@ struct WebPageTests {
             ])
         #expect(made.status == 0, "\(made.err)")
         let shots = ProcessInfo.processInfo.environment["UPRIGHT_WEB_SCREENSHOTS"] ?? page.dir
-        let browser = try Browser([page.base + "/", Self.password, clip, "[transition]\nduration = -1\n", shots])
+        let browser = try Browser(
+            [page.base + "/", Self.password, clip, "[transition]\nduration = -1\n", shots], home: page.dir)
         defer { if browser.process.isRunning { kill(browser.process.processIdentifier, SIGKILL) } }
 
         let login = await browser.next()
-        #expect(login["has_password"] as? Bool == true, "\(login)")
+        try #require(login["has_password"] as? Bool == true, "\(login)")
         let loggedIn = await browser.next()
         #expect(loggedIn["step"] as? String == "logged-in", "\(loggedIn)")
 

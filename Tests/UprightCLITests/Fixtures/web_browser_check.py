@@ -10,10 +10,12 @@ Steps are driven by lines on standard input ("status", "fullscreen", "upload", "
 "screenshots", "quit"), so the test can look at Upright between them.
 """
 import json
+import os
 import sys
 import time
 
 from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -29,10 +31,17 @@ def until(check, seconds=10):
 
 
 options = webdriver.ChromeOptions()
+profile = os.path.join(out_dir, 'chromium-profile')
 for argument in ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-                 '--window-size=1280,900']:
+                 '--window-size=1280,900', '--user-data-dir=' + profile]:
     options.add_argument(argument)
-driver = webdriver.Chrome(options=options)
+driver_log = os.path.join(out_dir, 'chromedriver.log')
+try:
+    driver = webdriver.Chrome(options=options, service=Service(log_path=driver_log, service_args=['--verbose']))
+except Exception as e:  # said, with chromedriver's own account, for the test's failure message
+    tail = open(driver_log, errors='replace').read()[-3000:] if os.path.exists(driver_log) else ''
+    say(step='error', error=str(e)[:500], driver_log=tail)
+    sys.exit(1)
 try:
     driver.get(url)
     # No session: the log-in page.
