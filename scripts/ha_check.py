@@ -15,7 +15,7 @@ and screenshots every 10 s, and the check asks:
   - does a refused command show in the "Last refused command" sensor?
   - does the image entity have an image (its state is the time of the last one)?
 
-  scripts/ha_check.py BIN_DIR
+  [HA_PYTHON=/usr/bin/python3] scripts/ha_check.py BIN_DIR
 """
 import glob
 import json
@@ -38,12 +38,12 @@ def say(text):
 
 
 def python():
-    """The newest Python that a series above runs on: on PATH, or pyenv's."""
-    candidates = []
+    """The newest Python that a series above runs on: on PATH, or pyenv's ($HA_PYTHON chooses)."""
+    candidates = [os.environ.get('HA_PYTHON')]
     for minor in (13, 12, 11):
         candidates += [shutil.which('python3.%d' % minor)]
         candidates += sorted(glob.glob(os.path.expanduser('~/.pyenv/versions/3.%d.*/bin/python3' % minor)))[-1:]
-    for path in filter(None, candidates):
+    for path in filter(None, candidates if not candidates[0] else candidates[:1]):
         out = subprocess.run([path, '-c', 'import sys, venv; print(*sys.version_info[:2])'], capture_output=True,
                              text=True)
         if out.returncode == 0:
