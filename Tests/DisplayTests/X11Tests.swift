@@ -2,6 +2,7 @@ import Display
 import Foundation
 import OrientationCore
 import Settings
+import TestSupport
 import Testing
 
 /// A real X server (Xvfb). Its RandR offers no rotation, so this checks what can be checked here:
@@ -37,7 +38,7 @@ struct X11Tests {
         func stop() {
             // Foundation starts children with the calling thread's signal mask, and the test's
             // threads block SIGTERM: only SIGKILL is sure to end the server.
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             process.waitUntilExit()
         }
     }

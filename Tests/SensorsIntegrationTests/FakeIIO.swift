@@ -171,7 +171,7 @@ final class Running: @unchecked Sendable {
     /// while a client is connected).
     func stop(kill: Bool = false) {
         if process.isRunning {
-            if kill { Glibc.kill(process.processIdentifier, SIGKILL) } else { process.terminate() }
+            if kill { process.send(SIGKILL) } else { process.terminate() }
         }
         process.waitUntilExit()
     }

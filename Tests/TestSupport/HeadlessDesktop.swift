@@ -11,6 +11,8 @@ public final class HeadlessDesktop: Sendable {
     /// display, and the home its settings live in.
     public let environment: [String: String]
     private let pids: [Int32]
+    /// Signals go through these: a pid reaped by init may be another test's process.
+    private let processes: [ProcessIdentity]
 
     /// Starts one off the cooperative pool (the compositor may take seconds to answer, and a test
     /// that blocks a pool thread meanwhile starves every other test of the process).
@@ -33,6 +35,7 @@ public final class HeadlessDesktop: Sendable {
             let compositor = values["COMPOSITOR_PID"].flatMap(Int32.init)
         else { throw HarnessError("headless-desktop.sh printed no processes: \(out)") }
         pids = [compositor, bus]
+        processes = pids.map(ProcessIdentity.init)
         environment = values.filter { !$0.key.hasSuffix("_PID") }.merging(
             ["XDG_CONFIG_HOME": directory + "/.config", "GSETTINGS_BACKEND": "dconf"]) { $1 }
     }
@@ -49,7 +52,7 @@ public final class HeadlessDesktop: Sendable {
 
     /// Stops mutter and the bus, and removes the directory.
     public func stop() {
-        for pid in pids { kill(pid, SIGKILL) }
+        for p in processes { p.signal(SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 

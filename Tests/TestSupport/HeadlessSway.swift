@@ -6,6 +6,8 @@ public import Picture
 /// the test runs as root), with `swaymsg` and `grim` pointed at it. Stopped by ``stop()``.
 public final class HeadlessSway: Sendable {
     public let pid: Int32
+    /// Signals go to sway through it: once sway is gone, its pid may be another process's.
+    public let process: ProcessIdentity
     public let runtimeDirectory: String
     public let socket: String
     /// The Wayland socket's absolute path (libwayland accepts one in `WAYLAND_DISPLAY`).
@@ -45,6 +47,7 @@ public final class HeadlessSway: Sendable {
             let s = values["SWAYSOCK"], let w = values["WAYLAND_DISPLAY"]
         else { throw HarnessError("headless-sway.sh printed no sockets: \(out)") }
         (pid, runtimeDirectory, socket, wayland) = (p, r, s, w)
+        process = ProcessIdentity(p)
     }
 
     /// The environment a client of this sway needs.
@@ -53,14 +56,10 @@ public final class HeadlessSway: Sendable {
     /// Stops sway and removes its directory.
     public func stop() {
         // sway ends on SIGINT (here it does not act on SIGTERM); it is not our child, so once gone
-        // it may linger as a zombie until init reaps it.
-        func running() -> Bool {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
-            return !(stat.split(separator: ")").last?.hasPrefix(" Z") ?? true)
-        }
-        kill(pid, SIGINT)
-        for _ in 0..<100 where running() { usleep(10_000) }
-        if running() { kill(pid, SIGKILL) }
+        // it may linger as a zombie until init reaps it, and then its pid is anyone's.
+        process.signal(SIGINT)
+        for _ in 0..<100 where process.isRunning { usleep(10_000) }
+        if process.isRunning { process.signal(SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -121,9 +120,9 @@ public final class HeadlessSway: Sendable {
         try p.run()
         try await Task.sleep(for: .seconds(seconds))
         // It stops on SIGINT; one started from a thread that blocks signals may not hear it.
-        kill(p.processIdentifier, SIGINT)
+        p.send(SIGINT)
         for _ in 0..<40 where p.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        if p.isRunning { p.send(SIGKILL) }
         await Blocking.run { p.waitUntilExit() }
         let data = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data())
         try? FileManager.default.removeItem(atPath: file)

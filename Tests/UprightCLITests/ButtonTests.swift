@@ -4,6 +4,7 @@ import Glibc
 import Input
 import OrientationCore
 import Session
+import TestSupport
 import Testing
 
 /// Buttons and remotes through `upright play`: input devices fed by FIFOs carrying the real
@@ -72,7 +73,7 @@ struct ButtonTests {
         let setup = try Setup("[hotkeys]\nfullscreen = [\"f\", \"KEY_F11\"]\n")
         defer { try? FileManager.default.removeItem(atPath: setup.directory) }
         let play = try setup.play()
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(
             await play.waitFor("input: opened \(setup.fifo) (a pipe of input_event records): KEY_F11"), "\(play.stderr)"
         )
@@ -117,7 +118,7 @@ struct ButtonTests {
             """)
         defer { try? FileManager.default.removeItem(atPath: setup.directory) }
         let play = try setup.play()
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("playing av://lavfi:testsrc2=size=1280x720"), "\(play.stderr)")
         #expect(await play.waitFor("input: opened \(setup.fifo)"), "\(play.stderr)")
 

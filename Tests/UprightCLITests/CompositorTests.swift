@@ -88,7 +88,7 @@ struct CompositorTests {
             (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8)) != "upright-mpv\n"
         }
         #expect(players.count == 1, "\(players)")
-        kill(sway.pid, SIGKILL)
+        sway.process.signal(SIGKILL)
         let log = { (try? String(contentsOfFile: directory + "/sway.log", encoding: .utf8)) ?? "" }
         #expect(await Self.eventually(10) { sessionUpright().isEmpty }, "still running: \(sessionUpright()); \(log())")
         // Ended with the sway that started it (a new session's sway would start its own Upright),
@@ -107,7 +107,7 @@ struct CompositorTests {
         environment["WAYLAND_DISPLAY"] = directory + "/runtime/wayland-1"
         let play = try SignalTests.Play(
             ["--uri", "none", "--vo", "wlshm", "--control", socket], environment: environment)
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("control socket: "), "\(play.stderr)")
         try await Task.sleep(for: .seconds(4))
         let waiting = try await Self.status(socket)
@@ -133,7 +133,7 @@ struct CompositorTests {
         // wlr-randr lists sway's headless output with no mode: the configuration states it.
         let (play, socket) = try Self.play(
             beside: sway, config: "[display]\nbackend = \"\(backend)\"\nmode = \"800x1280\"\n", vo: "wlshm")
-        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        defer { if play.process.isRunning { play.process.send(SIGKILL) } }
         #expect(await play.waitFor("display: \(backend)"), "\(play.stderr)")
         _ = try await upright(["ctl", "--socket", socket, "fullscreen"])
         #expect(await Self.eventually(3) { try sway.transform() == "90" })
@@ -145,7 +145,7 @@ struct CompositorTests {
 
         // Turned again just before the end: the original transform is still put back.
         try sway.swaymsg(["output", "HEADLESS-1", "transform", "270"])
-        kill(play.process.processIdentifier, SIGINT)
+        play.process.send(SIGINT)
         let process = play.process
         await Blocking.run { process.waitUntilExit() }
         #expect(process.terminationStatus == 0, "\(play.stderr)")
@@ -168,9 +168,9 @@ struct CompositorTests {
         kanshi.standardOutput = FileHandle.nullDevice
         kanshi.standardError = FileHandle.nullDevice
         try kanshi.run()
-        defer { kill(kanshi.processIdentifier, SIGKILL) }
+        defer { kanshi.send(SIGKILL) }
         let (play, socket) = try Self.play(beside: sway, config: "", vo: "wlshm")
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("display: sway"), "\(play.stderr)")
         #expect(
             play.stderr.contains("also turning outputs: kanshi (pid \(kanshi.processIdentifier))"), "\(play.stderr)")
@@ -193,7 +193,7 @@ struct CompositorTests {
         environment["DISPLAY"] = nil
         environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
         let play = try SignalTests.Play(["--uri", "none", "--vo", vo, "--control", socket], environment: environment)
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("display: sway"), "\(play.stderr)")
         _ = try await upright(["ctl", "--socket", socket, "fullscreen"])
         #expect(await Self.eventually(3) { try sway.transform() == "90" })
@@ -202,7 +202,7 @@ struct CompositorTests {
         if signal == SIGINT {
             sway.stop()
         } else {
-            kill(sway.pid, SIGKILL)
+            sway.process.signal(SIGKILL)
             #expect(await Self.eventually(5) { kill(sway.pid, 0) != 0 || Self.isZombie(sway.pid) })
             #expect(FileManager.default.fileExists(atPath: first), "a killed sway leaves its socket")
         }
@@ -250,9 +250,9 @@ struct CompositorTests {
         let sway = try HeadlessSway()
         defer { sway.stop() }
         let (play, _) = try Self.play(beside: sway, config: "[display]\nwait = 2\n", vo: vo)
-        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        defer { if play.process.isRunning { play.process.send(SIGKILL) } }
         #expect(await play.waitFor(vo == "gpu" ? "cannot play " : "playing "), "\(play.stderr)")
-        kill(sway.pid, SIGKILL)
+        sway.process.signal(SIGKILL)
         try #require(await Self.eventually(10) { !play.process.isRunning }, "\(play.stderr)")
         #expect(play.process.terminationStatus != 0)
         #expect(play.stderr.contains("the display went away"), "\(play.stderr)")

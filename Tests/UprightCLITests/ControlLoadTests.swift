@@ -1,6 +1,7 @@
 import Blocking
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 import UnixSocket
 
@@ -37,7 +38,7 @@ struct ControlLoadTests {
         let socket = directory + "/control.sock"
         let play = try Play(["--uri", "none", "--vo", "null", "--control", socket], fileLimit: fileLimit)
         defer {
-            kill(play.process.processIdentifier, SIGKILL)
+            play.process.send(SIGKILL)
             try? FileManager.default.removeItem(atPath: directory)
         }
         #expect(await play.waitFor("control socket: "), "\(play.stderr)")

@@ -20,7 +20,7 @@ struct DecoderTests {
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let socket = dir + "/upright/control.sock"  // where doctor looks, with XDG_RUNTIME_DIR=dir
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         var status = ""
         for _ in 0..<50 where !status.contains(#""decoder": {"#) {
             try await Task.sleep(for: .milliseconds(200))
@@ -52,7 +52,7 @@ struct DecoderTests {
             playlist = ["av://lavfi:testsrc2=s=1280x720:r=120,gblur=sigma=20"]
             """
         let (play, socket) = try CompositorTests.play(beside: sway, config: config, vo: "wlshm")
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         var drops = 0
         var status = ""
         for _ in 0..<50 where drops == 0 {

@@ -116,7 +116,7 @@ struct DesktopTests {
         kanshi.executableURL = URL(fileURLWithPath: link)
         kanshi.arguments = ["30"]
         try kanshi.run()
-        defer { kill(kanshi.processIdentifier, SIGKILL) }
+        defer { kanshi.send(SIGKILL) }
         var environment = ProcessInfo.processInfo.environment
         for name in ["DISPLAY", "XDG_CURRENT_DESKTOP", "DBUS_SESSION_BUS_ADDRESS"] { environment[name] = nil }
         environment.merge(sway.environment) { $1 }

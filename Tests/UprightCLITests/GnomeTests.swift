@@ -34,7 +34,7 @@ struct GnomeTests {
         let play = try SignalTests.Play(
             ["--config", config, "--uri", "replay:\(fixture("rotate.csv"))", "--control", socket],
             environment: environment)
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(
             await play.waitFor("display: gnome (org.gnome.Mutter.DisplayConfig is on the session bus"),
             "\(play.stderr)")
@@ -45,7 +45,7 @@ struct GnomeTests {
         #expect(status.contains(#""backend": "gnome""#) && status.contains(#""transform": 90"#), "\(status)")
         #expect(status.contains("GNOME's auto-rotation"), "the rotation owner is named: \(status)")
 
-        kill(play.process.processIdentifier, SIGTERM)
+        play.process.send(SIGTERM)
         let process = play.process
         await Blocking.run { process.waitUntilExit() }
         #expect(process.terminationStatus == 0, "\(play.stderr)")
@@ -66,14 +66,14 @@ struct GnomeTests {
         let first = try SignalTests.Play(arguments, environment: environment)
         #expect(await first.waitFor("display: gnome"), "\(first.stderr)")
         #expect(await CompositorTests.eventually(5) { (try? gnome.gsettings(["get"] + Self.lockKey)) == "true" })
-        kill(first.process.processIdentifier, SIGKILL)
+        first.process.send(SIGKILL)
         let process = first.process
         await Blocking.run { process.waitUntilExit() }
         #expect(try gnome.gsettings(["get"] + Self.lockKey) == "true")
         // ... the next start puts it back first (and holds it again), and its own exit leaves it as found.
         let second = try SignalTests.Play(arguments, environment: environment)
         #expect(await second.waitFor("display: gnome"), "\(second.stderr)")
-        kill(second.process.processIdentifier, SIGTERM)
+        second.process.send(SIGTERM)
         let again = second.process
         await Blocking.run { again.waitUntilExit() }
         #expect(try gnome.gsettings(["get"] + Self.lockKey) == "false", "\(second.stderr)")

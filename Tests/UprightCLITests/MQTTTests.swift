@@ -32,7 +32,7 @@ struct MQTTTests {
             return check(text)
         }
 
-        func stop() { kill(process.processIdentifier, SIGKILL) }
+        func stop() { process.send(SIGKILL) }
     }
 
     static func broker(port: Int, directory: String) throws -> Collected {
@@ -73,7 +73,7 @@ struct MQTTTests {
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let socket = dir + "/control.sock"
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("mqtt: connected to mqtt://127.0.0.1:\(port)"), "\(play.stderr)")
         let status = try await upright(["ctl", "--socket", socket, "status"]).stdout
         #expect(status.contains(#""mqtt": "connected to mqtt://127.0.0.1:\#(port) as upright/kiosk-7""#), "\(status)")
@@ -161,7 +161,7 @@ struct MQTTTests {
         auth = "none"
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("mqtt: connected to mqtt://127.0.0.1:\(port)"), "\(play.stderr)")
         // The device links to the operator's page.
         #expect(
@@ -245,7 +245,7 @@ struct MQTTTests {
         device = "tls-1"
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("mqtt: connected to mqtts://127.0.0.1:\(port)", seconds: 30), "\(play.stderr)")
     }
 }

@@ -1,6 +1,7 @@
 import Blocking
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// `[metrics]` through `upright play`: the textfile read by a real prometheus-node-exporter on
@@ -52,7 +53,7 @@ struct MetricsTests {
         ]
         exporter.standardError = FileHandle.nullDevice
         try exporter.run()
-        defer { kill(exporter.processIdentifier, SIGKILL) }
+        defer { exporter.send(SIGKILL) }
         let config = dir + "/upright.toml"
         try """
         [lock]
@@ -67,7 +68,7 @@ struct MetricsTests {
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let play = try SignalTests.Play(
             ["--config", config, "--uri", "replay:\(fixture("rotate.csv"))", "--vo", "null", "--no-control"])
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("metrics: http://127.0.0.1:\(uprightPort)/metrics"), "\(play.stderr)")
 
         // The device turns 1.5 s in; node-exporter then serves the turn from the textfile.
@@ -115,7 +116,7 @@ struct MetricsTests {
         let config = try temporaryFile("[lock]\nevdev = \"none\"\n[metrics]\nlisten = \"127.0.0.1:\(port)\"\n")
         defer { try? FileManager.default.removeItem(atPath: config) }
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(
             await play.waitFor("metrics: cannot listen on 127.0.0.1:\(port):"), "\(play.stderr)")
         #expect(await play.waitFor("playing av://lavfi"), "\(play.stderr)")

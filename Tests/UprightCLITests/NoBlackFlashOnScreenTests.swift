@@ -34,7 +34,7 @@ struct NoBlackFlashOnScreenTests {
         for name in ["DISPLAY", "UPRIGHT_CONTROL"] { environment[name] = nil }
         environment.merge(sway.environment) { $1 }
         let play = try SignalTests.Play(["--config", config, "--no-control"], environment: environment)
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("playing av://lavfi:color=c=green", seconds: 20), "\(play.stderr)")
 
         let frames = try await sway.recordCentre(x: 150, y: 110, width: 20, height: 20, seconds: 14)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The proof-of-play log from a real `upright play`: what played, what failed and why, rotated by size.
@@ -27,7 +28,7 @@ struct ProofOfPlayLogTests {
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let play = try SignalTests.Play(
             ["--config", config, "--uri", "none", "--vo", "null", "--no-control", "--duration", "6"])
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor({ _ in !play.process.isRunning }, seconds: 20))
 
         let files = ["plays.jsonl", "plays.jsonl.1", "plays.jsonl.2"].map { dir + "/" + $0 }

@@ -58,7 +58,7 @@ struct SignalTests {
         /// first log lines.
         func hangUp(until text: String) async -> Bool {
             for _ in 0..<15 {
-                kill(process.processIdentifier, SIGHUP)
+                process.send(SIGHUP)
                 if await waitFor(text, seconds: 1) { return true }
             }
             return false
@@ -74,7 +74,7 @@ struct SignalTests {
         let config = try temporaryFile("[player]\nloop = true\n")
         defer { try? FileManager.default.removeItem(atPath: config) }
         let play = try Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
-        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        defer { if play.process.isRunning { play.process.send(SIGKILL) } }
         #expect(await play.waitFor("display: "), "\(play.stderr)")
 
         try "[app]\nlaunch = \"sideways\"\n".write(toFile: config, atomically: true, encoding: .utf8)
@@ -83,10 +83,10 @@ struct SignalTests {
         #expect(play.process.isRunning)
 
         try "[player]\nloop = false\n".write(toFile: config, atomically: true, encoding: .utf8)
-        kill(play.process.processIdentifier, SIGHUP)
+        play.process.send(SIGHUP)
         #expect(await play.waitFor("configuration reloaded from \(config)"), "\(play.stderr)")
 
-        kill(play.process.processIdentifier, SIGTERM)
+        play.process.send(SIGTERM)
         let process = play.process
         await Blocking.run { process.waitUntilExit() }
         #expect(play.process.terminationStatus == 0, "\(play.stderr)")
@@ -101,7 +101,7 @@ extension SignalTests {
         let config = dir + "/upright.toml"
         try "[player]\nloop = true\n".write(toFile: config, atomically: true, encoding: .utf8)
         let play = try Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control"])
-        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        defer { if play.process.isRunning { play.process.send(SIGKILL) } }
         #expect(await play.waitFor("display: "), "\(play.stderr)")
         // A drop-in that a fleet tool wrote, with a mistake: refused with its own file's place.
         let dropIn = dir + "/upright.toml.d/50-fleet.toml"
@@ -109,7 +109,7 @@ extension SignalTests {
         #expect(await play.hangUp(until: "reload refused, the running configuration stays"), "\(play.stderr)")
         #expect(play.stderr.contains("\(dropIn):2:12: error:"), "\(play.stderr)")
         try "[transition]\nduration = 0.5\n".write(toFile: dropIn, atomically: true, encoding: .utf8)
-        kill(play.process.processIdentifier, SIGHUP)
+        play.process.send(SIGHUP)
         #expect(await play.waitFor("configuration reloaded from \(config)"), "\(play.stderr)")
         #expect(play.process.isRunning)
     }

@@ -98,7 +98,7 @@ struct ScheduleEndToEndTests {
             // (CommandLine.arguments is empty); started by a process that already has it, it does.
             let play = try SignalTests.Play(
                 ["--config", config, "--control", socket], environment: environment, launcher: ["/usr/bin/env"])
-            defer { kill(play.process.processIdentifier, SIGKILL) }
+            defer { play.process.send(SIGKILL) }
 
             let first = await Self.screen(socket, is: before.0, next: before.1, seconds: 18)
             #expect(first?.screen?.rawValue == before.0, "at \(start): \(String(describing: first))\n\(play.stderr)")

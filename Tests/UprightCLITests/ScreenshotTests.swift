@@ -22,7 +22,7 @@ struct ScreenshotTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let socket = dir + "/control.sock"
         let play = try SignalTests.Play(["--uri", "none", "--vo", "null", "--control", socket])
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("playing av://lavfi"), "\(play.stderr)")
         try await Task.sleep(for: .milliseconds(300))
         let run = try await upright(["ctl", "--socket", socket, "screenshot", "--out", dir + "/shot.png"])
@@ -54,7 +54,7 @@ struct ScreenshotTests {
         let play = try SignalTests.Play(
             ["--uri", "none", "--vo", "wlshm", "--control", socket],
             environment: environment)
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("playing av://lavfi"), "\(play.stderr)")
         try await Task.sleep(for: .milliseconds(500))
         let out = sway.directory + "/shot.png"

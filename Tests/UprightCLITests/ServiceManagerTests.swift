@@ -59,7 +59,7 @@ struct ServiceManagerTests {
         environment["WATCHDOG_PID"] = nil
         let play = try SignalTests.Play(
             ["--uri", "none", "--vo", "null", "--no-control", "--duration", "3"], environment: environment)
-        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        defer { if play.process.isRunning { play.process.send(SIGKILL) } }
         let messages = await notify.collect(for: 3.5)
         let ready = messages.firstIndex { $0.split(separator: "\n").contains("READY=1") }
         #expect(ready != nil, "\(messages) \(play.stderr)")
@@ -85,7 +85,7 @@ final class StallingStream: @unchecked Sendable {  // the pipe holds its own loc
     }
 
     // SIGKILL: a child of a Swift concurrency thread starts with SIGTERM blocked.
-    deinit { kill(process.processIdentifier, SIGKILL) }
+    deinit { process.send(SIGKILL) }
 
     private var lines: [Substring] { out.text.split(separator: "\n") }
     /// The requests served so far.
@@ -114,7 +114,7 @@ struct UnitRuntimeDirectoryTests {
         environment["RUNTIME_DIRECTORY"] = runtime
         environment["UPRIGHT_CONTROL"] = nil
         let play = try SignalTests.Play(["--uri", "none", "--vo", "null"], environment: environment)
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("control socket: \(runtime)/control.sock (for its group too)"), "\(play.stderr)")
         let mode =
             try FileManager.default.attributesOfItem(atPath: runtime + "/control.sock")[.posixPermissions] as? Int
@@ -138,7 +138,7 @@ struct StallTests {
         let config = try Self.configuration()
         defer { try? FileManager.default.removeItem(atPath: config) }
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control", url])
-        defer { kill(play.process.processIdentifier, SIGKILL) }
+        defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("playback stalled on \(url): loading it again", seconds: 15), "\(play.stderr)")
         // Loaded again, it plays on: no second stall.
         try await Task.sleep(for: .seconds(4))
@@ -154,7 +154,7 @@ struct StallTests {
         let config = try Self.configuration()
         defer { try? FileManager.default.removeItem(atPath: config) }
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control", url])
-        defer { if play.process.isRunning { kill(play.process.processIdentifier, SIGKILL) } }
+        defer { if play.process.isRunning { play.process.send(SIGKILL) } }
         let process = play.process
         let ended = await Blocking.run { () -> Bool in
             let end = Date().addingTimeInterval(30)

@@ -1,6 +1,7 @@
 import Blocking
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The operator's page (`[web]`) served by `upright play`: its security over real HTTP (curl), and
@@ -66,7 +67,7 @@ struct WebPageTests {
         }
 
         deinit {
-            kill(play.process.processIdentifier, SIGKILL)
+            play.process.send(SIGKILL)
             try? FileManager.default.removeItem(atPath: dir)
         }
 
@@ -355,7 +356,7 @@ struct WebPageTests {
         let shots = ProcessInfo.processInfo.environment["UPRIGHT_WEB_SCREENSHOTS"] ?? page.dir
         let browser = try Browser(
             [page.base + "/", Self.password, clip, "[transition]\nduration = -1\n", shots], home: page.dir)
-        defer { if browser.process.isRunning { kill(browser.process.processIdentifier, SIGKILL) } }
+        defer { if browser.process.isRunning { browser.process.send(SIGKILL) } }
 
         let login = await browser.next()
         try #require(login["has_password"] as? Bool == true, "\(login)")
