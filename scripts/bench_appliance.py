@@ -16,6 +16,7 @@ import array
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -33,6 +34,16 @@ PATTERN = CLIPS[0].replace(":duration=7", "")
 # Device attitudes (m/s², device frame). Held landscape-left (right edge up), the interface is
 # landscape-right, as on iOS.
 PORTRAIT, DEVICE_LANDSCAPE_RIGHT, DEVICE_LANDSCAPE_LEFT = (0.3, 9.7, 1.2), (-9.7, 0.2, 1.2), (9.7, 0.2, 1.2)
+
+
+def stop(p, sig=signal.SIGTERM, timeout=10):
+    """Stops a process with `sig`, killed when it has not ended within `timeout` seconds."""
+    p.send_signal(sig)
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
 
 
 def start_sway(directory):

@@ -18,7 +18,7 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_appliance import start_sway, stop_sway  # noqa: E402
+from bench_appliance import start_sway, stop, stop_sway  # noqa: E402
 
 VIDEOS = ["av://lavfi:color=c=blue:size=320x240:rate=25:duration=0.8",
           "av://lavfi:color=c=green:size=320x240:rate=25:duration=0.8"]
@@ -57,12 +57,7 @@ def record(env, seconds, path):
                                     XDG_RUNTIME_DIR=env['XDG_RUNTIME_DIR']),
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(seconds)
-    rec.send_signal(signal.SIGINT)
-    try:
-        rec.wait(timeout=3)
-    except subprocess.TimeoutExpired:
-        rec.kill()
-        rec.wait()
+    stop(rec, signal.SIGINT, timeout=3)
     data = open(path, 'rb').read() if os.path.exists(path) else b''
     size, centre = w * h * 4, ((h // 2) * w + w // 2) * 4
     return [colour(*data[f + centre:f + centre + 3]) for f in range(0, len(data) - size + 1, size)]

@@ -8,7 +8,6 @@ Goal: Upright within 0.5 s of plain mpv (and here, natively, within 50 ms).
 """
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_appliance import CLIPS, red, rgb, screenshot, start_sway, stop_sway  # noqa: E402
+from bench_appliance import CLIPS, red, rgb, screenshot, start_sway, stop, stop_sway  # noqa: E402
 
 CLIP = CLIPS[0].replace(':duration=7', ':duration=600')
 
@@ -39,12 +38,7 @@ def first_frame(argv, env, limit=20.0):
                 seen = time.monotonic() - start
                 break
     finally:
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+        stop(p)
     # The screen back to sway's background before the next round.
     end = time.monotonic() + 5
     while time.monotonic() < end:

@@ -471,6 +471,19 @@ struct ConfigReader {
         }
     }
 
+    /// `SECTION.listen` when it is written: `HOST:PORT`, `[V6]:PORT` or `:PORT` (loopback); empty
+    /// turns the listener off. A bad one is an error at its place (`port` is its example's).
+    /// `nil`: nothing to change; `.some(nil)`: off.
+    mutating func listen(_ t: TOMLTable, in section: String, port: Int) -> (host: String, port: Int)?? {
+        guard let text = string(t, [section, "listen"]) else { return nil }
+        if text.isEmpty { return .some(nil) }
+        if let address = MetricsSettings.address(text) { return address }
+        error(
+            "'\(section).listen' must be HOST:PORT (\"127.0.0.1:\(port)\", \"[::1]:\(port)\", \":\(port)\" for "
+                + "loopback), not '\(text)'", at: [section, "listen"])
+        return nil
+    }
+
     /// `[metrics]`: the textfile, the HTTP address, the interval and whether items are labels.
     mutating func readMetrics(_ t: TOMLTable, into m: inout MetricsSettings) {
         if let path = string(t, ["metrics", "textfile"]) {
@@ -484,17 +497,7 @@ struct ConfigReader {
                 m.textfile = path
             }
         }
-        if let text = string(t, ["metrics", "listen"]) {
-            if text.isEmpty {
-                m.listen = nil
-            } else if let address = MetricsSettings.address(text) {
-                m.listen = address
-            } else {
-                error(
-                    "'metrics.listen' must be HOST:PORT (\"127.0.0.1:9464\", \"[::1]:9464\", \":9464\" for loopback), "
-                        + "not '\(text)'", at: ["metrics", "listen"])
-            }
-        }
+        if let listen = listen(t, in: "metrics", port: 9464) { m.listen = listen }
         if let i = number(t, ["metrics", "interval"]) {
             if i >= 1, i <= 3600 {
                 m.interval = i
@@ -551,17 +554,7 @@ struct ConfigReader {
     /// `[web]`: the page's address, how a browser logs in, TLS and uploads. A listener that would
     /// serve the page without a password is an error at its line, unless `auth = "none"` on loopback.
     mutating func readWeb(_ t: TOMLTable, into w: inout WebSettings) {
-        if let text = string(t, ["web", "listen"]) {
-            if text.isEmpty {
-                w.listen = nil
-            } else if let address = MetricsSettings.address(text) {
-                w.listen = address
-            } else {
-                error(
-                    "'web.listen' must be HOST:PORT (\"127.0.0.1:8080\", \"[::1]:8080\", \":8080\" for loopback), "
-                        + "not '\(text)'", at: ["web", "listen"])
-            }
-        }
+        if let listen = listen(t, in: "web", port: 8080) { w.listen = listen }
         if let text = string(t, ["web", "auth"]) {
             if let auth = WebSettings.Auth(rawValue: text) {
                 w.auth = auth
