@@ -54,13 +54,15 @@ public enum UnixSocket {
     {
         let fd = try newSocket()
         var address = try self.address(path)
-        let old = umask(0o777 & ~mode)
+        // Linux makes the file with the socket's own mode (less the umask): set it first, rather
+        // than the umask, which is the whole process's and would reach a program another thread
+        // starts meanwhile.
+        fchmod(fd, mode_t(mode))
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        umask(old)
         guard rc == 0, Glibc.listen(fd, backlog) == 0 else {
             let e = failure("listen on \(path)")
             close(fd)

@@ -106,8 +106,11 @@ public final class ControlServer: Sendable {
         try Self.prepare(path)
         let connections = Connections()
         self.connections = connections
-        let old = umask(group ? 0o117 : 0o177)  // the socket file is made 0600 (0660) from the start
-        defer { umask(old) }
+        // The socket file is made with the process's umask (0755 under 0022: no one else may connect,
+        // since connecting needs write permission), then set to 0600 (0660). The umask is not
+        // changed around the bind: it is the whole process's, and a helper program started by
+        // another task meanwhile would keep the narrow one for good (a browser started so in the
+        // tests could not enter its own profile and exited).
         do {
             listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 64)
