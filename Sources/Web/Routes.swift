@@ -41,7 +41,7 @@ extension WebPage {
             }
             let reply = await backend.request(line)
             return Response.json(
-                reply.contains(#""ok":true"#) || reply.contains(#""ok": true"#) ? .ok : .unprocessableContent, reply)
+                Self.isOK(reply) ? .ok : .unprocessableContent, reply)
         }
         router.get("/api/screenshot.png") { _, _ in try await screenshot() }
         router.get("/metrics") { _, _ in
@@ -50,6 +50,12 @@ extension WebPage {
         }
         addContentRoutes(to: router)
         addConfigurationRoutes(to: router)
+    }
+
+    /// Whether a control reply says `"ok": true`.
+    static func isOK(_ reply: String) -> Bool {
+        struct Reply: Decodable { let ok: Bool }
+        return (try? JSONDecoder().decode(Reply.self, from: Data(reply.utf8)))?.ok ?? false
     }
 
     static func asset(_ text: String, _ type: String) -> Response {
