@@ -69,7 +69,8 @@ extension WebPage {
     func login(_ request: Request, _ context: PageContext) async throws -> Response {
         let body = try await request.body.collect(upTo: 16 * 1024)
         let form = Self.form(String(buffer: body))
-        switch sessions.withLock({ $0.admit(context.client, now: now) }) {
+        let admitted = now
+        switch sessions.withLock({ $0.admit(context.client, now: admitted) }) {
         case .wait(let seconds):
             logger.warning("web: log-in refused from \(context.client): too many wrong passwords")
             var r = Response.html(
@@ -80,10 +81,10 @@ extension WebPage {
             break
         }
         guard await verify(form["password"] ?? "") else {
-            sessions.withLock { $0.failed(context.client, now: now) }
             logger.warning("web: a wrong password from \(context.client)")
             return Response.html(.unauthorized, Pages.login(message: "Wrong password."))
         }
+        sessions.withLock { $0.succeeded(context.client, admittedAt: admitted) }
         logger.info("web: logged in from \(context.client)")
         var response = Response(status: .seeOther, headers: [.location: "/"])
         response.setCookie(sessionCookie(open()))

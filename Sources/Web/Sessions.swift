@@ -42,20 +42,27 @@ public struct Sessions: Sendable {
         return s
     }
 
-    /// Whether a log-in from `client` may have its password checked now.
+    /// Whether a log-in from `client` may have its password checked now. An admitted attempt
+    /// counts as a wrong one until ``succeeded(_:admittedAt:)`` says otherwise, so that attempts
+    /// sent at once, all checked before any is known wrong, are limited too.
     public mutating func admit(_ client: String, now: Double) -> Admission {
         let recent = (failures[client] ?? []).filter { now - $0 < window }
         failures[client] = recent.isEmpty ? nil : recent
-        guard recent.count >= allowedFailures, let oldest = recent.first else { return .check }
-        return .wait(seconds: max(1, Int((window - (now - oldest)).rounded(.up))))
-    }
-
-    /// A wrong password from `client`.
-    public mutating func failed(_ client: String, now: Double) {
+        if recent.count >= allowedFailures, let oldest = recent.first {
+            return .wait(seconds: max(1, Int((window - (now - oldest)).rounded(.up))))
+        }
         failures[client, default: []].append(now)
         if failures.count > 1024, let stale = failures.min(by: { ($0.value.last ?? 0) < ($1.value.last ?? 0) }) {
             failures[stale.key] = nil  // a scan from many addresses cannot fill the memory
         }
+        return .check
+    }
+
+    /// The attempt admitted at `time` had the right password: it is not counted.
+    public mutating func succeeded(_ client: String, admittedAt time: Double) {
+        guard var times = failures[client], let i = times.lastIndex(of: time) else { return }
+        times.remove(at: i)
+        failures[client] = times.isEmpty ? nil : times
     }
 
     /// A new session after a right password (or for `auth = "none"`).

@@ -233,12 +233,15 @@ struct SessionGate: RouterMiddleware {
             return response
         }
         if reading, let password = Self.basicPassword(request) {
-            switch page.sessions.withLock({ $0.admit(context.client, now: page.now) }) {
+            let admitted = page.now
+            switch page.sessions.withLock({ $0.admit(context.client, now: admitted) }) {
             case .wait(let seconds):
                 return .tooMany(seconds)
             case .check:
-                if await page.verify(password) { return try await next(request, context) }
-                page.sessions.withLock { $0.failed(context.client, now: page.now) }
+                if await page.verify(password) {
+                    page.sessions.withLock { $0.succeeded(context.client, admittedAt: admitted) }
+                    return try await next(request, context)
+                }
                 page.logger.warning("web: a wrong password from \(context.client) (HTTP Basic)")
             }
         }

@@ -8,8 +8,7 @@ struct SessionsTests {
     @Test func theSixthWrongPasswordInAMinuteWaitsUntilTheFirstIsAMinuteOld() {
         var s = Sessions()
         for t in [0.0, 5, 10, 20, 30] {
-            #expect(s.admit("10.0.0.5", now: t) == .check)
-            s.failed("10.0.0.5", now: t)
+            #expect(s.admit("10.0.0.5", now: t) == .check)  // each wrong: nothing said after it
         }
         #expect(s.admit("10.0.0.5", now: 40) == .wait(seconds: 20))
         // Another client is not held back by this one.
@@ -27,15 +26,30 @@ struct SessionsTests {
             var checked: [Double] = []
             for gap in gaps {
                 t += gap
-                if s.admit("client", now: t) == .check {
-                    checked.append(t)
-                    s.failed("client", now: t)
-                }
+                if s.admit("client", now: t) == .check { checked.append(t) }
             }
             for (i, start) in checked.enumerated() {
                 #expect(checked[i...].prefix { $0 - start < 60 }.count <= 5)
             }
         }
+    }
+
+    @Test func attemptsSentAtOnceAreLimitedBeforeAnyIsKnownWrong() {
+        var s = Sessions()
+        // Ten sent at the same instant: five are checked, the rest wait, whatever their passwords.
+        let answers = (0..<10).map { _ in s.admit("10.0.0.7", now: 100) }
+        #expect(answers.filter { $0 == .check }.count == 5)
+        #expect(answers.suffix(5).allSatisfy { $0 == .wait(seconds: 60) })
+    }
+
+    @Test func aRightPasswordDoesNotCountAgainstTheClient() {
+        var s = Sessions()
+        for t in [0.0, 1, 2, 3] { #expect(s.admit("10.0.0.8", now: t) == .check) }
+        #expect(s.admit("10.0.0.8", now: 4) == .check)
+        s.succeeded("10.0.0.8", admittedAt: 4)
+        // Four wrong ones and a right one: the next attempt is checked.
+        #expect(s.admit("10.0.0.8", now: 5) == .check)
+        #expect(s.admit("10.0.0.8", now: 6) == .wait(seconds: 54))
     }
 
     @Test func aSessionIdleTooLongIsGoneAndTheOldestMakesRoom() {
