@@ -275,6 +275,13 @@ public struct WebSettings: Sendable, Hashable {
     }
 }
 
+/// The host's name as the system has it (`gethostname`).
+public var machineName: String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    gethostname(&buffer, 255)
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
 /// The `[mqtt]` settings.
 public struct MQTTSettings: Sendable, Hashable {
     /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`; empty: no MQTT.
@@ -300,9 +307,7 @@ public struct MQTTSettings: Sendable, Hashable {
 
     /// The host's name, as a topic level (letters, digits, `-` and `_`).
     public static var hostName: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        gethostname(&buffer, 255)
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let name = machineName
         let cleaned = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
         return cleaned.isEmpty ? "upright" : cleaned
     }

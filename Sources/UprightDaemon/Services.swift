@@ -60,13 +60,13 @@ public enum PlayServices {
                         session: session, settings: mqtt, clips: clips, pageURL: web.pageURL, logger: logger),
                     serviceName: "mqtt"))
         }
+        let reloader = ReloadService(session: session, path: configurationPath, logger: logger, overrides: overrides)
         if web.listen != nil {
-            let reload = ReloadService(session: session, path: configurationPath, logger: logger, overrides: overrides)
             let backend = WebBackend(
                 request: { line in await session.control(line) }, metrics: { session.metrics.text },
                 content: page.uploads.map { ContentFolder(path: $0, maxBytes: Int(web.uploadMaxMB * 1_048_576)) },
                 configuration: page.configurationFile.map {
-                    ConfigurationFile(path: $0, reload: { await reload.reload() })
+                    ConfigurationFile(path: $0, reload: { await reloader.reload() })
                 },
                 device: mqtt.device, scenes: page.scenes, clips: clips, playlist: page.playlist)
             services.append(
@@ -77,10 +77,7 @@ public enum PlayServices {
                 .init(service: WatchdogService(session: session, interval: timeout / 2), serviceName: "watchdog"))
             logger.info("systemd watchdog: a keep-alive every \((timeout / 2).seconds.fixed(1)) s")
         }
-        services.append(
-            .init(
-                service: ReloadService(session: session, path: configurationPath, logger: logger, overrides: overrides),
-                serviceName: "reload"))
+        services.append(.init(service: reloader, serviceName: "reload"))
         let configuration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         let group = ServiceGroup(configuration: configuration)

@@ -13,9 +13,7 @@ extension WebSettings {
         guard let listen else { return nil }
         var host = listen.host
         if host == "0.0.0.0" || host == "::" {
-            var buffer = [CChar](repeating: 0, count: 256)
-            gethostname(&buffer, 255)
-            host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            host = machineName
         } else if host.contains(":") {
             host = "[\(host)]"
         }
