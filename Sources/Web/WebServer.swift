@@ -67,8 +67,9 @@ public struct WebPage: Sendable {
     let settings: WebSettings
     let hash: String?
     let backend: WebBackend
-    let sessions = SessionStore()
-    let shared = SharedToken()
+    let sessions = Locked(Sessions())
+    /// The token of the one session `auth = "none"` gives every browser.
+    let shared = Locked<String?>(nil)
     let logger: Logger
     let started = ContinuousClock.now
 
@@ -151,18 +152,13 @@ public struct WebPage: Sendable {
     }
 }
 
-/// The sessions, shared by the page's requests.
-final class SessionStore: Sendable {
-    private let sessions = Mutex(Sessions())
+/// A value the page's requests share, behind a lock: the sessions, the shared session's token.
+final class Locked<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
 
-    func withLock<T: Sendable>(_ body: (inout Sessions) -> T) -> T { sessions.withLock { body(&$0) } }
-}
+    init(_ value: Value) { self.value = Mutex(value) }
 
-/// The token of the one session `auth = "none"` gives every browser.
-final class SharedToken: Sendable {
-    private let token = Mutex<String?>(nil)
-
-    func withLock<T: Sendable>(_ body: (inout String?) -> T) -> T { token.withLock { body(&$0) } }
+    func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
 }
 
 /// Why the page cannot be served, worded for the log.
