@@ -58,7 +58,8 @@ def environment():
     hass = os.path.join(venv, 'bin', 'hass')
     requirement = SERIES[version]
     stamp = os.path.join(venv, 'upright-requirement')
-    if not (os.path.exists(hass) and open(stamp).read() == requirement if os.path.exists(stamp) else False):
+    installed = open(stamp).read() if os.path.exists(stamp) and os.path.exists(hass) else None
+    if installed != requirement:
         say('installing %s for Python %d.%d into %s (minutes, once)' % (requirement, *version, venv))
         shutil.rmtree(venv, ignore_errors=True)
         subprocess.run([path, '-m', 'venv', venv], check=True)

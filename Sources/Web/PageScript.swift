@@ -89,6 +89,13 @@ extension Pages {
           img.src = '/api/screenshot.png?t=' + Date.now();
         }
 
+        // A table row of text cells.
+        function row(values) {
+          const tr = document.createElement('tr');
+          for (const v of values) { const td = document.createElement('td'); td.textContent = v; tr.append(td); }
+          return tr;
+        }
+
         let playlist = null;
         async function loadPlaylist() {
           const r = await fetch('/api/playlist', { credentials: 'same-origin' });
@@ -109,15 +116,11 @@ extension Pages {
           if (playlist) {
             const under = (path, entry) => path === entry || path.startsWith(entry.replace(/\/$/, '') + '/');
             $('playlist').replaceChildren(...playlist.map((p) => {
-              const tr = document.createElement('tr');
               const failures = ((status && status.failed) || []).filter((f) => under(f.item, p.entry));
               const state = status && status.playing && under(status.playing, p.entry) ? 'playing'
                 : failures.length ? 'failed: ' + failures.map((f) => f.item.split('/').pop() + ': ' + f.reason).join('; ')
                 : p.now ? '' : 'not now (its schedule)';
-              for (const v of [p.entry, p.schedule, state]) {
-                const td = document.createElement('td'); td.textContent = v; tr.append(td);
-              }
-              return tr;
+              return row([p.entry, p.schedule, state]);
             }));
           }
           if (!content) return;
@@ -125,12 +128,9 @@ extension Pages {
           const next = status && status.next ? status.next.split('/').pop() : null;
           const failed = new Map(((status && status.failed) || []).map((f) => [f.item.split('/').pop(), f.reason]));
           $('content').replaceChildren(...content.items.map((item) => {
-            const tr = document.createElement('tr');
             const state = item.name === playing ? 'playing' : failed.has(item.name) ? 'failed: ' + failed.get(item.name)
               : item.name === next ? 'next' : '';
-            for (const v of [item.name, (item.bytes / 1048576).toFixed(1) + ' MB', state]) {
-              const td = document.createElement('td'); td.textContent = v; tr.append(td);
-            }
+            const tr = row([item.name, (item.bytes / 1048576).toFixed(1) + ' MB', state]);
             const td = document.createElement('td');
             const del = document.createElement('button');
             del.type = 'button'; del.textContent = 'Delete'; del.setAttribute('aria-label', 'Delete ' + item.name);

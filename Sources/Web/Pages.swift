@@ -38,6 +38,22 @@ enum Pages {
         """
     }
 
+    /// The facts the status fills in: the session's now, and its health.
+    static let nowFacts: [(label: String, id: String)] = [
+        ("Device", "s-device"), ("Interface", "s-interface"), ("Gravity", "s-gravity"), ("Scene", "s-scene"),
+        ("Lock", "s-lock"), ("Strategy", "s-strategy"), ("Playing", "s-playing"), ("Next", "s-next"),
+        ("Last turn", "s-decision"),
+    ]
+    static let healthFacts: [(label: String, id: String)] = [
+        ("Sensor", "s-sensor"), ("Display", "s-display"), ("Input", "s-input"), ("MQTT", "s-mqtt"),
+        ("Decoder", "s-decoder"), ("Screen", "s-screen"),
+    ]
+
+    /// A list of facts, each a label and the element the script fills in.
+    static func facts(_ rows: [(label: String, id: String)]) -> String {
+        "<dl class=\"facts\">\n" + rows.map { "<dt>\($0.label)</dt><dd id=\"\($0.id)\">–</dd>\n" }.joined() + "</dl>"
+    }
+
     static func login(message: String?) -> String {
         document(
             "Upright: log in",
@@ -90,29 +106,12 @@ enum Pages {
                 <h2 id="h-now">Now</h2>
                 <div class="held">
                 <div id="device-figure" class="device-figure" role="img" aria-label="the device as held"><span>▲</span><i id="gravity-arrow" class="gravity" hidden></i></div>
-                <dl class="facts">
-                <dt>Device</dt><dd id="s-device">–</dd>
-                <dt>Interface</dt><dd id="s-interface">–</dd>
-                <dt>Gravity</dt><dd id="s-gravity">–</dd>
-                <dt>Scene</dt><dd id="s-scene">–</dd>
-                <dt>Lock</dt><dd id="s-lock">–</dd>
-                <dt>Strategy</dt><dd id="s-strategy">–</dd>
-                <dt>Playing</dt><dd id="s-playing">–</dd>
-                <dt>Next</dt><dd id="s-next">–</dd>
-                <dt>Last turn</dt><dd id="s-decision">–</dd>
-                </dl>
+                \(facts(nowFacts))
                 </div>
                 </section>
                 <section aria-labelledby="h-health" class="card">
                 <h2 id="h-health">Health</h2>
-                <dl class="facts">
-                <dt>Sensor</dt><dd id="s-sensor">–</dd>
-                <dt>Display</dt><dd id="s-display">–</dd>
-                <dt>Input</dt><dd id="s-input">–</dd>
-                <dt>MQTT</dt><dd id="s-mqtt">–</dd>
-                <dt>Decoder</dt><dd id="s-decoder">–</dd>
-                <dt>Screen</dt><dd id="s-screen">–</dd>
-                </dl>
+                \(facts(healthFacts))
                 <ul id="problems" class="problems" aria-label="problems"></ul>
                 </section>
                 <section aria-labelledby="h-preview" class="card">
