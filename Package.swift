@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-numerics.git", from: "1.1.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        // Only the benchmarks use it: the TOML reader the project's own replaced, as its baseline.
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -147,11 +148,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // TOML 1.0 read into plain Swift values (no C++ library whose tables are never freed).
+        .target(name: "TOML", swiftSettings: strict),
         .target(
             name: "Config",
             dependencies: [
-                "Files", "Input", "OrientationCore", "Playback", "Settings",
-                .product(name: "TOMLKit", package: "TOMLKit"),
+                "Files", "Input", "OrientationCore", "Playback", "Settings", "TOML",
             ],
             swiftSettings: strict
         ),
@@ -174,6 +176,7 @@ let package = Package(
             name: "upright-bench",
             dependencies: [
                 "OrientationCore", "Sensors", "Player", "Playback", "MPV", "Display", "Picture", "Settings",
+                "Config", "TOML", "UprightDaemon", .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             path: "Benchmarks/upright-bench",
             swiftSettings: strict
@@ -209,6 +212,10 @@ let package = Package(
         .testTarget(
             name: "SensorsIntegrationTests",
             dependencies: ["Blocking", "OrientationCore", "Picture", "Session", "TestSupport", "upright"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TOMLTests",
+            dependencies: ["TOML", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
         .testTarget(

@@ -8,6 +8,9 @@ python3 scripts/bench.py "$bin"
 echo
 python3 scripts/bench_sensor.py "$bin"
 echo
+echo "The example configuration read 2000 times (heap kept per read after a warm-up; TOMLKit is the reader it replaced):"
+"$bin/upright-bench" --config config/upright.toml --reads 2000
+echo
 "$bin/upright-bench" --display
 echo
 echo "Item changes (image, video, video) through libmpv's render API, Upright beside plain libmpv:"

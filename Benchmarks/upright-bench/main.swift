@@ -8,6 +8,8 @@
 //                                             options to try: UPRIGHT_BENCH_MPV="name=value,..."
 //   upright-bench --display                   on a headless sway: decision → output turned and mpv
 //                                             laid out again, beside the surface strategy
+//   upright-bench --config FILE [--reads N]   a configuration read N times: heap kept and time per
+//                                             read, beside TOMLKit (toml++)
 //   upright-bench --items                     item changes (image, video, video): black frames between
 //                                             them and the image's shown time, beside plain libmpv
 //
@@ -25,6 +27,8 @@ var policyMode = false
 var playerMode = false
 var displayMode = false
 var itemsMode = false
+var configPath: String?
+var reads = 2000
 while let a = arguments.popFirst() {
     if a == "--seconds", let v = arguments.popFirst(), let s = Double(v) {
         budget = s
@@ -34,6 +38,10 @@ while let a = arguments.popFirst() {
         playerMode = true
     } else if a == "--display" {
         displayMode = true
+    } else if a == "--config", let v = arguments.popFirst() {
+        configPath = v
+    } else if a == "--reads", let v = arguments.popFirst(), let n = Int(v) {
+        reads = n
     } else if a == "--items" {
         itemsMode = true
     } else {
@@ -81,6 +89,10 @@ if playerMode {
 }
 if displayMode {
     await measureDisplay()
+    exit(0)
+}
+if let configPath {
+    measureConfig(path: configPath, reads: reads)
     exit(0)
 }
 if itemsMode {

@@ -4,7 +4,7 @@ import Input
 import OrientationCore
 import Playback
 import Settings
-import TOMLKit
+import TOML
 
 /// Walks the TOML tables, converts and checks each value, and keeps a diagnostic with its place
 /// for everything wrong.
@@ -69,11 +69,11 @@ struct ConfigReader {
     /// The value at `path` converted by `convert`; an error saying what was `expected` when it does
     /// not convert; `nil` when the key is absent or wrong.
     mutating func value<T>(
-        _ table: TOMLTable, _ path: [String], expected: String, _ convert: (any TOMLValueConvertible) -> T?
+        _ table: TOMLTable, _ path: [String], expected: String, _ convert: (TOMLValue) -> T?
     ) -> T? {
         guard let v = table[path.last!] else { return nil }
         guard let converted = convert(v) else {
-            error("'\(path.joined(separator: "."))' must be \(expected), not \(v.type)", at: path)
+            error("'\(path.joined(separator: "."))' must be \(expected), not \(v.typeName)", at: path)
             return nil
         }
         return converted
@@ -103,14 +103,14 @@ struct ConfigReader {
     mutating func mask(_ table: TOMLTable, _ path: [String]) -> OrientationMask? {
         guard let v = table[path.last!] else { return nil }
         guard let array = v.array else {
-            error("'\(path.joined(separator: "."))' must be a list of orientations, not \(v.type)", at: path)
+            error("'\(path.joined(separator: "."))' must be a list of orientations, not \(v.typeName)", at: path)
             return nil
         }
         var mask = OrientationMask()
         var ok = true
         for element in array {
             guard let name = element.string else {
-                error("'\(path.joined(separator: "."))' must list orientation names, not \(element.type)", at: path)
+                error("'\(path.joined(separator: "."))' must list orientation names, not \(element.typeName)", at: path)
                 ok = false
                 continue
             }
@@ -128,7 +128,7 @@ struct ConfigReader {
         guard let v = table[path.last!] else { return nil }
         if let s = v.string { return [s] }
         if let a = v.array, a.allSatisfy({ $0.string != nil }) { return a.compactMap(\.string) }
-        error("'\(path.joined(separator: "."))' must be a string or a list of strings, not \(v.type)", at: path)
+        error("'\(path.joined(separator: "."))' must be a string or a list of strings, not \(v.typeName)", at: path)
         return nil
     }
 
@@ -195,7 +195,7 @@ struct ConfigReader {
     mutating func section(_ root: TOMLTable, _ name: String) -> TOMLTable? {
         guard let v = root[name] else { return nil }
         guard let t = v.table else {
-            error("'\(name)' must be a table ([\(name)]), not \(v.type)", at: [name])
+            error("'\(name)' must be a table ([\(name)]), not \(v.typeName)", at: [name])
             return nil
         }
         if name != "scenes" && name != "hotkeys" { unknownKeys(in: t, path: [name], known: Self.sections[name] ?? []) }
@@ -610,15 +610,15 @@ struct ConfigReader {
     /// `playlist`: files, folders and URLs, each a string or a table with its own settings
     /// (`{ path = "welcome.png", duration = 5, mute = true }`). A file or folder that is not there
     /// now may be on a stick plugged in later: a warning, not an error.
-    mutating func readPlaylist(_ value: any TOMLValueConvertible, into player: inout PlayerSettings) {
+    mutating func readPlaylist(_ value: TOMLValue, into player: inout PlayerSettings) {
         let path = ["player", "playlist"]
-        let elements: [any TOMLValueConvertible]
+        let elements: [TOMLValue]
         if value.string != nil {
             elements = [value]
         } else if let array = value.array {
             elements = Array(array)
         } else {
-            error("'player.playlist' must be a list of files, folders and URLs, not \(value.type)", at: path)
+            error("'player.playlist' must be a list of files, folders and URLs, not \(value.typeName)", at: path)
             return
         }
         var items: [String] = []

@@ -4,7 +4,7 @@ public import Input
 public import OrientationCore
 public import Playback
 public import Settings
-import TOMLKit
+import TOML
 
 /// Upright's configuration: every setting, validated, with defaults for what the file leaves out.
 public struct UprightConfiguration: Sendable {
@@ -122,18 +122,12 @@ public struct UprightConfiguration: Sendable {
         for (text, file) in layers {
             let table: TOMLTable
             do {
-                table = try TOMLTable(string: text)
-            } catch let e as TOMLParseError {
-                diagnostics.append(
-                    Diagnostic(
-                        file: file, line: e.source.begin.line, column: e.source.begin.column, severity: .error,
-                        message: "invalid TOML: "
-                            + e.description.replacingOccurrences(
-                                of: " (at line \(e.source.begin.line), column \(e.source.begin.column))", with: "")))
-                continue
+                table = try TOMLTable(parsing: text)
             } catch {
                 diagnostics.append(
-                    Diagnostic(file: file, line: nil, column: nil, severity: .error, message: "invalid TOML: \(error)"))
+                    Diagnostic(
+                        file: file, line: error.line, column: error.column, severity: .error,
+                        message: "invalid TOML: \(error.reason)"))
                 continue
             }
             var reader = ConfigReader(file: file, map: SourceMap(text))

@@ -1,4 +1,4 @@
-/// Where tables, keys and values stand in TOML text. TOMLKit reports positions for syntax errors
+/// Where tables, keys and values stand in TOML text. The TOML reader reports positions for syntax errors
 /// only, so semantic errors find their place here: a light scan of table headers and `key =` lines.
 struct SourceMap {
     struct Place: Hashable {

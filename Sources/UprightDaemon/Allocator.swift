@@ -11,4 +11,7 @@ public enum Allocator {
     /// heap by itself: what a burst of clients or a long control line freed below a block still in
     /// use stayed resident, and the fault soak's resident memory grew by it.
     public static func giveBackFreed() { _ = malloc_trim(0) }
+
+    /// The bytes the program holds from the allocator (in every arena).
+    public static var inUseBytes: Int { Int(mallinfo2().uordblks) }
 }
