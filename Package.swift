@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         // C libraries: each wrapped once, by exactly one Swift module.
@@ -93,6 +95,17 @@ let package = Package(
             name: "Player", dependencies: ["Blocking", "Files", "MPV", "OrientationCore", "Playback", "Settings"],
             swiftSettings: strict),
         .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
+        // Remote playlist items in a cache that survives the network (async-http-client).
+        .target(
+            name: "RemoteCache",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "Display",
             dependencies: [
@@ -107,7 +120,7 @@ let package = Package(
             dependencies: [
                 "Blocking", "CEC", "CMalloc", "Config", "Display", "Files", "Input", "MPV", "MQTT", "OrientationCore",
                 "Picture",
-                "Playback", "Player", "Sensors", "Settings",
+                "Playback", "Player", "RemoteCache", "Sensors", "Settings",
                 "Session",
                 "Systemd", "UnixSocket", "Web",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -219,6 +232,13 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "IIOTests", dependencies: ["IIO"], swiftSettings: strict),
         .testTarget(
+            name: "RemoteCacheTests",
+            dependencies: [
+                "RemoteCache", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
             name: "WebTests",
             dependencies: ["Web", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict),
@@ -254,8 +274,8 @@ let package = Package(
         .testTarget(
             name: "UprightCLITests",
             dependencies: [
-                "Blocking", "Display", "Input", "UprightCLI", "UprightDaemon", "OrientationCore", "Sensors", "Session",
-                "TestSupport", "UnixSocket",
+                "Blocking", "Display", "Input", "UprightCLI", "UprightDaemon", "OrientationCore", "Picture", "Sensors",
+                "Session", "TestSupport", "UnixSocket",
                 "upright",
             ],
             resources: [.copy("Fixtures")],

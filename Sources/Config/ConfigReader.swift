@@ -34,6 +34,7 @@ struct ConfigReader {
             "discovery_prefix", "screenshot_interval",
         ],
         "web": ["listen", "auth", "password_file", "certificate", "key", "uploads", "upload_max_mb"],
+        "cache": ["directory", "max_mb", "refresh", "ca_file"],
         "classifier": classifierKeys,
     ]
     static let sceneKeys = [
@@ -180,6 +181,7 @@ struct ConfigReader {
         if let m = section(root, "metrics") { readMetrics(m, into: &c.metrics) }
         if let m = section(root, "mqtt") { readMQTT(m, into: &c.mqtt) }
         if let w = section(root, "web") { readWeb(w, into: &c.web) }
+        if let k = section(root, "cache") { readCache(k, into: &c.cache) }
         if let p = section(root, "proof_of_play") { readProofOfPlay(p, into: &c.proofOfPlay) }
         if let s = section(root, "screen") { readScreen(s, into: &c) }
         if let k = section(root, "classifier") { readClassifier(k, into: &c.classifier) }
@@ -607,6 +609,33 @@ struct ConfigReader {
         }
     }
 
+    mutating func readCache(_ t: TOMLTable, into c: inout CacheSettings) {
+        for (key, path) in [("directory", \CacheSettings.directory), ("ca_file", \CacheSettings.caFile)] {
+            guard let file = string(t, ["cache", key]) else { continue }
+            if !file.isEmpty && !file.hasPrefix("/") {
+                error("'cache.\(key)' must be an absolute path, not '\(file)'", at: ["cache", key])
+            } else if key == "ca_file", !file.isEmpty, let problem = readProblem(file) {
+                error("'cache.ca_file': \(file): \(problem)", at: ["cache", key])
+            } else {
+                c[keyPath: path] = file
+            }
+        }
+        if let mb = number(t, ["cache", "max_mb"]) {
+            if mb >= 1, mb <= 10_000_000 {
+                c.maxMB = mb
+            } else {
+                error("'cache.max_mb' must be 1 to 10000000 megabytes, not \(mb)", at: ["cache", "max_mb"])
+            }
+        }
+        if let s = number(t, ["cache", "refresh"]) {
+            if s >= 1, s <= 604_800 {
+                c.refresh = s
+            } else {
+                error("'cache.refresh' must be 1 to 604800 seconds (a week), not \(s)", at: ["cache", "refresh"])
+            }
+        }
+    }
+
     /// `playlist`: files, folders and URLs, each a string or a table with its own settings
     /// (`{ path = "welcome.png", duration = 5, mute = true }`). A file or folder that is not there
     /// now may be on a stick plugged in later: a warning, not an error.
@@ -654,11 +683,26 @@ struct ConfigReader {
         let path = ["player", "playlist"]
         var o = ItemOptions()
         for key in t.keys.sorted()
-        where !["path", "duration", "mute", "orientation", "days", "from", "until"].contains(key) {
+        where !["path", "duration", "mute", "orientation", "days", "from", "until", "sha256", "live"].contains(key) {
             report(
                 .warning,
-                "unknown key '\(key)' in a playlist item; expected path, duration, mute, orientation, days, from, until",
+                "unknown key '\(key)' in a playlist item; expected path, duration, mute, orientation, days, from, "
+                    + "until, sha256, live",
                 at: map.valuePlace(of: path))
+        }
+        if let h = t["sha256"] {
+            if let text = h.string, text.count == 64, text.allSatisfy(\.isHexDigit) {
+                o.sha256 = text.lowercased()
+            } else {
+                error("a playlist item's 'sha256' must be 64 hexadecimal digits (`sha256sum FILE`)", at: path)
+            }
+        }
+        if let l = t["live"] {
+            if let b = l.bool {
+                o.live = b
+            } else {
+                error("a playlist item's 'live' must be true or false", at: path)
+            }
         }
         if t["days"] != nil || t["from"] != nil || t["until"] != nil {
             o.schedule = readSchedule(t, item: item)

@@ -25,6 +25,8 @@ public struct UprightConfiguration: Sendable {
     public var proofOfPlay = ProofOfPlaySettings()
     /// The operator's page (`[web]`): off unless `listen` is set.
     public var web = WebSettings()
+    /// Remote playlist items (`[cache]`): where they are kept, how much, how often asked again.
+    public var cache = CacheSettings()
     /// The screen's power plan (`[screen]`): the window it is on; `nil`: always on.
     public var screenPlan: Schedule?
     /// HDMI-CEC with the power plan (`screen.cec`): `auto` (the first `/dev/cecN` present, if any),
@@ -266,6 +268,32 @@ public struct WebSettings: Sendable, Hashable {
     /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
     public static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+/// The `[cache]` settings: `http://` and `https://` playlist items are downloaded into a directory
+/// and played from there, asked again every `refresh` seconds (a new version plays from the next
+/// item change), and kept when the network or the server is gone.
+public struct CacheSettings: Sendable, Hashable {
+    /// The directory (absolute); empty: systemd's `CacheDirectory=` (`$CACHE_DIRECTORY`), else
+    /// `$XDG_CACHE_HOME/upright`, else `~/.cache/upright`.
+    public var directory = ""
+    /// What the cached files may take together, in megabytes; the least recently played go first.
+    public var maxMB = 2000.0
+    /// Seconds between two questions to the server (conditional: ETag, Last-Modified).
+    public var refresh = 300.0
+    /// A PEM file of CA certificates trusted besides the system's, for `https://` servers.
+    public var caFile = ""
+
+    public init() {}
+
+    /// The directory the cache uses, from the environment when none is set.
+    public func resolvedDirectory(environment: [String: String]? = nil) -> String {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        if !directory.isEmpty { return directory }
+        if let d = environment["CACHE_DIRECTORY"]?.split(separator: ":").first { return String(d) }
+        if let x = environment["XDG_CACHE_HOME"], x.hasPrefix("/") { return x + "/upright" }
+        return NSHomeDirectory() + "/.cache/upright"
     }
 }
 

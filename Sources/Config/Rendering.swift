@@ -80,6 +80,8 @@ extension UprightConfiguration {
             if let d = o.duration { fields.append("duration = \(num(d))") }
             if let m = o.mute { fields.append("mute = \(m)") }
             if let s = o.shape { fields.append("orientation = \(q(s.rawValue))") }
+            if let h = o.sha256 { fields.append("sha256 = \(q(h))") }
+            if let l = o.live { fields.append("live = \(l)") }
             if let s = o.schedule {
                 if !s.days.isEmpty {
                     fields.append(
@@ -132,6 +134,8 @@ extension UprightConfiguration {
         out += "auth = \(q(web.auth.rawValue))\npassword_file = \(q(web.passwordFile))\n"
         out += "certificate = \(q(web.certificate))\nkey = \(q(web.key))\nuploads = \(q(web.uploads))\n"
         out += "upload_max_mb = \(num(web.uploadMaxMB))\n"
+        out += "\n[cache]\ndirectory = \(q(cache.directory))\nmax_mb = \(num(cache.maxMB))\n"
+        out += "refresh = \(num(cache.refresh))\nca_file = \(q(cache.caFile))\n"
         let c = classifier
         out += "\n[classifier]\n"
         for field in OrientationClassifier.Parameters.fields {

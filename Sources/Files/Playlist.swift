@@ -141,7 +141,11 @@ extension Playlist {
     /// The playlist of `settings` on disk now, for the core: each configured entry's items with
     /// their files' stamps, a stick's files, when a file being written settles, the folders to
     /// watch, and the local time of the look.
-    public static func snapshot(_ settings: PlayerSettings, now: Date = Date()) -> PlaylistScan {
+    /// `cached` gives a remote item's file in the cache (`nil`: not downloaded yet, and the item
+    /// waits; with no cache at all, every URL plays from the network).
+    public static func snapshot(
+        _ settings: PlayerSettings, now: Date = Date(), cached: ((String) -> String?)? = nil
+    ) -> PlaylistScan {
         let shuffle: ((inout [String]) -> Void)? = settings.shuffle ? { $0.shuffle() } : nil
         var settles: Date?
         func items(_ entries: [String]) -> [PlaylistScan.Item] {
@@ -152,6 +156,14 @@ extension Playlist {
         // One look at each entry gives its items, its words and whether its folder is watched.
         var watch: [String] = []
         let entries = settings.playlist.map { entry in
+            if let cached, RemoteItem.isCached(entry, options: settings.itemOptions[entry]) {
+                guard let file = cached(entry) else {
+                    return PlaylistScan.Entry(entry: entry, items: [], description: "\(entry): not downloaded yet")
+                }
+                return PlaylistScan.Entry(
+                    entry: entry, items: [PlaylistScan.Item(file, stamp: stamp(file))],
+                    description: "\(entry): cached as \(file)")
+            }
             let (found, at) = look(entry, now: now)
             if let at, settles.map({ at < $0 }) ?? true { settles = at }
             switch found {

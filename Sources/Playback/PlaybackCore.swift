@@ -348,9 +348,19 @@ public struct PlaybackCore: Sendable {
         return out
     }
 
-    /// The item's own settings (its folder's for a folder's file).
+    /// The item's own settings (its folder's for a folder's file, its URL's for a cached file).
     func options(of item: String) -> ItemOptions? {
         settings.itemOptions[item] ?? settings.itemOptions[Self.folder(of: item)]
+            ?? origin(of: item).flatMap { settings.itemOptions[$0] }
+    }
+
+    /// The configured entry a file of the last scan came from when it is not the file itself (a
+    /// remote item's cached file: its URL); `nil` otherwise.
+    public func origin(of item: String) -> String? {
+        lastScan?.entries.first {
+            $0.entry != item && $0.entry.contains("://") && $0.items.contains { $0.path == item }
+        }?
+        .entry
     }
 
     static func folder(of path: String) -> String {

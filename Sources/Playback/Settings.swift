@@ -57,11 +57,44 @@ public struct ItemOptions: Sendable, Hashable {
     public var shape: ContentShape?
     /// When it may play (local time); `nil`: always.
     public var schedule: Schedule?
-    public init(duration: Double? = nil, mute: Bool? = nil, shape: ContentShape? = nil, schedule: Schedule? = nil) {
+    /// A remote file's SHA-256 (hex): a download with another is never played.
+    public var sha256: String?
+    /// A live stream: played straight from its URL, never cached (`nil`: judged by its URL).
+    public var live: Bool?
+    public init(
+        duration: Double? = nil, mute: Bool? = nil, shape: ContentShape? = nil, schedule: Schedule? = nil,
+        sha256: String? = nil, live: Bool? = nil
+    ) {
         self.duration = duration
         self.mute = mute
         self.shape = shape
         self.schedule = schedule
+        self.sha256 = sha256
+        self.live = live
+    }
+}
+
+/// How a remote playlist item is played. An `http://` or `https://` URL whose path ends in a
+/// media file's extension (`.mp4`, `.png`, …; not a playlist such as `.m3u8`) is a file: played
+/// from the cache. Anything else remote is a stream, played straight from the network: other
+/// schemes (`rtsp://`, `rtmp://`, `srt://`, …), HLS and DASH manifests, and URLs without an
+/// extension (an endless HTTP stream looks like that). An item's `live` says it outright:
+/// `live = true` a stream, `live = false` a file (a CMS's `https://cms/content?id=5`).
+public enum RemoteItem {
+    /// Whether `item` is a remote file to cache.
+    public static func isCached(_ item: String, options: ItemOptions? = nil) -> Bool {
+        let lower = item.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return false }
+        if let live = options?.live { return !live }
+        let path = lower.split(separator: "?", maxSplits: 1).first.map(String.init) ?? lower
+        let afterHost = path.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).dropFirst(3).first
+        return afterHost.map { MediaFiles.all.contains(MediaFiles.fileExtension(String($0))) } ?? false
+    }
+
+    /// Whether `item` is a live stream (remote, and not a file to cache).
+    public static func isLive(_ item: String, options: ItemOptions? = nil) -> Bool {
+        item.contains("://") && !item.hasPrefix("file://") && !item.hasPrefix("av://")
+            && !isCached(item, options: options)
     }
 }
 

@@ -25,6 +25,8 @@ public actor Player {
     private var replies: [Int: CheckedContinuation<String?, Never>] = [:]
     private var lastRequest = 0
     private var osd = (width: 0, height: 0)
+    /// A remote item's file in the cache (`nil`: none yet); without it, URLs play as they are.
+    private let cached: (@Sendable (String) -> String?)?
     /// ``shutdown(timeout:)`` was asked for: mpv ending is expected.
     public private(set) var isShuttingDown = false
     /// The mpv now has ended, or is left alone (until a ``restart()``).
@@ -43,9 +45,15 @@ public actor Player {
 
     /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win.
     /// The core's deadlines run on `clock` (a test's own, in tests).
-    public init<C: Clock>(settings: PlayerSettings, extra: [(String, String)] = [], clock: C) throws(MPVError)
+    /// `cached` gives a remote item's file in the cache, or `nil` while it is not downloaded (the
+    /// item waits; ``remoteChanged()`` when one comes); without it, URLs play as they are.
+    public init<C: Clock>(
+        settings: PlayerSettings, extra: [(String, String)] = [], cached: (@Sendable (String) -> String?)? = nil,
+        clock: C
+    ) throws(MPVError)
     where C.Duration == Duration {
         self.clock = PlayerClock(clock)
+        self.cached = cached
         let options = MPVHandle.options(for: settings, extra: extra)
         self.options = options
         mpv = try MPVHandle.player(options: options, hotkeys: settings.hotkeys)
@@ -56,8 +64,10 @@ public actor Player {
     }
 
     /// The same on the system's monotonic clock.
-    public init(settings: PlayerSettings, extra: [(String, String)] = []) throws(MPVError) {
-        try self.init(settings: settings, extra: extra, clock: ContinuousClock())
+    public init(
+        settings: PlayerSettings, extra: [(String, String)] = [], cached: (@Sendable (String) -> String?)? = nil
+    ) throws(MPVError) {
+        try self.init(settings: settings, extra: extra, cached: cached, clock: ContinuousClock())
     }
 
     /// Hands `handle`'s events to the player until they end.
@@ -100,6 +110,13 @@ public actor Player {
     /// on failing each item: what it is told is lost or refused); the core's state goes to the new
     /// one at ``restart()``.
     public func leaveAlone() { handleEnded = true }
+
+    /// A remote item was downloaded, or a new version of it: the playlist takes it from the next
+    /// item change (the item playing goes on).
+    public func remoteChanged() { feed(.foldersChanged) }
+
+    /// The URL a cached file stands for (the status and the proof of play name the URL).
+    public func origin(of item: String) -> String? { core.origin(of: item) }
 
     /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
     public func setPlaylist(_ items: [String]) { feed(.setPlaylist(items)) }
@@ -236,7 +253,7 @@ public actor Player {
             if passed { for command in commands { if let a = run(command) { answers += core.handle(a, at: now) } } }
             return answers
         case .event(let e): continuation.yield(e)
-        case .scan: return core.handle(.scanned(Playlist.snapshot(core.settings)), at: now)
+        case .scan: return core.handle(.scanned(Playlist.snapshot(core.settings, cached: cached)), at: now)
         case .watch(let dirs): watch(dirs)
         case .lookUp(let path, let entry, let error):
             let problem = Self.whyUnplayable(path)

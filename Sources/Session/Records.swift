@@ -100,12 +100,15 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     public var failed: [ItemFailure] = []
     /// The last reading the detector had, x, y and z in m/s² (the shell adds it); `nil` without one.
     public var gravity: [Double]?
+    /// Each remote item of the playlist: cached, stale, downloading or missing, and why (the shell
+    /// adds it; empty without one).
+    public var cache: [RemoteItemStatus] = []
 
     enum CodingKeys: String, CodingKey {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
-            next, failed
+            next, failed, cache
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -132,6 +135,33 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encode(gravity, forKey: .gravity)
         try c.encode(next, forKey: .next)
         try c.encode(failed, forKey: .failed)
+        try c.encode(cache, forKey: .cache)
+    }
+}
+
+/// A remote playlist item in the cache, as the status reports it.
+public struct RemoteItemStatus: Codable, Sendable, Hashable {
+    public var url: String
+    /// "cached" (the server confirmed it at its last question), "stale" (cached, but the server
+    /// fails now: what is cached plays), "downloading" (not cached yet), "missing" (not cached,
+    /// and the server fails), or "uncached" (the cache cannot be used: it plays from the network).
+    public var state: String
+    /// The cached file, its size, and when the server last confirmed it (ISO 8601, UTC).
+    public var file: String?
+    public var bytes: Int64?
+    public var fetched: String?
+    /// Why the last question failed, for how many seconds they have failed, and when the next is.
+    public var problem: String?
+    public var failingFor: Double?
+    public var nextTry: Double?
+
+    public init(url: String, state: String) {
+        self.url = url
+        self.state = state
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case url, state, file, bytes, fetched, problem, failingFor = "failing_for", nextTry = "next_try"
     }
 }
 
@@ -420,16 +450,31 @@ public struct MQTTState: Codable, Sendable, Hashable {
     public var refused: String?
     /// When it was refused (ISO 8601, UTC).
     public var refusedAt: String?
+    /// The remote items by state ("2 cached, 1 stale"); `nil` without any.
+    public var remote: String?
+    /// The first remote item that fails, and why, shortened; `nil` while none does.
+    public var remoteProblem: String?
 
     public init(
         device: DeviceOrientation, interface: InterfaceOrientation, locked: Bool, scene: String, playing: String?,
-        sensor: String, clip: String?, powerPlan: Bool? = nil, refused: String? = nil, refusedAt: String? = nil
+        sensor: String, clip: String?, powerPlan: Bool? = nil, refused: String? = nil, refusedAt: String? = nil,
+        remote: [RemoteItemStatus] = []
     ) {
         (self.device, self.interface, self.locked, self.scene) = (device, interface, locked, scene)
         (self.playing, self.sensor, self.clip) = (playing, sensor, clip)
         title = playing.map { HomeAssistantDiscovery.shortened(Self.lastComponent(of: $0)) }
         (self.refused, self.refusedAt) = (refused.map { HomeAssistantDiscovery.shortened($0) }, refusedAt)
         self.powerPlan = powerPlan
+        if !remote.isEmpty {
+            let states = ["cached", "stale", "downloading", "missing", "uncached"]
+            self.remote = states.compactMap { state in
+                let n = remote.filter { $0.state == state }.count
+                return n == 0 ? nil : "\(n) \(state)"
+            }.joined(separator: ", ")
+            remoteProblem = remote.first { $0.problem != nil }.map {
+                HomeAssistantDiscovery.shortened("\($0.url): \($0.problem ?? "")")
+            }
+        }
     }
 
     /// A path's or a URL's last component (the whole text when it has none).
@@ -446,6 +491,8 @@ public struct MQTTState: Codable, Sendable, Hashable {
         case powerPlan = "power_plan"
         case refused
         case refusedAt = "refused_at"
+        case remote
+        case remoteProblem = "remote_problem"
     }
 }
 

@@ -105,7 +105,7 @@ struct MQTTService: Service {
                 let state = State(
                     device: s.device, interface: s.interface, locked: s.locked, scene: s.scenes.last ?? "",
                     playing: s.playing, sensor: s.sensor, clip: s.clip, powerPlan: s.powerPlanFollowed,
-                    refused: refusal?.text, refusedAt: refusal?.at)
+                    refused: refusal?.text, refusedAt: refusal?.at, remote: s.cache)
                 if await published.changed(to: state) {
                     client.publish(base + "/state", JSONLine.encode(state), retain: true)
                 }
@@ -212,6 +212,13 @@ struct MQTTService: Service {
                     valueTemplate: "{{ value_json.title | default('nothing', true) }}",
                     jsonAttributes: (state, "{{ {'path': value_json.playing | default(none)} | tojson }}"))),
             sensor("sensor_health", "Sensor", "sensor"),
+            entity(
+                "sensor", "remote_content",
+                HomeAssistantDiscovery(
+                    name: "Remote content", stateTopic: state,
+                    valueTemplate: "{{ value_json.remote | default('none', true) }}",
+                    jsonAttributes: (state, "{{ {'problem': value_json.remote_problem | default(none)} | tojson }}"),
+                    icon: "mdi:cloud-download")),
             entity(
                 "sensor", "refused",
                 HomeAssistantDiscovery(

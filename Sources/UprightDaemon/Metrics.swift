@@ -8,6 +8,7 @@ import Playback
 public import Prometheus
 import Sensors
 import ServiceLifecycle
+import Session
 import Synchronization
 
 /// The session's Prometheus metrics, all named `upright_…`: the orientations as labelled gauges,
@@ -25,6 +26,7 @@ public final class SessionMetrics: Sendable {
     private let playlistPosition: Gauge
     private let playing = Mutex<(item: String, gauge: Gauge)?>(nil)
     private let decoderDrops, outputDrops: Gauge
+    private let remoteGauges: [String: Gauge]
     private let decoding = Mutex<(hwdec: String, gauge: Gauge)?>(nil)
     private let sensorState = Mutex<(state: SensorStatus.State?, skipped: Int)>((nil, 0))
 
@@ -85,6 +87,15 @@ public final class SessionMetrics: Sendable {
             "frames_dropped", "", "Frames dropped while the item playing played, by the decoder or the output")
         decoderDrops = r.makeGauge(descriptor: drops, labels: [("by", "decoder")])
         outputDrops = r.makeGauge(descriptor: drops, labels: [("by", "output")])
+        remoteGauges = Dictionary(
+            uniqueKeysWithValues: Self.remoteStates.map {
+                (
+                    $0,
+                    r.makeGauge(
+                        descriptor: Self.descriptor("remote_items", "", "The playlist's remote items in each state"),
+                        labels: [("state", $0)])
+                )
+            })
         device(.unknown)
         interface(.portrait)
     }
@@ -152,6 +163,13 @@ public final class SessionMetrics: Sendable {
                 return (i, g)
             }
         }
+    }
+
+    static let remoteStates = ["cached", "stale", "downloading", "missing", "uncached"]
+
+    /// How many remote items are in each state.
+    func remote(_ items: [RemoteItemStatus]) {
+        for (state, gauge) in remoteGauges { gauge.set(to: Double(items.filter { $0.state == state }.count)) }
     }
 
     /// mpv's decoder and the frames dropped for the item playing (`nil`: no video plays).

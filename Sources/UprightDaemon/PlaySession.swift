@@ -41,11 +41,14 @@ public actor PlaySession {
         (inputs, feed) = AsyncStream.makeStream(of: SessionInput.self)
         var settings = configuration.player
         if !playlist.isEmpty { settings.playlist = playlist }
+        let remote = RemoteItems(
+            settings: configuration.cache, playlist: settings.playlist, options: settings.itemOptions, logger: logger)
         shell = SessionShell(
             player: try Player(
                 settings: settings,
                 extra: DisplayPresence.mpvOutputs(
-                    environment: environment, configured: Set(extraMPV.map(\.0) + settings.mpv.keys)) + extraMPV),
+                    environment: environment, configured: Set(extraMPV.map(\.0) + settings.mpv.keys)) + extraMPV,
+                cached: { remote.file(for: $0) }),
             display: DisplayController(
                 settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment),
             monitor: OrientationMonitor(
@@ -56,7 +59,7 @@ public actor PlaySession {
             cec: configuration.screenCEC,
             sensor: configuration.sensor, classifier: configuration.classifier, environment: environment,
             videoOutput: extraMPV.last { $0.0 == "vo" }?.1 ?? configuration.player.mpv["vo"],
-            kiosk: configuration.display.kiosk, log: log, logger: logger, feed: feed)
+            kiosk: configuration.display.kiosk, remote: remote, log: log, logger: logger, feed: feed)
     }
 
     /// The session's Prometheus metrics.

@@ -34,6 +34,8 @@ struct SessionShell: Sendable {
     let videoOutput: String?
     /// Upright owns the output (kiosk mode): changes made behind its back are undone.
     let kiosk: Bool
+    /// The playlist's remote files in the cache.
+    let remote: RemoteItems
     let log: @Sendable (RotationDecision) -> Void
     let logger: Logger
     let feed: AsyncStream<SessionInput>.Continuation
@@ -85,8 +87,9 @@ struct SessionShell: Sendable {
         case .reply(let request, var reply):
             if reply.status != nil {
                 reply.status?.decoder = await player.decoder()
-                reply.status?.next = await player.upcoming
+                if let next = await player.upcoming { reply.status?.next = await player.origin(of: next) ?? next }
                 reply.status?.gravity = monitor.gravity.map { [$0.x, $0.y, $0.z].map { ($0 * 1000).rounded() / 1000 } }
+                reply.status?.cache = await remote.status()
             }
             done.replies.append((request, reply))
         case .status(let line): logger.notice("\(line)")
@@ -145,6 +148,7 @@ struct SessionShell: Sendable {
             do { try await player.restart() } catch { return .some("mpv could not start again: \(error)") }
         case .playlist(let list):
             proofOfPlay?.leave()
+            await remote.setPlaylist(list)
             await player.setPlaylist(list)
         case .overlay(let change):
             await player.updateOverlays { content in
@@ -190,6 +194,8 @@ struct SessionShell: Sendable {
             },
             Task { await readInput() },
             Task { await readPlayer() },
+            Task { await remote.run() },
+            Task { [remote, player] in for await _ in remote.arrivals { await player.remoteChanged() } },
             Task {
                 // The status line's clock, when the minute changes (every time zone's offset is whole minutes).
                 while !Task.isCancelled {
@@ -208,6 +214,7 @@ struct SessionShell: Sendable {
                 // mpv's decoder and its dropped frames, for the metrics.
                 while !Task.isCancelled {
                     metrics.decoder(await player.decoder())
+                    metrics.remote(await remote.status())
                     try? await clock.sleep(for: .seconds(5), tolerance: nil)
                 }
             },
@@ -254,7 +261,10 @@ struct SessionShell: Sendable {
             case .tap(let action): feed.yield(.command(action, from: .touch))
             case .clipEnded: feed.yield(.clipEnded)
             case .shape(let shape): feed.yield(.content(shape))
-            case .playing(let item):
+            case .playing(let file):
+                // A cached file is its URL to the operator.
+                let item = await player.origin(of: file) ?? file
+                if item != file { await remote.played(item) }
                 proofOfPlay?.playing(item)
                 let title = await player.title(of: item)
                 logger.info("playing \(item)")
@@ -266,7 +276,8 @@ struct SessionShell: Sendable {
                     ServiceManager.ready(status: "playing \(title)")
                 }
                 ready = true
-            case .fileFailed(let path, let reason):
+            case .fileFailed(let file, let reason):
+                let path = await player.origin(of: file) ?? file
                 proofOfPlay?.failed(path, reason: reason)
                 metrics.fileFailed()
                 feed.yield(.fileFailed(path: path, reason: reason))

@@ -1,0 +1,290 @@
+import AsyncHTTPClient
+import Crypto
+public import Foundation
+public import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+
+/// Where and how much the cache keeps.
+public struct RemoteCacheSettings: Sendable, Hashable {
+    /// The cache's directory (systemd's `CacheDirectory=`, else `~/.cache/upright`).
+    public var directory: String
+    /// Bytes the cached files may take together; the least recently played go first.
+    public var maxBytes: Int64
+    /// A CA file for `https://` servers besides the system's; `nil`: the system's alone.
+    public var caFile: String?
+    /// The longest a download may take.
+    public var timeout: Duration
+    /// The longest a connection may take to open (a server that is gone is retried meanwhile).
+    public var connectTimeout: Duration
+
+    public init(
+        directory: String, maxBytes: Int64 = 2_000_000_000, caFile: String? = nil, timeout: Duration = .seconds(1800),
+        connectTimeout: Duration = .seconds(3)
+    ) {
+        (self.directory, self.maxBytes, self.caFile, self.timeout) = (directory, maxBytes, caFile, timeout)
+        self.connectTimeout = connectTimeout
+    }
+}
+
+/// One remote item in the cache.
+public struct CacheEntry: Codable, Sendable, Hashable {
+    public var url: String
+    /// The file's name in the cache's directory.
+    public var file: String
+    public var bytes: Int64
+    public var sha256: String
+    public var etag: String?
+    public var lastModified: String?
+    /// When the server last confirmed it (a download, or a 304).
+    public var fetched: Date
+    public var lastPlayed: Date?
+    /// The version before, kept until the next one arrives: mpv may still be playing it.
+    public var previous: String?
+}
+
+/// Why an item could not be fetched; what was cached before stays.
+public enum CacheProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    case status(Int)
+    case truncated(expected: Int64, got: Int64)
+    case checksum(expected: String, got: String)
+    case network(String)
+    case disk(String)
+    case tooLarge(limit: Int64)
+
+    public var description: String {
+        switch self {
+        case .status(let code): "the server answered \(code)"
+        case .truncated(let expected, let got): "the download ended after \(got) of \(expected) bytes"
+        case .checksum(let expected, let got): "its sha256 is \(got), not \(expected) as the playlist says"
+        case .network(let why): why
+        case .disk(let why): "the cache cannot be written: \(why)"
+        case .tooLarge(let limit):
+            "it is larger than the cache (\(limit / 1_000_000) MB; [cache] max_mb), or a stream: say live = true"
+        }
+    }
+}
+
+/// Remote playlist items downloaded into a directory, checked, and played from there: the
+/// network may go, the items stay (after a restart too: the index is a file beside them).
+/// Downloads are written to a temporary file and renamed into place once whole and checked, so a
+/// file in the cache is never half of one.
+public actor RemoteCache {
+    public let settings: RemoteCacheSettings
+    private let client: HTTPClient
+    private let logger: Logger
+    private var entries: [String: CacheEntry] = [:]
+    /// Each cached URL's file, readable from any thread (the playlist's scan looks here).
+    private nonisolated let files = Mutex<[String: String]>([:])
+    private var indexPath: String { settings.directory + "/index.json" }
+
+    public init(settings: RemoteCacheSettings, logger: Logger) throws(CacheProblem) {
+        self.settings = settings
+        self.logger = logger
+        do {
+            try FileManager.default.createDirectory(
+                atPath: settings.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .disk("\(settings.directory): \(error.localizedDescription)")
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let ca = settings.caFile {
+            tls.additionalTrustRoots = [.file(ca)]
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        configuration.timeout.connect = .milliseconds(Int64(settings.connectTimeout.components.seconds * 1000))
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        if let data = FileManager.default.contents(atPath: settings.directory + "/index.json"),
+            let saved = try? JSONDecoder.cache.decode([CacheEntry].self, from: data)
+        {
+            // Only entries whose file is still there.
+            for e in saved where FileManager.default.fileExists(atPath: settings.directory + "/" + e.file) {
+                entries[e.url] = e
+            }
+        }
+        // Leftovers of a download cut short (the process ended in the middle of one).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: settings.directory)) ?? []
+        where name.hasPrefix(".part-") {
+            unlink(settings.directory + "/" + name)
+        }
+        let map = entries.mapValues { settings.directory + "/" + $0.file }
+        files.withLock { $0 = map }
+    }
+
+    /// The entry for `url`, if it is cached.
+    public func entry(_ url: String) -> CacheEntry? { entries[url] }
+
+    /// Every cached entry, by URL.
+    public var all: [CacheEntry] { entries.values.sorted { $0.url < $1.url } }
+
+    /// The cached file of `url` now, from any thread; `nil` when it is not cached.
+    public nonisolated func cachedFile(_ url: String) -> String? { files.withLock { $0[url] } }
+
+    /// Notes that `url`'s file is played (the least recently played are evicted first).
+    public func played(_ url: String) {
+        guard var e = entries[url] else { return }
+        e.lastPlayed = Date()
+        entries[url] = e
+        saveIndex()
+    }
+
+    /// The local file for `url`: the cached one (its last play noted), else downloaded now.
+    public func file(for url: String, sha256 expected: String? = nil) async -> Result<String, CacheProblem> {
+        if let e = entries[url], expected == nil || e.sha256 == expected?.lowercased() {
+            played(url)
+            return .success(settings.directory + "/" + e.file)
+        }
+        if let problem = await fetch(url, sha256: expected, conditional: false) { return .failure(problem) }
+        guard let e = entries[url] else { return .failure(.disk("the index lost \(url)")) }
+        return .success(settings.directory + "/" + e.file)
+    }
+
+    /// Asks the server whether `url` changed (its ETag or Last-Modified) and downloads the new
+    /// version if so (whether a new file came is in the answer). The old file stays until the new
+    /// one is whole and checked, and one version more after that (it may be playing).
+    public func refresh(_ url: String, sha256 expected: String? = nil) async -> Result<Bool, CacheProblem> {
+        let before = entries[url]?.file
+        if let problem = await fetch(url, sha256: expected, conditional: expected == nil || before != nil) {
+            return .failure(problem)
+        }
+        return .success(entries[url]?.file != before)
+    }
+
+    /// Ends the HTTP client.
+    public func shutdown() async { try? await client.shutdown() }
+
+    private func fetch(_ url: String, sha256 expected: String?, conditional: Bool) async -> CacheProblem? {
+        var request = HTTPClientRequest(url: url)
+        if conditional, let e = entries[url] {
+            if let tag = e.etag { request.headers.add(name: "If-None-Match", value: tag) }
+            if let date = e.lastModified { request.headers.add(name: "If-Modified-Since", value: date) }
+        }
+        let part = settings.directory + "/.part-\(UUID().uuidString)"
+        defer { unlink(part) }
+        do {
+            let response = try await client.execute(
+                request, timeout: .seconds(Int64(settings.timeout.components.seconds)))
+            guard response.status == .ok else {
+                // Read to its end (an error page is small): a body left unread holds the connection.
+                _ = try? await response.body.collect(upTo: 1 << 20)
+                if response.status == .notModified, var e = entries[url] {
+                    e.fetched = Date()
+                    entries[url] = e
+                    saveIndex()
+                    return nil
+                }
+                return .status(Int(response.status.code))
+            }
+            let expectedLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+            guard FileManager.default.createFile(atPath: part, contents: nil),
+                let handle = FileHandle(forWritingAtPath: part)
+            else { return .disk("\(part): \(String(cString: strerror(errno)))") }
+            var hash = SHA256()
+            var bytes: Int64 = 0
+            do {
+                defer { try? handle.close() }
+                for try await chunk in response.body {
+                    // An endless body (a stream, not a file) is not taken in.
+                    guard bytes + Int64(chunk.readableBytes) <= settings.maxBytes else {
+                        return .tooLarge(limit: settings.maxBytes)
+                    }
+                    let data = Data(chunk.readableBytesView)
+                    hash.update(data: data)
+                    try handle.write(contentsOf: data)
+                    bytes += Int64(data.count)
+                }
+                try handle.synchronize()
+            }
+            if let expectedLength, expectedLength != bytes { return .truncated(expected: expectedLength, got: bytes) }
+            let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
+            if let expected, digest != expected.lowercased() {
+                return .checksum(expected: expected.lowercased(), got: digest)
+            }
+            let name = digest + Self.fileExtension(of: url)
+            guard rename(part, settings.directory + "/" + name) == 0 else {
+                return .disk("\(name): \(String(cString: strerror(errno)))")
+            }
+            let old = entries[url]
+            var previous = old?.previous
+            if let old, old.file != name { previous = old.file }
+            entries[url] = CacheEntry(
+                url: url, file: name, bytes: bytes, sha256: digest, etag: response.headers.first(name: "ETag"),
+                lastModified: response.headers.first(name: "Last-Modified"), fetched: Date(),
+                lastPlayed: old?.lastPlayed, previous: previous == name ? nil : previous)
+            // The version before the old one goes; the old one stays a while (it may be playing).
+            if let old, old.file != name, let gone = old.previous, gone != name { remove(gone) }
+            evict(keeping: url)
+            saveIndex()
+            publish()
+            return nil
+        } catch let e as HTTPClientError {
+            return .network("\(url): \(e)")
+        } catch {
+            return .network("\(url): \(error)")
+        }
+    }
+
+    /// Deletes a cached file unless an entry still names it.
+    private func remove(_ file: String) {
+        guard !entries.values.contains(where: { $0.file == file || $0.previous == file }) else { return }
+        unlink(settings.directory + "/" + file)
+    }
+
+    /// The least recently played files go until the cache is within its size (never `url`'s).
+    private func evict(keeping url: String) {
+        var total = entries.values.reduce(0) { $0 + $1.bytes }
+        let order = entries.values.filter { $0.url != url }
+            .sorted { ($0.lastPlayed ?? $0.fetched) < ($1.lastPlayed ?? $1.fetched) }
+        for e in order where total > settings.maxBytes {
+            entries[e.url] = nil
+            remove(e.file)
+            if let p = e.previous { remove(p) }
+            total -= e.bytes
+            logger.notice("cache: \(e.url) evicted (least recently played; the cache holds \(settings.maxBytes) bytes)")
+        }
+    }
+
+    private func publish() {
+        let map = entries.mapValues { settings.directory + "/" + $0.file }
+        files.withLock { $0 = map }
+    }
+
+    /// The index, written atomically beside the files.
+    private func saveIndex() {
+        guard let data = try? JSONEncoder.cache.encode(entries.values.sorted { $0.url < $1.url }) else { return }
+        do {
+            try data.write(to: URL(fileURLWithPath: indexPath), options: .atomic)
+        } catch {
+            logger.warning("cache: \(indexPath) cannot be written: \(error.localizedDescription)")
+        }
+    }
+
+    /// `.mp4` of `https://host/path/clip.mp4?x=1` (mpv knows a file by its contents, but a name helps people).
+    static func fileExtension(of url: String) -> String {
+        let path = url.split(separator: "?").first.map(String.init) ?? url
+        guard let last = path.split(separator: "/").last, let dot = last.lastIndex(of: "."),
+            last.distance(from: dot, to: last.endIndex) <= 6
+        else { return "" }
+        return String(last[dot...]).lowercased()
+    }
+}
+
+extension JSONDecoder {
+    fileprivate static var cache: JSONDecoder {
+        let d = JSONDecoder()
+        d.dateDecodingStrategy = .iso8601
+        return d
+    }
+}
+
+extension JSONEncoder {
+    fileprivate static var cache: JSONEncoder {
+        let e = JSONEncoder()
+        e.dateEncodingStrategy = .iso8601
+        e.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return e
+    }
+}

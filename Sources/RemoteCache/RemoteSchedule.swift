@@ -1,0 +1,64 @@
+/// When each remote item is asked for next, as a value (times in seconds, given): a cached item
+/// every `interval`; one that failed again after a back-off that doubles from `retry` up to
+/// `interval` (a server that is away is not hammered, and one that comes back is found soon).
+public struct RemoteSchedule: Sendable, Hashable {
+    public struct Item: Sendable, Hashable {
+        public var nextAt: Double
+        /// Failures in a row.
+        public var failures = 0
+        /// The last failure's words and when the failures began; `nil` after a success.
+        public var problem: String?
+        public var failingSince: Double?
+        /// Whether the cache has a file for it (a failure then leaves it stale, not missing).
+        public var cached: Bool
+    }
+
+    public var interval: Double
+    public var retry: Double
+    public private(set) var items: [String: Item] = [:]
+
+    public init(interval: Double = 300, retry: Double = 5) {
+        (self.interval, self.retry) = (interval, retry)
+    }
+
+    /// The playlist's remote URLs now: new ones are due at once (a cached one is asked whether
+    /// it changed); ones no longer listed are forgotten.
+    public mutating func set(_ urls: [String], cached: (String) -> Bool, at now: Double) {
+        var next: [String: Item] = [:]
+        for url in urls {
+            next[url] = items[url] ?? Item(nextAt: now, cached: cached(url))
+        }
+        items = next
+    }
+
+    /// The URLs due at `now`, in order.
+    public func due(at now: Double) -> [String] { items.filter { $0.value.nextAt <= now }.map(\.key).sorted() }
+
+    /// The soonest time one is due; `nil` with none.
+    public var nextDeadline: Double? { items.values.map(\.nextAt).min() }
+
+    public mutating func succeeded(_ url: String, at now: Double) {
+        guard items[url] != nil else { return }
+        items[url] = Item(nextAt: now + interval, cached: true)
+    }
+
+    public mutating func failed(_ url: String, why: String, at now: Double) {
+        guard var item = items[url] else { return }
+        item.failures += 1
+        item.problem = why
+        item.failingSince = item.failingSince ?? now
+        item.nextAt = now + min(interval, retry * Double(1 << min(item.failures - 1, 20)))
+        items[url] = item
+    }
+
+    /// A URL's state in words for the status: "cached", "stale", "downloading" or "missing".
+    public func state(of url: String) -> String {
+        guard let item = items[url] else { return "unknown" }
+        switch (item.cached, item.problem) {
+        case (true, nil): return "cached"
+        case (true, _): return "stale"
+        case (false, nil): return "downloading"
+        case (false, _): return "missing"
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Config
+import Foundation
+import Logging
+import Playback
+import RemoteCache
+import Session
+import Synchronization
+
+/// The playlist's `http://` and `https://` files: downloaded into the cache, asked again every
+/// `[cache] refresh` seconds (conditionally), with a back-off while the server fails, and handed
+/// to the player as local files. A new download is taken at the player's next item change.
+/// With the cache unusable (its directory cannot be made), URLs play from the network as they
+/// are, and the status says why.
+actor RemoteItems {
+    private let settings: CacheSettings
+    private let directory: String
+    private let logger: Logger
+    /// One element each time a file arrives (a first download, a new version).
+    nonisolated let arrivals: AsyncStream<Void>
+    private let arrived: AsyncStream<Void>.Continuation
+    private var cache: RemoteCache?
+    /// Why the cache cannot be used; `nil` while it can.
+    private var unusable: String?
+    private var schedule: RemoteSchedule
+    private var options: [String: ItemOptions]
+    private let origin = ContinuousClock.now
+    private let wake: AsyncStream<Void>.Continuation
+    private let wakes: AsyncStream<Void>
+    /// The cache, readable from the player's scan on any thread.
+    private nonisolated let current = Mutex<(RemoteCache?, bypass: Bool)>((nil, false))
+
+    init(settings: CacheSettings, playlist: [String], options: [String: ItemOptions], logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+        self.options = options
+        (arrivals, arrived) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        schedule = RemoteSchedule(interval: settings.refresh)
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        directory = settings.resolvedDirectory()
+        let urls = Self.cachedURLs(playlist, options: options)
+        if !urls.isEmpty {
+            switch Self.makeCache(settings, directory: directory, logger: logger) {
+            case .success(let made): cache = made
+            case .failure(let why): unusable = why.description
+            }
+            current.withLock { [cache] in $0 = (cache, cache == nil) }
+        }
+        let cache = cache
+        schedule.set(urls, cached: { cache?.cachedFile($0) != nil }, at: 0)
+    }
+
+    /// The cache in `directory`; why not, when it cannot be made there.
+    static func makeCache(_ settings: CacheSettings, directory: String, logger: Logger) -> Result<
+        RemoteCache, CacheProblem
+    > {
+        do {
+            let made = try RemoteCache(
+                settings: RemoteCacheSettings(
+                    directory: directory, maxBytes: Int64(settings.maxMB * 1_000_000),
+                    caFile: settings.caFile.isEmpty ? nil : settings.caFile),
+                logger: logger)
+            logger.notice("cache: \(directory)")
+            return .success(made)
+        } catch {
+            logger.warning("cache: \(error); remote items play from the network")
+            return .failure(error)
+        }
+    }
+
+    /// The playlist's items that are cached (not streams).
+    static func cachedURLs(_ playlist: [String], options: [String: ItemOptions]) -> [String] {
+        playlist.filter { RemoteItem.isCached($0, options: options[$0]) }
+    }
+
+    /// What the player plays for `url`: its cached file; the URL itself when the cache cannot be
+    /// used; `nil` while it is not downloaded.
+    nonisolated func file(for url: String) -> String? {
+        let (cache, bypass) = current.withLock { $0 }
+        if bypass { return url }
+        return cache?.cachedFile(url)
+    }
+
+    private var now: Double { origin.duration(to: .now).seconds }
+
+    private func open() {
+        guard cache == nil else { return }
+        switch Self.makeCache(settings, directory: directory, logger: logger) {
+        case .success(let made):
+            cache = made
+            unusable = nil
+        case .failure(let why): unusable = why.description
+        }
+        current.withLock { [cache] in $0 = (cache, cache == nil) }
+    }
+
+    /// A new playlist (a reload): its URLs are asked for, ones gone are forgotten.
+    func setPlaylist(_ playlist: [String], options: [String: ItemOptions]? = nil) {
+        if let options { self.options = options }
+        let urls = Self.cachedURLs(playlist, options: self.options)
+        if !urls.isEmpty { open() }
+        let cache = cache
+        schedule.set(urls, cached: { cache?.cachedFile($0) != nil }, at: now)
+        wake.yield()
+    }
+
+    /// Notes that `url` plays (the least recently played are evicted first).
+    func played(_ url: String) async { await cache?.played(url) }
+
+    /// Asks for what is due, then sleeps until the next is (or a new playlist comes), until cancelled.
+    func run() async {
+        var iterator = wakes.makeAsyncIterator()
+        while !Task.isCancelled {
+            await askDue()
+            let wait = schedule.nextDeadline.map { max(0.05, $0 - now) } ?? 3600
+            // Whichever first: the deadline, or a wake (a new playlist).
+            let sleeper = Task { [wake] in
+                try? await Task.sleep(for: .seconds(wait))
+                wake.yield()
+            }
+            _ = await iterator.next()
+            sleeper.cancel()
+        }
+        await cache?.shutdown()
+        arrived.finish()
+    }
+
+    private func askDue() async {
+        guard let cache else { return }
+        for url in schedule.due(at: now) {
+            let had = cache.cachedFile(url) != nil
+            switch await cache.refresh(url, sha256: options[url]?.sha256) {
+            case .success(let fresh):
+                if schedule.items[url]?.problem != nil { logger.notice("cache: \(url) reached again") }
+                schedule.succeeded(url, at: now)
+                if fresh {
+                    logger.notice(
+                        had
+                            ? "cache: a new version of \(url) (played from the next item change)"
+                            : "cache: \(url) downloaded")
+                    arrived.yield()
+                }
+            case .failure(let problem):
+                let first = schedule.items[url]?.problem == nil
+                schedule.failed(url, why: problem.description, at: now)
+                let next = (schedule.items[url]?.nextAt ?? now) - now
+                let plays = had ? "the cached copy plays" : "it is skipped until it comes"
+                if first {
+                    logger.warning("cache: \(url): \(problem); \(plays); asked again in \(Int(next.rounded())) s")
+                }
+            }
+        }
+    }
+
+    /// Each remote item's state for the status.
+    func status() async -> [RemoteItemStatus] {
+        let t = now
+        var out: [RemoteItemStatus] = []
+        for (url, item) in schedule.items.sorted(by: { $0.key < $1.key }) {
+            var s = RemoteItemStatus(url: url, state: unusable == nil ? schedule.state(of: url) : "uncached")
+            if let e = await cache?.entry(url) {
+                s.file = directory + "/" + e.file
+                s.bytes = e.bytes
+                s.fetched = ISO8601DateFormatter().string(from: e.fetched)
+            }
+            s.problem = unusable ?? item.problem
+            s.failingFor = item.failingSince.map { ((t - $0) * 10).rounded() / 10 }
+            s.nextTry = (max(0, item.nextAt - t) * 10).rounded() / 10
+            out.append(s)
+        }
+        return out
+    }
+}

@@ -1,0 +1,149 @@
+import Blocking
+import Foundation
+import Glibc
+import Picture
+import TestSupport
+import Testing
+
+/// Remote playlist items through a real `upright play` and a real HTTP server on loopback: played
+/// from the cache, kept when the server is gone (a restart too), a new version taken at an item
+/// change, and a download that is wrong never played.
+@Suite("Remote items from the cache", .serialized)
+struct RemoteItemsTests {
+    /// A one-colour PNG made by ffmpeg.
+    static func picture(_ path: String, colour: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = [
+            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=\(colour):s=64x64", "-frames:v", "1", path,
+        ]
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw HarnessError("ffmpeg could not make \(path)") }
+    }
+
+    /// The colour in the middle of the video frame, from `ctl screenshot` (read through ffmpeg).
+    static func centreColour(socket: String, dir: String) async throws -> (Int, Int, Int)? {
+        let png = dir + "/shot.png", ppm = dir + "/shot.ppm"
+        let run = try await upright(["ctl", "--socket", socket, "screenshot", "--out", png])
+        guard run.status == 0 else { return nil }
+        return try await Blocking.run {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            p.arguments = ["-loglevel", "error", "-y", "-i", png, "-f", "image2", "-c:v", "ppm", ppm]
+            try p.run()
+            p.waitUntilExit()
+            guard let bytes = FileManager.default.contents(atPath: ppm), let picture = Picture(ppm: Array(bytes))
+            else { return nil }
+            let c = picture.rgb(picture.width / 2, picture.height / 2)
+            return (Int(c.r), Int(c.g), Int(c.b))
+        }
+    }
+
+    static func status(_ socket: String) async throws -> [String: Any] {
+        let out = try await upright(["ctl", "--socket", socket, "status"]).stdout
+        let reply = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any]
+        return reply?["status"] as? [String: Any] ?? [:]
+    }
+
+    static func cache(_ status: [String: Any]) -> [String: [String: Any]] {
+        var out: [String: [String: Any]] = [:]
+        for item in status["cache"] as? [[String: Any]] ?? [] { out[item["url"] as? String ?? ""] = item }
+        return out
+    }
+
+    @Test func playedFromTheCacheKeptWithoutTheServerRenewedAtAnItemChangeAndNeverWhenWrong() async throws {
+        let dir = NSTemporaryDirectory() + "remote-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir + "/www", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.picture(dir + "/www/red.png", colour: "red")
+        try Self.picture(dir + "/www/wrong.png", colour: "blue")
+        try Self.picture(dir + "/www/cut.png", colour: "blue")
+        var server = try FileServer(root: dir + "/www")
+        let port = server.port
+        let (red, wrong, cut) = (server.url("red.png"), server.url("wrong.png"), server.url("truncated/cut.png"))
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [player]
+        image_duration = 1
+        playlist = [
+            "\(red)",
+            { path = "\(wrong)", sha256 = "\(String(repeating: "0", count: 64))" },
+            "\(cut)",
+        ]
+        [cache]
+        directory = "\(dir)/cache"
+        refresh = 1
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = dir + "/control.sock"
+        let arguments = ["--config", config, "--uri", "none", "--vo", "null", "--control", socket]
+        var play = try SignalTests.Play(arguments)
+        defer { play.process.send(SIGKILL) }
+
+        // Downloaded and played; the wrong one and the cut one are never played.
+        var status: [String: Any] = [:]
+        var played: Set<String> = []
+        for _ in 0..<60 {
+            try await Task.sleep(for: .milliseconds(100))
+            status = try await Self.status(socket)
+            if let p = status["playing"] as? String { played.insert(p) }
+            if played.contains(red), Self.cache(status)[wrong]?["problem"] != nil,
+                Self.cache(status)[cut]?["problem"] != nil
+            {
+                break
+            }
+        }
+        let cache = Self.cache(status)
+        #expect(cache[red]?["state"] as? String == "cached", "\(status)")
+        #expect((cache[red]?["file"] as? String)?.hasPrefix(dir + "/cache/") == true, "\(status)")
+        #expect(cache[wrong]?["state"] as? String == "missing", "\(status)")
+        #expect((cache[wrong]?["problem"] as? String)?.contains("sha256") == true, "\(status)")
+        #expect(cache[cut]?["state"] as? String == "missing", "\(status)")
+        #expect(played == [red], "\(played)")
+        let colour = try await Self.centreColour(socket: socket, dir: dir)
+        #expect(colour.map { $0.0 > 200 && $0.1 < 60 && $0.2 < 60 } == true, "\(String(describing: colour))")
+
+        // A new version on the server: asked for within a second, played from the next item change.
+        try Self.picture(dir + "/www/red.png", colour: "lime")
+        var green = false
+        for _ in 0..<40 where !green {
+            try await Task.sleep(for: .milliseconds(250))
+            green = try await Self.centreColour(socket: socket, dir: dir).map { $0.1 > 200 && $0.0 < 60 } ?? false
+        }
+        #expect(green, "the new version is played")
+
+        // The server gone and Upright started again: it plays what it has, and says it is stale.
+        server.stop()
+        play.process.send(SIGTERM)
+        let first = play
+        await Blocking.run { first.process.waitUntilExit() }
+        let started = Date()
+        play = try SignalTests.Play(arguments)
+        var again: String?
+        for _ in 0..<100 where again == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            again = try await Self.status(socket)["playing"] as? String
+        }
+        #expect(again == red && Date().timeIntervalSince(started) < 5, "\(play.stderr)")
+        var stale = ""
+        for _ in 0..<40 where stale != "stale" {
+            try await Task.sleep(for: .milliseconds(100))
+            stale = Self.cache(try await Self.status(socket))[red]?["state"] as? String ?? ""
+        }
+        #expect(stale == "stale")
+        let kept = try await Self.centreColour(socket: socket, dir: dir)
+        #expect(kept.map { $0.1 > 200 } == true, "\(String(describing: kept))")
+
+        // The server back: the item is cached (confirmed) again.
+        server = try FileServer(root: dir + "/www", port: port)
+        defer { server.stop() }
+        var back = ""
+        for _ in 0..<80 where back != "cached" {
+            try await Task.sleep(for: .milliseconds(100))
+            back = Self.cache(try await Self.status(socket))[red]?["state"] as? String ?? ""
+        }
+        #expect(back == "cached")
+    }
+}
