@@ -15,12 +15,14 @@ case "${1:-test}" in
     # through a real mosquitto broker (Home Assistant's discovery rules checked with Jinja, as it
     # renders templates); the power plan under libfaketime's wall clock; what the screen shows
     # between items, recorded by wf-recorder; the operator's page in a real headless Chromium
-    # (selenium), a clip for its upload made by ffmpeg.
+    # (selenium), a clip for its upload made by ffmpeg; live streams from GStreamer's RTSP server
+    # (through Python) and an HLS stream made by ffmpeg.
     test) need+=(python3 iiod sway grim wlr-randr kanshi xvfb x11-xserver-utils xinput
         mutter dbus libglib2.0-bin dconf-service dconf-gsettings-backend
         kwin-wayland libkf5screen-bin qtwayland5
         prometheus-node-exporter curl mosquitto mosquitto-clients python3-jinja2 faketime
-        wf-recorder chromium chromium-driver python3-selenium ffmpeg) ;;
+        wf-recorder chromium chromium-driver python3-selenium ffmpeg
+        python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good) ;;
     # The sensor benchmark also builds a C baseline against libiio; the display one runs sway.
     # The appliance and screen benchmarks run plain mpv beside upright play; the screen one records
     # with wf-recorder.

@@ -110,13 +110,31 @@ extension PlaybackCore {
     /// A stall is a position that stands still for the timeout while mpv is neither paused, idle,
     /// nor showing a still image; the item is loaded again, and too many stalls give up.
     mutating func stallCheck(_ s: PositionSample, at now: Double) -> [PlaybackEffect] {
-        guard let timeout = settings.stallTimeout?.seconds, let current else { return [] }
+        guard let current else { return [] }
+        let live = isLive(current)
+        // A live stream stands still for three frames' time at least (a camera at 1 fps: 3 s).
+        let liveTimeout = max(settings.liveStallTimeout.seconds, s.fps.map { $0 > 0 ? 3 / $0 : 0 } ?? 0)
+        guard let timeout = live ? liveTimeout : settings.stallTimeout?.seconds else { return [] }
         if s.paused || s.idle || s.image || s.position != lastPosition {
             lastPosition = s.position
             stillSince = now
             return []
         }
         guard now - stillSince >= timeout else { return [] }
+        if live, let entry = currentEntry {
+            // A live stream that stands still is lost: the slate, and the stream again once its
+            // server answers (never a reason to give up).
+            stillSince = now
+            lastPosition = nil
+            // mpv is stopped from playing it (it then goes on to the next entry, or idles), and it
+            // fails as a file that cannot play does.
+            entries.removeAll { $0.id == entry }
+            return [.event(.stalled(current)), .mpv(.remove(entry: entry, evenIfPlaying: true))]
+                + failed(
+                    current, entry: entry,
+                    why: "the stream stopped (no new picture for \((timeout * 100).rounded() / 100) s)", stamp: "",
+                    at: now)
+        }
         let window = settings.stallWindow.seconds
         stalls = stalls.filter { now - $0 < window } + [now]
         var out: [PlaybackEffect]

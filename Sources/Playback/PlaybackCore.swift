@@ -94,6 +94,10 @@ public struct PlaybackCore: Sendable {
     var nothingMessage: String?
     var failureClearAt: Double?
     var retryAt: Double?
+    /// A live stream that was lost: since when, and why; while its server cannot be reached the
+    /// slate shows, and it is asked again at `probeAt`.
+    var lostStream: (path: String, since: Double, why: String)?
+    var probeAt: Double?
 
     // Clips and steps.
     struct Clip: Sendable {
@@ -156,7 +160,7 @@ public struct PlaybackCore: Sendable {
     /// When the next thing is due with no input.
     public var nextDeadline: Double? {
         let due = [
-            retryAt, startDeadline, failureClearAt, lookAt, folderChangeAt, stallCheckAt, shapeAt,
+            retryAt, startDeadline, failureClearAt, lookAt, folderChangeAt, stallCheckAt, shapeAt, probeAt,
         ]
         return (due + [inFlight?.deadline]).compactMap { $0 }.min()
     }
@@ -215,6 +219,7 @@ public struct PlaybackCore: Sendable {
             return drawOverlays()
         case .pause(let paused): return [.mpv(.set("pause", .flag(paused)))]
         case .tick: return tick(at: now)
+        case .probed(let path, let reachable): return probed(path, reachable: reachable, at: now)
         }
     }
 
@@ -302,6 +307,7 @@ public struct PlaybackCore: Sendable {
 
     private mutating func fileLoaded(at now: Double) -> [PlaybackEffect] {
         guard let current else { return [] }
+        if lostStream?.path == current { lostStream = nil }
         if leadingSplash != nil, current == settings.splash { return [.event(.playing(current))] }
         var out: [PlaybackEffect] = []
         if let c = clipState, c.ended { out += resumeAfterClip(c) }
@@ -328,6 +334,10 @@ public struct PlaybackCore: Sendable {
             retryAt = nil
             out += retry(at: now)
         }
+        if let t = probeAt, t <= now, let lost = lostStream {
+            probeAt = nil
+            out.append(.probe(lost.path))
+        }
         if let t = lookAt, t <= now {
             lookAt = nil
             out += look(.refresh)
@@ -337,7 +347,8 @@ public struct PlaybackCore: Sendable {
             out += look(.refresh)
         }
         if let t = stallCheckAt, t <= now {
-            stallCheckAt = now + 1
+            // A live stream is watched closely: its loss shows the slate within a second.
+            stallCheckAt = now + (current.map(isLive) == true ? 0.25 : 1)
             out.append(.samplePosition)
         }
         if let t = shapeAt, t <= now {
@@ -347,6 +358,9 @@ public struct PlaybackCore: Sendable {
         if let t = inFlight?.deadline, t <= now { out += changeDone(at: now) }
         return out
     }
+
+    /// Whether `item` is a live stream (``RemoteItem/isLive(_:options:)``).
+    func isLive(_ item: String) -> Bool { RemoteItem.isLive(item, options: options(of: item)) }
 
     /// The item's own settings (its folder's for a folder's file, its URL's for a cached file).
     func options(of item: String) -> ItemOptions? {

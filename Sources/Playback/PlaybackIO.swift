@@ -24,8 +24,11 @@ public struct PositionSample: Sendable, Hashable {
     public var idle: Bool
     /// A still image shows: its position does not move, and that is no stall.
     public var image: Bool
-    public init(position: Double?, paused: Bool = false, idle: Bool = false, image: Bool = false) {
-        (self.position, self.paused, self.idle, self.image) = (position, paused, idle, image)
+    /// The video's frame rate as mpv measures it (`nil`: not known yet): a picture may stand
+    /// still for a few frames' time before a stream counts as lost.
+    public var fps: Double?
+    public init(position: Double?, paused: Bool = false, idle: Bool = false, image: Bool = false, fps: Double? = nil) {
+        (self.position, self.paused, self.idle, self.image, self.fps) = (position, paused, idle, image, fps)
     }
 }
 
@@ -114,6 +117,8 @@ public enum PlaybackInput: Sendable, Hashable {
     case pause(Bool)
     /// Time passed: what is due by now.
     case tick
+    /// The answer to ``PlaybackEffect/probe(_:)``: whether the stream's server answers now.
+    case probed(String, reachable: Bool)
 }
 
 /// A step through the playlist.
@@ -172,6 +177,9 @@ public enum PlaybackEffect: Sendable, Hashable {
     case sampleShape
     /// The answer to a step: what plays now.
     case stepped(request: Int, playing: String?)
+    /// Whether a lost stream's server answers (a connection to its host and port, quickly given
+    /// up): ``PlaybackInput/probed(_:reachable:)``.
+    case probe(String)
 }
 
 /// What the player reports.

@@ -44,6 +44,11 @@ public struct PlayerSettings: Sendable, Hashable {
     /// This many stalls within ``stallWindow`` and the player gives up (the process exits non-zero).
     public var stallLimit = 3
     public var stallWindow: Duration = .seconds(600)
+    /// A live stream whose picture stands still this long (and three frames' time at least) is lost: the slate shows (it never
+    /// counts toward ``stallLimit``: a stream that comes and goes is what live streams do).
+    public var liveStallTimeout: Duration = .milliseconds(500)
+    /// While a lost stream's server cannot be reached, it is asked again this often.
+    public var liveRetry: Duration = .milliseconds(500)
 
     public init() {}
 }

@@ -1,3 +1,4 @@
+import Blocking
 import Files
 import Foundation
 public import MPV
@@ -268,6 +269,12 @@ public actor Player {
             return core.handle(.sample(sample), at: now)
         case .sampleShape: return core.handle(.shapeSample(mpv.pictureShape()), at: now)
         case .stepped(let request, let playing): replies.removeValue(forKey: request)?.resume(returning: playing)
+        case .probe(let url):
+            // Off the actor: a connection may take up to its timeout.
+            Task { [weak self] in
+                let reachable = await Blocking.run { StreamProbe.reachable(url) }
+                await self?.feed(.probed(url, reachable: reachable))
+            }
         }
         return []
     }

@@ -18,6 +18,8 @@ struct FakeMPV {
     var disk: [String: String] = [:]
     var bad: Set<String> = []
     var itemTime = 1.0
+    /// Files that play until they are cut (live streams).
+    var endless: Set<String> = []
     /// Every entry started, with its file and the time.
     var started: [(id: Int64, path: String, at: Double)] = []
     /// The attempts that failed, in order, with the file's stamp then.
@@ -116,7 +118,7 @@ struct FakeMPV {
         startedAt = now
         started.append((id, path, now))
         events.append(.startFile(entry: id, path: path))
-        guard path.hasPrefix("/d/"), disk[path] == nil || bad.contains(path) else {
+        guard (path.hasPrefix("/d/") && disk[path] == nil) || bad.contains(path) else {
             events += [.fileLoaded, .playbackRestart]
             return
         }
@@ -130,9 +132,17 @@ struct FakeMPV {
         start(at: (index + 1) % playlist.count, now: now, failures: failures + 1)
     }
 
+    /// The stream playing is cut (its server went away): it ends with an error, and mpv goes on
+    /// to the next entry (the same one, looped alone).
+    mutating func cut(now: Double) {
+        guard let p = position, playing != nil else { return }
+        stopPlaying(error: "Failed to recognize file format.")
+        start(at: (p + 1) % playlist.count, now: now)
+    }
+
     /// Time passes to `now`: the item playing ends after ``itemTime`` and the next one starts.
     mutating func advance(to now: Double) {
-        while let p = position, playing != nil, startedAt + itemTime <= now {
+        while let p = position, playing != nil, !endless.contains(playlist[p].path), startedAt + itemTime <= now {
             let at = startedAt + itemTime
             stopPlaying(error: nil)
             start(at: (p + 1) % playlist.count, now: at)
@@ -172,6 +182,8 @@ struct Drive {
     var lagUntilTimePasses = false
     /// What the scan finds, when not the fake's folder.
     var scanned: PlaylistScan?
+    /// mpv's position stands still (a stream that froze).
+    var stuck = false
     /// In the order they happened: files mpv started (with their stamp then), failures the core
     /// reported (with the stamp then), and idles.
     var log: [(what: String, entry: Int64, path: String, stamp: String?)] = []
@@ -243,6 +255,10 @@ struct Drive {
                 trace.append("\(t) said \(e)")
                 if case .idle = e { log.append(("idle", 0, "", nil)) }
             case .scan: queue += core.handle(.scanned(scanned ?? mpv.scan()), at: t)
+            case .probe(let url):
+                // A stream's server answers while its stream is not bad.
+                trace.append("\(t) probe \(url)")
+                queue += core.handle(.probed(url, reachable: !mpv.bad.contains(url)), at: t)
             case .watch: break
             case .lookUp(let path, let entry, let error):
                 // The attempt this answers: the earliest failure of that entry not answered yet.
@@ -254,8 +270,11 @@ struct Drive {
                     stamp: mpv.disk[path] ?? (path.hasPrefix("/d/") ? "missing" : ""))
                 queue += core.handle(looked, at: t)
             case .samplePosition:
-                let position = mpv.idle ? nil : t - mpv.startedAt
-                queue += core.handle(.sample(PositionSample(position: position, idle: mpv.idle)), at: t)
+                let position = mpv.idle ? nil : stuck ? 5.0 : t - mpv.startedAt
+                // A picture (the splash, the folder's PNGs) is an image to mpv: its position stands still.
+                let path = mpv.playing.flatMap { id in mpv.playlist.first { $0.id == id }?.path }
+                let image = path?.hasSuffix(".png") == true
+                queue += core.handle(.sample(PositionSample(position: position, idle: mpv.idle, image: image)), at: t)
             case .sampleShape:
                 queue += core.handle(.shapeSample(ContentShape(width: 1920, height: 1080, rotate: 0)), at: t)
             case .stepped(let request, let playing): replies[request, default: []].append(playing)

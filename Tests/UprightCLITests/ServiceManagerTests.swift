@@ -148,22 +148,20 @@ struct StallTests {
         #expect(play.process.isRunning)
     }
 
-    @Test func aStreamThatKeepsStallingEndsTheProcessWithAnError() async throws {
+    /// A live stream (a URL without a media file's extension) that keeps stalling is never given
+    /// up on: each stall is a stream lost and found again, as live streams come and go. (A file
+    /// that keeps stalling still ends the process: `PlaybackCoreTests`.)
+    @Test func aLiveStreamThatKeepsStallingIsNeverGivenUp() async throws {
         let stream = try StallingStream(frames: 10, stalling: 100)
         let url = try #require(await stream.url())
         let config = try Self.configuration()
         defer { try? FileManager.default.removeItem(atPath: config) }
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--no-control", url])
-        defer { if play.process.isRunning { play.process.send(SIGKILL) } }
-        let process = play.process
-        let ended = await Blocking.run { () -> Bool in
-            let end = Date().addingTimeInterval(30)
-            while process.isRunning, Date() < end { usleep(50_000) }
-            return !process.isRunning
-        }
-        #expect(ended, "\(play.stderr)")
-        #expect(process.terminationStatus != 0)
-        #expect(play.stderr.contains("playback stalled 3 times within 600 s"), "\(play.stderr)")
-        #expect(stream.requests == 3)
+        defer { play.process.send(SIGKILL) }
+        // Each stall is a new request (the log says a repeated line once, then counts it).
+        for _ in 0..<300 where stream.requests < 5 { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(stream.requests >= 5, "\(play.stderr)")
+        #expect(play.process.isRunning, "\(play.stderr)")
+        #expect(!play.stderr.contains("playback stalled 3 times"), "\(play.stderr)")
     }
 }
