@@ -113,7 +113,12 @@ extension PlaybackCore {
         guard let current else { return [] }
         let live = isLive(current)
         // A live stream stands still for three frames' time at least (a camera at 1 fps: 3 s).
-        let liveTimeout = max(settings.liveStallTimeout.seconds, s.fps.map { $0 > 0 ? 3 / $0 : 0 } ?? 0)
+        // Until its first frame, a stream is opening, however long that takes on a loaded machine
+        // or a slow network: the ordinary stall timeout applies.
+        let liveTimeout =
+            firstFrameShown
+            ? max(settings.liveStallTimeout.seconds, s.fps.map { $0 > 0 ? 3 / $0 : 0 } ?? 0)
+            : settings.stallTimeout?.seconds ?? 10
         guard let timeout = live ? liveTimeout : settings.stallTimeout?.seconds else { return [] }
         if s.paused || s.idle || s.image || s.position != lastPosition {
             lastPosition = s.position

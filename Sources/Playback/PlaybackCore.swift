@@ -146,6 +146,8 @@ public struct PlaybackCore: Sendable {
     var stallCheckAt: Double?
     var lastPosition: Double?
     var stillSince = 0.0
+    /// The entry playing has shown its first frame (mpv's playback restart) since its start.
+    var firstFrameShown = false
     var stalls: [Double] = []
     var shapeFor: String?
     var shapeAttempts = 0
@@ -237,6 +239,7 @@ public struct PlaybackCore: Sendable {
         case .startFile(let entry, let path): return startFile(entry, path: path, at: now)
         case .fileLoaded: return fileLoaded(at: now)
         case .playbackRestart:
+            firstFrameShown = true
             // mpv sets libass up (fontconfig) for its first text, in its video output's thread: drawn
             // now, the first frame would wait for it (10 ms here, far more on a slow board).
             if startDeadline != nil, !sentOverlays.values.contains(where: { !$0.isEmpty }) {
@@ -280,6 +283,7 @@ public struct PlaybackCore: Sendable {
 
     private mutating func startFile(_ entry: Int64, path: String?, at now: Double) -> [PlaybackEffect] {
         startDeadline = now + 1
+        firstFrameShown = false
         idle = false
         between = false
         currentEntry = entry

@@ -20,6 +20,9 @@ struct FakeMPV {
     var itemTime = 1.0
     /// Files that play until they are cut (live streams).
     var endless: Set<String> = []
+    /// Seconds such a stream takes to show its first frame (its position stands still meanwhile).
+    var slowStart = 0.0
+    var firstFrameAt: Double?
     /// Every entry started, with its file and the time.
     var started: [(id: Int64, path: String, at: Double)] = []
     /// The attempts that failed, in order, with the file's stamp then.
@@ -119,6 +122,11 @@ struct FakeMPV {
         started.append((id, path, now))
         events.append(.startFile(entry: id, path: path))
         guard (path.hasPrefix("/d/") && disk[path] == nil) || bad.contains(path) else {
+            if slowStart > 0, endless.contains(path) {
+                events.append(.fileLoaded)
+                firstFrameAt = now + slowStart
+                return
+            }
             events += [.fileLoaded, .playbackRestart]
             return
         }
@@ -142,6 +150,10 @@ struct FakeMPV {
 
     /// Time passes to `now`: the item playing ends after ``itemTime`` and the next one starts.
     mutating func advance(to now: Double) {
+        if let at = firstFrameAt, at <= now {
+            firstFrameAt = nil
+            if playing != nil { events.append(.playbackRestart) }
+        }
         while let p = position, playing != nil, !endless.contains(playlist[p].path), startedAt + itemTime <= now {
             let at = startedAt + itemTime
             stopPlaying(error: nil)
@@ -270,7 +282,7 @@ struct Drive {
                     stamp: mpv.disk[path] ?? (path.hasPrefix("/d/") ? "missing" : ""))
                 queue += core.handle(looked, at: t)
             case .samplePosition:
-                let position = mpv.idle ? nil : stuck ? 5.0 : t - mpv.startedAt
+                let position = mpv.idle ? nil : stuck || mpv.firstFrameAt != nil ? 0.0 : t - mpv.startedAt
                 // A picture (the splash, the folder's PNGs) is an image to mpv: its position stands still.
                 let path = mpv.playing.flatMap { id in mpv.playlist.first { $0.id == id }?.path }
                 let image = path?.hasSuffix(".png") == true

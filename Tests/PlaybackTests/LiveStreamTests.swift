@@ -82,3 +82,16 @@ struct LiveStreamTests {
         #expect(playing(d) == "/d/1.png", "\(d.trace.suffix(30).joined(separator: "\n"))")
     }
 }
+
+extension LiveStreamTests {
+    /// A stream that takes long to open (a loaded machine, a slow network) is not lost for it:
+    /// until its first frame the ordinary stall timeout applies, not the live one.
+    @Test func aStreamStillOpeningIsNotLost() {
+        var d = Self.drive()
+        d.mpv.slowStart = 3  // its first frame 3 s after it starts
+        d.send(.start)
+        d.advance(4)
+        #expect(playing(d) == Self.camera, "\(d.trace.suffix(30).joined(separator: "\n"))")
+        #expect(d.core.overlays.message == nil)
+    }
+}
