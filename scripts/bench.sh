@@ -22,6 +22,8 @@ python3 scripts/bench_appliance.py "$bin"
 echo
 python3 scripts/bench_start.py "$bin"
 echo
+python3 scripts/bench_remote.py "$bin"
+echo
 python3 scripts/bench_faults.py "$bin"
 echo
 echo "Detector quality on the synthetic traces and the real recordings (scorer, --isolate):"

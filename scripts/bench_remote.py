@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Remote content and live streams, on a headless sway, grim polled:
+
+1. A URL item's start to its first frame: `upright play` with the clip's URL not cached yet (a
+   new cache each round: the download comes first), cached (the same cache again), and plain mpv
+   streaming the same URL, alternating. The clip is served by Python's HTTP server on loopback.
+2. A live stream's server stopped and started again: an RTSP server (GStreamer's, as the tests
+   run it) stopped for 5 s, five times: the time until the screen shows the slate (the splash)
+   and, once the server is back, until it shows the stream again; beside plain mpv, which ends
+   (or holds its last picture) and does not come back by itself.
+
+  ROUNDS=5 scripts/bench_remote.py BIN_DIR
+"""
+import http.server
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_appliance import blue, red, rgb, screenshot, start_sway, stop, stop_sway  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RTSP_SERVER = os.path.join(HERE, '..', 'Tests', 'UprightCLITests', 'Fixtures', 'rtsp-server.py')
+
+
+def green(p):
+    return p is not None and p[1] > 180 and p[0] < 80 and p[2] < 80
+
+
+def down_the_middle(shot):
+    """The pixels down the middle of the screen (where the video stands depends on the layout)."""
+    return [rgb(shot, shot[0] // 2, y) for y in range(0, shot[1], shot[1] // 32)] if shot else []
+
+
+def wait_for(env, test, limit, every=False):
+    """Seconds until a pixel down the middle of the screen passes `test` (`every`: none fails
+    it), or None after `limit`."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit:
+        pixels = down_the_middle(screenshot(env['WAYLAND_DISPLAY']))
+        if pixels and (all(map(test, pixels)) if every else any(map(test, pixels))):
+            return time.monotonic() - start
+        time.sleep(0.02)
+    return None
+
+
+def serve(directory):
+    handler = lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=directory)  # noqa: E731
+    http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def ms(xs):
+    return ('median %4.0f ms, max %4.0f (%d)' % (statistics.median(xs) * 1000, max(xs) * 1000, len(xs))
+            if xs else 'never')
+
+
+def first_frames(bin_dir, env, directory, rounds):
+    subprocess.run(['ffmpeg', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i',
+                    'color=c=red:s=320x180:r=25:d=600', '-c:v', 'mpeg2video', '-q:v', '2',
+                    os.path.join(directory, 'www', 'clip.mpg')], check=True)
+    server = serve(os.path.join(directory, 'www'))
+    url = 'http://127.0.0.1:%d/clip.mpg' % server.server_address[1]
+    conf = os.path.join(directory, 'remote.toml')
+
+    def upright_argv(cache):
+        with open(conf, 'w') as f:
+            f.write('[sensor]\nuri = "none"\n[lock]\nevdev = "none"\n[player]\nplaylist = ["%s"]\n'
+                    '[player.mpv]\nvo = "wlshm"\nao = "null"\n[cache]\ndirectory = "%s"\n' % (url, cache))
+        return [os.path.join(bin_dir, 'upright'), 'play', '--config', conf, '--no-control']
+
+    times = {'uncached': [], 'cached': [], 'mpv': []}
+    for n in range(rounds):
+        cache = os.path.join(directory, 'cache-%d' % n)
+        for name in ('uncached', 'cached', 'mpv'):
+            argv = (['mpv', '--no-config', '--fs', '--vo=wlshm', '--ao=null', '--really-quiet', url]
+                    if name == 'mpv' else upright_argv(cache))
+            p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            t = wait_for(env, red, 20)
+            stop(p)
+            wait_for(env, lambda c: not red(c), 5, every=True)
+            if t is not None:
+                times[name].append(t)
+    server.shutdown()
+    print('A URL item, start to first frame (a %d-round median; the clip served on loopback):' % rounds)
+    print('  upright, not cached yet   %s' % ms(times['uncached']))
+    print('  upright, cached           %s' % ms(times['cached']))
+    print('  plain mpv, streaming      %s' % ms(times['mpv']))
+
+
+def rtsp_server(port):
+    p = subprocess.Popen(['/usr/bin/python3', RTSP_SERVER, str(port), '0xff00ff00'], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    return p, int(p.stdout.readline())
+
+
+def outages(bin_dir, env, directory, rounds):
+    subprocess.run(['ffmpeg', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=blue:s=64x64',
+                    '-frames:v', '1', os.path.join(directory, 'splash.png')], check=True)
+    server, port = rtsp_server(0)
+    url = 'rtsp://127.0.0.1:%d/stream' % port
+    conf = os.path.join(directory, 'live.toml')
+    with open(conf, 'w') as f:
+        f.write('[sensor]\nuri = "none"\n[lock]\nevdev = "none"\n[player]\nsplash = "%s"\nplaylist = ["%s"]\n'
+                '[player.mpv]\nvo = "wlshm"\nao = "null"\n' % (os.path.join(directory, 'splash.png'), url))
+    runs = {
+        'upright': [os.path.join(bin_dir, 'upright'), 'play', '--config', conf, '--no-control'],
+        'mpv': ['mpv', '--no-config', '--fs', '--vo=wlshm', '--ao=null', '--really-quiet', url],
+    }
+    results = {}
+    for name, argv in runs.items():
+        p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        slate, back, ended = [], [], 0
+        if wait_for(env, green, 20) is None:
+            results[name] = None
+            stop(p)
+            continue
+        for _ in range(rounds):
+            server.send_signal(signal.SIGKILL)
+            server.wait()
+            started = time.monotonic()
+            t = wait_for(env, blue, 5)
+            if t is not None:
+                slate.append(t)
+            time.sleep(max(0, 5 - (time.monotonic() - started)))
+            if p.poll() is not None:
+                ended += 1  # the player ended with its stream (plain mpv does)
+            server, _ = rtsp_server(port)
+            if p.poll() is None:
+                b = wait_for(env, green, 10)
+                if b is not None:
+                    back.append(b)
+        stop(p)
+        results[name] = (slate, back, ended)
+    stop(server)
+    print('A live stream (RTSP) whose server is stopped for 5 s, %d times:' % rounds)
+    for name, r in results.items():
+        if r is None:
+            print('  %-8s the stream never showed' % name)
+            continue
+        slate, back, ended = r
+        print('  %-8s the slate after %s; the stream back after %s%s'
+              % (name, ms(slate) if slate else 'never (no slate)', ms(back) if back else 'never (not reconnected)',
+                 '; the player ended with the stream' if ended else ''))
+
+
+def main():
+    bin_dir = os.path.abspath(sys.argv[1])
+    rounds = int(os.environ.get('ROUNDS', '5'))
+    directory = tempfile.mkdtemp(prefix='upright-bench-remote-')
+    os.chmod(directory, 0o755)
+    os.makedirs(os.path.join(directory, 'www'))
+    env_sway = None
+    try:
+        env_sway = start_sway(os.path.join(directory, 'sway'))
+        env = dict(os.environ, WAYLAND_DISPLAY=env_sway['WAYLAND_DISPLAY'],
+                   XDG_RUNTIME_DIR=env_sway['XDG_RUNTIME_DIR'])
+        first_frames(bin_dir, env, directory, rounds)
+        outages(bin_dir, env, directory, rounds)
+    finally:
+        if env_sway:
+            stop_sway(env_sway, os.path.join(directory, 'sway'))
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main()
