@@ -98,6 +98,10 @@ public struct PlaybackCore: Sendable {
     /// slate shows, and it is asked again at `probeAt`.
     var lostStream: (path: String, since: Double, why: String)?
     var probeAt: Double?
+    /// A live stream with a `duration`, in a rotation: when it gives way to the next item.
+    var liveEndAt: Double?
+    /// The request number of a step the core takes itself (a person's steps count from 1).
+    static let ownStep = 0
 
     // Clips and steps.
     struct Clip: Sendable {
@@ -162,7 +166,7 @@ public struct PlaybackCore: Sendable {
     /// When the next thing is due with no input.
     public var nextDeadline: Double? {
         let due = [
-            retryAt, startDeadline, failureClearAt, lookAt, folderChangeAt, stallCheckAt, shapeAt, probeAt,
+            retryAt, startDeadline, failureClearAt, lookAt, folderChangeAt, stallCheckAt, shapeAt, probeAt, liveEndAt,
         ]
         return (due + [inFlight?.deadline]).compactMap { $0 }.min()
     }
@@ -284,6 +288,9 @@ public struct PlaybackCore: Sendable {
     private mutating func startFile(_ entry: Int64, path: String?, at now: Double) -> [PlaybackEffect] {
         startDeadline = now + 1
         firstFrameShown = false
+        liveEndAt = nil
+        // Each item's picture is watched from its own start.
+        (stillSince, lastPosition) = (now, nil)
         idle = false
         between = false
         currentEntry = entry
@@ -312,6 +319,10 @@ public struct PlaybackCore: Sendable {
     private mutating func fileLoaded(at now: Double) -> [PlaybackEffect] {
         guard let current else { return [] }
         if lostStream?.path == current { lostStream = nil }
+        // A stream never ends by itself: in a rotation, one with a `duration` plays for that long.
+        if isLive(current), clipState == nil, items.count > 1, let d = options(of: current)?.duration {
+            liveEndAt = now + d
+        }
         if leadingSplash != nil, current == settings.splash { return [.event(.playing(current))] }
         var out: [PlaybackEffect] = []
         if let c = clipState, c.ended { out += resumeAfterClip(c) }
@@ -337,6 +348,10 @@ public struct PlaybackCore: Sendable {
         if let t = retryAt, t <= now {
             retryAt = nil
             out += retry(at: now)
+        }
+        if let t = liveEndAt, t <= now {
+            liveEndAt = nil
+            out += change(.step(.next, request: Self.ownStep), at: now)
         }
         if let t = probeAt, t <= now, let lost = lostStream {
             probeAt = nil

@@ -95,3 +95,37 @@ extension LiveStreamTests {
         #expect(d.core.overlays.message == nil)
     }
 }
+
+extension LiveStreamTests {
+    /// In a rotation, a stream with a `duration` plays for that long, then the next item; alone,
+    /// it plays on.
+    @Test func aStreamInARotationPlaysForItsDuration() {
+        var d = Self.drive([Self.camera, "/d/1.png"])
+        d.core = PlaybackCore(
+            settings: {
+                var s = d.core.settings
+                s.itemOptions[Self.camera] = ItemOptions(duration: 4)
+                return s
+            }())
+        d.mpv.disk = ["/d/1.png": "a"]
+        d.send(.start)
+        d.advance(1)
+        let started = d.mpv.started.last { $0.path == Self.camera }?.at ?? 0
+        d.advance(4.5)
+        let next = d.mpv.started.first { $0.path == "/d/1.png" && $0.at > started }?.at
+        #expect(next.map { abs($0 - started - 4) < 0.2 } == true, "\(d.trace.suffix(30).joined(separator: "\n"))")
+        d.advance(2)
+        #expect(playing(d) == Self.camera, "the rotation comes back: \(d.trace.suffix(25).joined(separator: "\n"))")
+
+        var alone = Self.drive()
+        alone.core = PlaybackCore(
+            settings: {
+                var s = alone.core.settings
+                s.itemOptions[Self.camera] = ItemOptions(duration: 4)
+                return s
+            }())
+        alone.send(.start)
+        alone.advance(10)
+        #expect(alone.mpv.started.filter { $0.path == Self.camera }.count == 1)
+    }
+}
