@@ -31,6 +31,11 @@ public import OrientationCore
 ///   its first frame, which would otherwise wait for libass's font setup.
 /// - **Stalls**: a position that stands still for the timeout while playing loads the item again;
 ///   too many in the window and the player gives up.
+/// - **Live streams** (``RemoteItem``): a stream that ends, fails or stands still (0.5 s, three frames'
+///   time at least; while opening, the ordinary timeout) is lost: the splash with "Reconnecting…",
+///   its server asked (``PlaybackEffect/probe(_:)``) every ``PlayerSettings/liveRetry`` until it
+///   answers, then the playlist again. Never a reason to give up; in a rotation, a stream plays for
+///   its item's `duration`.
 /// - **Steps** (`next`/`previous`) are answered once each, with what plays once mpv started it
 ///   (3 s at most); one asked for before the first item started waits for that start first.
 public struct PlaybackCore: Sendable {
