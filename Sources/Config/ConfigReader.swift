@@ -88,6 +88,31 @@ struct ConfigReader {
         value(table, path, expected: "true or false") { $0.bool }
     }
 
+    /// A path setting: absolute, or empty for none; an error says so otherwise.
+    mutating func absolutePath(_ table: TOMLTable, _ path: [String]) -> String? {
+        guard let file = string(table, path) else { return nil }
+        guard file.isEmpty || file.hasPrefix("/") else {
+            error("'\(path.joined(separator: "."))' must be an absolute path, not '\(file)'", at: path)
+            return nil
+        }
+        return file
+    }
+
+    /// A number within `range`; an error naming the range and its `unit` otherwise.
+    mutating func number(_ table: TOMLTable, _ path: [String], in range: ClosedRange<Double>, _ unit: String) -> Double?
+    {
+        guard let v = number(table, path) else { return nil }
+        guard range.contains(v) else {
+            error(
+                "'\(path.joined(separator: "."))' must be \(Self.plain(range.lowerBound)) to \(Self.plain(range.upperBound)) \(unit), not \(v)",
+                at: path)
+            return nil
+        }
+        return v
+    }
+
+    static func plain(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+
     mutating func number(_ table: TOMLTable, _ path: [String]) -> Double? {
         value(table, path, expected: "a number") { $0.double ?? $0.int.map(Double.init) }
     }
@@ -568,20 +593,9 @@ struct ConfigReader {
             ("password_file", \WebSettings.passwordFile), ("certificate", \WebSettings.certificate),
             ("key", \WebSettings.key), ("uploads", \WebSettings.uploads),
         ] {
-            guard let file = string(t, ["web", key]) else { continue }
-            if !file.isEmpty && !file.hasPrefix("/") {
-                error("'web.\(key)' must be an absolute path, not '\(file)'", at: ["web", key])
-            } else {
-                w[keyPath: path] = file
-            }
+            if let file = absolutePath(t, ["web", key]) { w[keyPath: path] = file }
         }
-        if let mb = number(t, ["web", "upload_max_mb"]) {
-            if mb >= 1, mb <= 1_000_000 {
-                w.uploadMaxMB = mb
-            } else {
-                error("'web.upload_max_mb' must be 1 to 1000000 megabytes, not \(mb)", at: ["web", "upload_max_mb"])
-            }
-        }
+        w.uploadMaxMB = number(t, ["web", "upload_max_mb"], in: 1...1_000_000, "megabytes") ?? w.uploadMaxMB
         guard let listen = w.listen else { return }
         if w.certificate.isEmpty != w.key.isEmpty {
             error(
@@ -610,30 +624,16 @@ struct ConfigReader {
     }
 
     mutating func readCache(_ t: TOMLTable, into c: inout CacheSettings) {
-        for (key, path) in [("directory", \CacheSettings.directory), ("ca_file", \CacheSettings.caFile)] {
-            guard let file = string(t, ["cache", key]) else { continue }
-            if !file.isEmpty && !file.hasPrefix("/") {
-                error("'cache.\(key)' must be an absolute path, not '\(file)'", at: ["cache", key])
-            } else if key == "ca_file", !file.isEmpty, let problem = readProblem(file) {
-                error("'cache.ca_file': \(file): \(problem)", at: ["cache", key])
+        c.directory = absolutePath(t, ["cache", "directory"]) ?? c.directory
+        if let file = absolutePath(t, ["cache", "ca_file"]) {
+            if !file.isEmpty, let problem = readProblem(file) {
+                error("'cache.ca_file': \(file): \(problem)", at: ["cache", "ca_file"])
             } else {
-                c[keyPath: path] = file
+                c.caFile = file
             }
         }
-        if let mb = number(t, ["cache", "max_mb"]) {
-            if mb >= 1, mb <= 10_000_000 {
-                c.maxMB = mb
-            } else {
-                error("'cache.max_mb' must be 1 to 10000000 megabytes, not \(mb)", at: ["cache", "max_mb"])
-            }
-        }
-        if let s = number(t, ["cache", "refresh"]) {
-            if s >= 1, s <= 604_800 {
-                c.refresh = s
-            } else {
-                error("'cache.refresh' must be 1 to 604800 seconds (a week), not \(s)", at: ["cache", "refresh"])
-            }
-        }
+        c.maxMB = number(t, ["cache", "max_mb"], in: 1...10_000_000, "megabytes") ?? c.maxMB
+        c.refresh = number(t, ["cache", "refresh"], in: 1...604_800, "seconds") ?? c.refresh
     }
 
     /// `playlist`: files, folders and URLs, each a string or a table with its own settings

@@ -465,16 +465,7 @@ private struct TOMLParser {
                 throw fail("the multi-line string opened here is never closed with '\"\"\"'", at: start)
             }
             if c == UInt8(ascii: "\"") {
-                var quotes = 0
-                while peek(quotes) == UInt8(ascii: "\"") { quotes += 1 }
-                if quotes >= 3 {
-                    guard quotes <= 5 else { throw fail("too many '\"' at the end of a multi-line string") }
-                    out += Array(repeating: UInt8(ascii: "\""), count: quotes - 3)
-                    i += quotes
-                    return String(decoding: out, as: UTF8.self)
-                }
-                out += Array(repeating: c, count: quotes)
-                i += quotes
+                if try quotes(c, into: &out) { return String(decoding: out, as: UTF8.self) }
             } else if c == UInt8(ascii: "\\") {
                 // A backslash at a line's end takes the line end and the blanks after it away.
                 var j = i + 1
@@ -499,6 +490,20 @@ private struct TOMLParser {
                 i += 1
             }
         }
+    }
+
+    /// A run of `quote` in a multi-line string: three or more close it (up to two before them are
+    /// the string's own: whether it closed is the answer), fewer are the string's.
+    mutating func quotes(_ quote: UInt8, into out: inout [UInt8]) throws(TOMLError) -> Bool {
+        var count = 0
+        while peek(count) == quote { count += 1 }
+        let closes = count >= 3
+        if closes, count > 5 {
+            throw fail("too many \(quote == UInt8(ascii: "'") ? "\"'\"" : "'\"'") at the end of a multi-line string")
+        }
+        out += Array(repeating: quote, count: closes ? count - 3 : count)
+        i += count
+        return closes
     }
 
     mutating func escape(into out: inout [UInt8]) throws(TOMLError) {
@@ -558,16 +563,7 @@ private struct TOMLParser {
                 throw fail("the multi-line string opened here is never closed with \"'''\"", at: start)
             }
             if c == UInt8(ascii: "'") {
-                var quotes = 0
-                while peek(quotes) == UInt8(ascii: "'") { quotes += 1 }
-                if quotes >= 3 {
-                    guard quotes <= 5 else { throw fail("too many \"'\" at the end of a multi-line string") }
-                    out += Array(repeating: c, count: quotes - 3)
-                    i += quotes
-                    return String(decoding: out, as: UTF8.self)
-                }
-                out += Array(repeating: c, count: quotes)
-                i += quotes
+                if try quotes(c, into: &out) { return String(decoding: out, as: UTF8.self) }
             } else if newline() {
                 out.append(0x0A)
             } else {

@@ -15,25 +15,14 @@ struct X11Tests {
         let process: Process
         let display: String
         init() throws {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
             // -noreset: with no client of its own here, the server resets after each helper
             // (xrandr, xinput) disconnects, and one that connects during the reset is refused
             // ("Unable to connect to X server"; under load, 1 run in 10). A desktop's X server
             // always has clients, Upright's mpv among them.
-            p.arguments = ["-displayfd", "1", "-screen", "0", "800x1280x24", "-nolisten", "tcp", "-noreset"]
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            var text = ""
-            while !text.contains("\n") {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
+            let (p, number) = try Process.startedWithFirstLine(
+                "/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "800x1280x24", "-nolisten", "tcp", "-noreset"])
             process = p
-            display = ":" + text.trimmingCharacters(in: .whitespacesAndNewlines)
+            display = ":" + number
         }
         func stop() {
             // Foundation starts children with the calling thread's signal mask, and the test's

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Glibc
 
 /// Python's HTTP server on loopback over a directory, as a web server or a CMS serves files:
@@ -41,19 +41,8 @@ public final class FileServer: Sendable {
 
     /// Starts serving `root` on `port` (0: any free one).
     public init(root: String, port: Int = 0) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = ["-c", Self.script, root, String(port)]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        var text = ""
-        while !text.contains("\n") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let bound = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        let (p, line) = try Process.startedWithFirstLine("/usr/bin/python3", ["-c", Self.script, root, String(port)])
+        guard let bound = Int(line) else {
             p.send(SIGKILL)
             throw HarnessError("the file server did not start on port \(port)")
         }
@@ -68,5 +57,26 @@ public final class FileServer: Sendable {
         // threads block SIGTERM: only SIGKILL is sure to end the server.
         process.send(SIGKILL)
         process.waitUntilExit()
+    }
+}
+
+extension Process {
+    /// Starts `executable` and waits for the first line it prints (a server's port or display,
+    /// once it listens); that line, trimmed (empty when it ended first).
+    public static func startedWithFirstLine(_ executable: String, _ arguments: [String]) throws -> (Process, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return (p, text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

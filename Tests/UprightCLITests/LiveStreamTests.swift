@@ -30,19 +30,9 @@ struct LiveStreamPlayTests {
         }
         var url: String { "rtsp://127.0.0.1:\(port)/stream" }
         func start() throws {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            p.arguments = [fixture("rtsp-server.py"), String(port), colour]
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
-            var text = ""
-            while !text.contains("\n") {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            guard let bound = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            let (p, line) = try Process.startedWithFirstLine(
+                "/usr/bin/python3", [fixture("rtsp-server.py"), String(port), colour])
+            guard let bound = Int(line) else {
                 p.send(SIGKILL)
                 throw HarnessError(
                     "the RTSP server did not start (GStreamer's RTSP server: gir1.2-gst-rtsp-server-1.0)")
