@@ -63,6 +63,22 @@ def plain_mpv(env, playlist, *options):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def in_sway(prefix, body):
+    """Runs `body(env, directory)` with a headless sway in a new directory (`env`: what a client
+    needs to reach it), and removes both afterwards."""
+    directory = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(directory, 0o755)
+    sway = None
+    try:
+        sway = start_sway(os.path.join(directory, 'sway'))
+        body(dict(os.environ, WAYLAND_DISPLAY=sway['WAYLAND_DISPLAY'], XDG_RUNTIME_DIR=sway['XDG_RUNTIME_DIR']),
+             directory)
+    finally:
+        if sway:
+            stop_sway(sway, os.path.join(directory, 'sway'))
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def stop_sway(env, directory):
     try:
         os.kill(int(env['SWAY_PID']), 2)

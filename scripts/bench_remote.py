@@ -13,17 +13,15 @@
 """
 import http.server
 import os
-import shutil
 import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_appliance import blue, red, rgb, screenshot, start_sway, stop, stop_sway  # noqa: E402
+from bench_appliance import blue, in_sway, red, rgb, screenshot, stop  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RTSP_SERVER = os.path.join(HERE, '..', 'Tests', 'UprightCLITests', 'Fixtures', 'rtsp-server.py')
@@ -155,20 +153,12 @@ def outages(bin_dir, env, directory, rounds):
 def main():
     bin_dir = os.path.abspath(sys.argv[1])
     rounds = int(os.environ.get('ROUNDS', '5'))
-    directory = tempfile.mkdtemp(prefix='upright-bench-remote-')
-    os.chmod(directory, 0o755)
-    os.makedirs(os.path.join(directory, 'www'))
-    env_sway = None
-    try:
-        env_sway = start_sway(os.path.join(directory, 'sway'))
-        env = dict(os.environ, WAYLAND_DISPLAY=env_sway['WAYLAND_DISPLAY'],
-                   XDG_RUNTIME_DIR=env_sway['XDG_RUNTIME_DIR'])
+
+    def run(env, directory):
+        os.makedirs(os.path.join(directory, 'www'))
         first_frames(bin_dir, env, directory, rounds)
         outages(bin_dir, env, directory, rounds)
-    finally:
-        if env_sway:
-            stop_sway(env_sway, os.path.join(directory, 'sway'))
-        shutil.rmtree(directory, ignore_errors=True)
+    in_sway('upright-bench-remote-', run)
 
 
 if __name__ == '__main__':
