@@ -22,7 +22,7 @@ case "${1:-test}" in
         kwin-wayland libkf5screen-bin qtwayland5
         prometheus-node-exporter curl mosquitto mosquitto-clients python3-jinja2 faketime
         wf-recorder chromium chromium-driver python3-selenium ffmpeg
-        python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good) ;;
+        python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good openssl) ;;
     # The sensor benchmark also builds a C baseline against libiio; the display one runs sway.
     # The appliance and screen benchmarks run plain mpv beside upright play; the screen one records
     # with wf-recorder.

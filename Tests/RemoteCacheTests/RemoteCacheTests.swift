@@ -102,3 +102,57 @@ struct RemoteCacheTests {
         await cache.shutdown()
     }
 }
+
+/// `https://` servers: their certificates are verified, against the system's CAs and a named CA
+/// file.
+@Suite("The remote cache over TLS", .serialized)
+struct RemoteCacheTLSTests {
+    /// A CA, and a certificate for `localhost` it signed (openssl).
+    static func authority(in dir: String) throws -> (ca: String, certificate: String, key: String) {
+        let script = """
+            set -e
+            cd "$1"
+            openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=Upright-test-CA 2>/dev/null
+            openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=localhost 2>/dev/null
+            printf 'subjectAltName=DNS:localhost\\n' > san.ext
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 \\
+                -extfile san.ext 2>/dev/null
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", script, "sh", dir]
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw HarnessError("openssl could not make the test's CA") }
+        return (dir + "/ca.pem", dir + "/server.pem", dir + "/server.key")
+    }
+
+    @Test func aServerSignedByTheNamedCAIsTrustedAndNoOtherIs() async throws {
+        let dir = try RemoteCacheTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pki = try Self.authority(in: dir)
+        try Data("over TLS".utf8).write(to: URL(fileURLWithPath: dir + "/www/clip.mp4"))
+        let server = try FileServer(root: dir + "/www", tls: (pki.certificate, pki.key))
+        defer { server.stop() }
+        let url = server.url("clip.mp4")
+
+        let trusting = try RemoteCache(
+            settings: RemoteCacheSettings(directory: dir + "/trusting", caFile: pki.ca), logger: Logger(label: "test"))
+        let file = try await trusting.file(for: url).get()
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "over TLS")
+        await trusting.shutdown()
+
+        // The system's CAs alone do not know the test's CA: refused, nothing kept.
+        let plain = try RemoteCache(
+            settings: RemoteCacheSettings(directory: dir + "/plain"), logger: Logger(label: "test"))
+        let refused = await plain.file(for: url)
+        guard case .failure(.network(let why)) = refused else {
+            Issue.record("a certificate no trusted CA signed: \(refused)")
+            await plain.shutdown()
+            return
+        }
+        #expect(why.lowercased().contains("certificate") || why.contains("handshake"), "\(why)")
+        #expect(plain.cachedFile(url) == nil)
+        await plain.shutdown()
+    }
+}

@@ -7,8 +7,10 @@ import Glibc
 /// closes. ``stop()`` ends it; ``init(root:port:)`` with the same port starts it again.
 public final class FileServer: Sendable {
     static let script = #"""
-        import hashlib, http.server, os, sys
+        import hashlib, http.server, os, ssl, sys
         root, port = sys.argv[1], int(sys.argv[2])
+        certificate = sys.argv[3] if len(sys.argv) > 4 else None
+        key = sys.argv[4] if len(sys.argv) > 4 else None
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = 'HTTP/1.1'
             def log_message(self, *a): pass
@@ -31,6 +33,10 @@ public final class FileServer: Sendable {
                     self.wfile.write(data)
         http.server.ThreadingHTTPServer.allow_reuse_address = True
         s = http.server.ThreadingHTTPServer(('127.0.0.1', port), Handler)
+        if certificate:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(certificate, key)
+            s.socket = context.wrap_socket(s.socket, server_side=True)
         print(s.server_address[1], flush=True)
         s.serve_forever()
         """#
@@ -38,10 +44,14 @@ public final class FileServer: Sendable {
     let process: Process
     public let port: Int
     public let root: String
+    let scheme: String
 
-    /// Starts serving `root` on `port` (0: any free one).
-    public init(root: String, port: Int = 0) throws {
-        let (p, line) = try Process.startedWithFirstLine("/usr/bin/python3", ["-c", Self.script, root, String(port)])
+    /// Starts serving `root` on `port` (0: any free one); over TLS with `tls` (a PEM certificate
+    /// chain and its key).
+    public init(root: String, port: Int = 0, tls: (certificate: String, key: String)? = nil) throws {
+        let (p, line) = try Process.startedWithFirstLine(
+            "/usr/bin/python3", ["-c", Self.script, root, String(port)] + (tls.map { [$0.certificate, $0.key] } ?? []))
+        scheme = tls == nil ? "http" : "https"
         guard let bound = Int(line) else {
             p.send(SIGKILL)
             throw HarnessError("the file server did not start on port \(port)")
@@ -49,8 +59,11 @@ public final class FileServer: Sendable {
         (process, self.port, self.root) = (p, bound, root)
     }
 
-    /// `http://127.0.0.1:PORT/PATH`.
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+    /// `http://127.0.0.1:PORT/PATH` (`https://localhost:PORT/PATH` over TLS: the name the
+    /// certificate is for).
+    public func url(_ path: String) -> String {
+        scheme == "http" ? "http://127.0.0.1:\(port)/\(path)" : "https://localhost:\(port)/\(path)"
+    }
 
     public func stop() {
         // Foundation starts children with the calling thread's signal mask, and the test's
