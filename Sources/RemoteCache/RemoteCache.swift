@@ -83,12 +83,7 @@ public actor RemoteCache {
     public init(settings: RemoteCacheSettings, logger: Logger) throws(CacheProblem) {
         self.settings = settings
         self.logger = logger
-        do {
-            try FileManager.default.createDirectory(
-                atPath: settings.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw .disk("\(settings.directory): \(error.localizedDescription)")
-        }
+        if let why = Self.makeDirectory(settings.directory) { throw .disk("\(settings.directory): \(why)") }
         var tls = TLSConfiguration.makeClientConfiguration()
         if let ca = settings.caFile {
             tls.additionalTrustRoots = [.file(ca)]
@@ -112,6 +107,19 @@ public actor RemoteCache {
         }
         let map = entries.mapValues { settings.directory + "/" + $0.file }
         files.withLock { $0 = map }
+    }
+
+    /// Makes `path` and the folders above it (0700); why not, in the system's words.
+    static func makeDirectory(_ path: String) -> String? {
+        var made = ""
+        for part in path.split(separator: "/") {
+            made += "/" + part
+            if mkdir(made, 0o700) != 0, errno != EEXIST { return String(cString: strerror(errno)) }
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "not a directory" }
+        return access(path, W_OK | X_OK) == 0 ? nil : String(cString: strerror(errno))
     }
 
     /// The entry for `url`, if it is cached.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Config
 import Files
+import Playback
 
 /// `upright check-config [FILE]`: the effective configuration, or every error with its place.
 struct CheckConfig: ParsableCommand {
@@ -25,7 +26,14 @@ struct CheckConfig: ParsableCommand {
         print(origin ? configuration.tomlWithOrigins : configuration.toml, terminator: "")
         // What each playlist entry is now: a file, a folder with its media files, missing.
         for entry in configuration.player.playlist {
-            writeStandardError("upright: playlist: \(Playlist.inspect(entry).description)\n")
+            let options = configuration.player.itemOptions[entry]
+            let what =
+                RemoteItem.isCached(entry, options: options)
+                ? "\(entry): a remote file, played from the cache (\(configuration.cache.resolvedDirectory()))"
+                : RemoteItem.isLive(entry, options: options)
+                    ? "\(entry): a stream, played from the network (the slate while it is lost)"
+                    : Playlist.inspect(entry).description
+            writeStandardError("upright: playlist: \(what)\n")
         }
     }
 }

@@ -45,9 +45,12 @@ struct ProofOfPlayLogTests {
             $0.contains(#"{"item": "\#(clip)", "start": "20"#) && $0.contains(#""outcome": "ended""#)
         }
         #expect(!ended.isEmpty, "\(lines)")
+        // The clip is 0.5 s long; on a loaded machine mpv may take longer to play it (and its start
+        // and end are events that may lag), never less than most of it.
         #expect(
-            ended.allSatisfy {
-                $0.contains(#""seconds": 0.5"#) || $0.contains(#""seconds": 0.4"#) || $0.contains(#""seconds": 0.6"#)
+            ended.allSatisfy { line in
+                line.firstMatch(of: /"seconds": ([0-9.]+)/).flatMap { Double($0.1) }.map { (0.35...2).contains($0) }
+                    ?? false
             }, "\(ended)")
         #expect(
             lines.contains {
