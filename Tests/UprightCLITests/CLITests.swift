@@ -313,7 +313,8 @@ struct ErrorTests {
         #expect(!run.stderr.contains("warning: 'player.playlist': https://example.com"))
         // Then what each entry is now.
         #expect(run.stderr.contains("upright: playlist: /nonexistent/a.mp4: no such file or directory"))
-        #expect(run.stderr.contains("upright: playlist: https://example.com/b.mp4: a remote file, played from the cache"))
+        #expect(
+            run.stderr.contains("upright: playlist: https://example.com/b.mp4: a remote file, played from the cache"))
     }
 
     @Test func aBadSensorURIIsRefusedAsTheConfigurationWouldBe() async throws {
