@@ -352,9 +352,9 @@ private struct TOMLParser {
         guard let c = current else { throw fail("expected a value, found the end of the document") }
         switch c {
         case UInt8(ascii: "\""):
-            return .value(.string(looking(at: "\"\"\"") ? try multilineBasicString() : try basicString()))
+            return .value(.string(looking(at: "\"\"\"") ? try multilineString(UInt8(ascii: "\"")) : try basicString()))
         case UInt8(ascii: "'"):
-            return .value(.string(looking(at: "'''") ? try multilineLiteralString() : try literalString()))
+            return .value(.string(looking(at: "'''") ? try multilineString(UInt8(ascii: "'")) : try literalString()))
         case UInt8(ascii: "["):
             return .value(try array())
         case UInt8(ascii: "{"):
@@ -455,18 +455,23 @@ private struct TOMLParser {
         }
     }
 
-    mutating func multilineBasicString() throws(TOMLError) -> String {
+    /// `"""…"""` (escapes, and a backslash at a line's end) or `'''…'''` (as written), by `quote`;
+    /// the line end right after the opening quotes is not part of it.
+    mutating func multilineString(_ quote: UInt8) throws(TOMLError) -> String {
+        let basic = quote == UInt8(ascii: "\"")
         let start = i
         i += 3
         _ = newline()
         var out: [UInt8] = []
         while true {
             guard let c = current else {
-                throw fail("the multi-line string opened here is never closed with '\"\"\"'", at: start)
+                throw fail(
+                    "the multi-line string opened here is never closed with "
+                        + (basic ? "'\"\"\"'" : "\"'''\""), at: start)
             }
-            if c == UInt8(ascii: "\"") {
+            if c == quote {
                 if try quotes(c, into: &out) { return String(decoding: out, as: UTF8.self) }
-            } else if c == UInt8(ascii: "\\") {
+            } else if basic, c == UInt8(ascii: "\\") {
                 // A backslash at a line's end takes the line end and the blanks after it away.
                 var j = i + 1
                 while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 { j += 1 }
@@ -484,7 +489,9 @@ private struct TOMLParser {
                 out.append(0x0A)
             } else {
                 if isControl(c) {
-                    throw fail("a control character (U+\(hex(UInt32(c)))) in a string; write it escaped")
+                    throw fail(
+                        "a control character (U+\(hex(UInt32(c)))) in a "
+                            + (basic ? "string; write it escaped" : "literal string"))
                 }
                 out.append(c)
                 i += 1
@@ -550,27 +557,6 @@ private struct TOMLParser {
             }
             if isControl(c) { throw fail("a control character (U+\(hex(UInt32(c)))) in a literal string") }
             i += 1
-        }
-    }
-
-    mutating func multilineLiteralString() throws(TOMLError) -> String {
-        let start = i
-        i += 3
-        _ = newline()
-        var out: [UInt8] = []
-        while true {
-            guard let c = current else {
-                throw fail("the multi-line string opened here is never closed with \"'''\"", at: start)
-            }
-            if c == UInt8(ascii: "'") {
-                if try quotes(c, into: &out) { return String(decoding: out, as: UTF8.self) }
-            } else if newline() {
-                out.append(0x0A)
-            } else {
-                if isControl(c) { throw fail("a control character (U+\(hex(UInt32(c)))) in a literal string") }
-                out.append(c)
-                i += 1
-            }
         }
     }
 
