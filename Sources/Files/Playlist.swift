@@ -156,12 +156,25 @@ extension Playlist {
         // One look at each entry gives its items, its words and whether its folder is watched.
         var watch: [String] = []
         let entries = settings.playlist.map { entry in
+            if let cached, RemoteItem.isList(entry, options: settings.itemOptions[entry]) {
+                guard let list = cached(entry), let text = try? String(contentsOfFile: list, encoding: .utf8) else {
+                    return PlaylistScan.Entry(entry: entry, items: [], description: "\(entry): not downloaded yet")
+                }
+                let listed = RemoteItem.items(ofList: text, base: entry)
+                let files = listed.compactMap { url in
+                    RemoteItem.isCached(url) ? cached(url).map { (url, $0) } : (url, url)
+                }
+                return PlaylistScan.Entry(
+                    entry: entry,
+                    items: files.map { PlaylistScan.Item($0.1, stamp: stamp($0.1), origin: $0.0 == $0.1 ? nil : $0.0) },
+                    description: "\(entry): a list of \(listed.count) items, \(files.count) ready")
+            }
             if let cached, RemoteItem.isCached(entry, options: settings.itemOptions[entry]) {
                 guard let file = cached(entry) else {
                     return PlaylistScan.Entry(entry: entry, items: [], description: "\(entry): not downloaded yet")
                 }
                 return PlaylistScan.Entry(
-                    entry: entry, items: [PlaylistScan.Item(file, stamp: stamp(file))],
+                    entry: entry, items: [PlaylistScan.Item(file, stamp: stamp(file), origin: entry)],
                     description: "\(entry): cached as \(file)")
             }
             let (found, at) = look(entry, now: now)

@@ -395,10 +395,12 @@ public struct PlaybackCore: Sendable {
     /// The configured entry a file of the last scan came from when it is not the file itself (a
     /// remote item's cached file: its URL); `nil` otherwise.
     public func origin(of item: String) -> String? {
-        lastScan?.entries.first {
-            $0.entry != item && $0.entry.contains("://") && $0.items.contains { $0.path == item }
-        }?
-        .entry
+        for entry in lastScan?.entries ?? [] where entry.entry.contains("://") {
+            if let found = entry.items.first(where: { $0.path == item }) {
+                return found.origin ?? (entry.entry == item ? nil : entry.entry)
+            }
+        }
+        return nil
     }
 
     static func folder(of path: String) -> String {

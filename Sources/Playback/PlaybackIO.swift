@@ -52,7 +52,11 @@ public struct PlaylistScan: Sendable, Hashable {
     public struct Item: Sendable, Hashable {
         public var path: String
         public var stamp: String
-        public init(_ path: String, stamp: String = "") { (self.path, self.stamp) = (path, stamp) }
+        /// The URL a cached file stands for (the status, the log and the proof of play name it).
+        public var origin: String?
+        public init(_ path: String, stamp: String = "", origin: String? = nil) {
+            (self.path, self.stamp, self.origin) = (path, stamp, origin)
+        }
     }
 
     public var entries: [Entry]

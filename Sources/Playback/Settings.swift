@@ -86,10 +86,37 @@ public struct ItemOptions: Sendable, Hashable {
 /// extension (an endless HTTP stream looks like that). An item's `live` says it outright:
 /// `live = true` a stream, `live = false` a file (a CMS's `https://cms/content?id=5`).
 public enum RemoteItem {
+    /// Whether `item` is a remote playlist file: an `http://` or `https://` URL whose path ends
+    /// in `.m3u` or `.txt`, a list of URLs (one a line; `#` lines are comments; a relative one is
+    /// taken from the list's own address). The list is cached as a file is, and so is each of
+    /// its files.
+    public static func isList(_ item: String, options: ItemOptions? = nil) -> Bool {
+        let lower = item.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), options?.live != true else { return false }
+        let path = lower.split(separator: "?", maxSplits: 1).first.map(String.init) ?? lower
+        return path.hasSuffix(".m3u") || path.hasSuffix(".txt")
+    }
+
+    /// The items a remote playlist file lists, absolute (`base`: the list's own URL).
+    public static func items(ofList text: String, base: String) -> [String] {
+        let root =
+            base.firstRange(of: "://").map { r in
+                base[..<(base[r.upperBound...].firstIndex(of: "/") ?? base.endIndex)]
+            }.map(String.init) ?? base
+        let folder = base.lastIndex(of: "/").map { String(base[...$0]) } ?? base + "/"
+        return text.split(whereSeparator: \.isNewline).compactMap { raw in
+            let line = String(raw.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+            guard !line.isEmpty, !line.hasPrefix("#") else { return nil }
+            if line.contains("://") { return line }
+            return line.hasPrefix("/") ? root + line : folder + line
+        }
+    }
+
     /// Whether `item` is a remote file to cache.
     public static func isCached(_ item: String, options: ItemOptions? = nil) -> Bool {
         let lower = item.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return false }
+        if isList(item, options: options) { return true }
         if let live = options?.live { return !live }
         let path = lower.split(separator: "?", maxSplits: 1).first.map(String.init) ?? lower
         let afterHost = path.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).dropFirst(3).first

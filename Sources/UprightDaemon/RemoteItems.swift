@@ -23,6 +23,7 @@ actor RemoteItems {
     private var unusable: String?
     private var schedule: RemoteSchedule
     private var options: [String: ItemOptions]
+    private var playlist: [String]
     private let origin = ContinuousClock.now
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
@@ -33,6 +34,7 @@ actor RemoteItems {
         self.settings = settings
         self.logger = logger
         self.options = options
+        self.playlist = playlist
         (arrivals, arrived) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         schedule = RemoteSchedule(interval: settings.refresh)
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -45,8 +47,9 @@ actor RemoteItems {
             }
             current.withLock { [cache] in $0 = (cache, cache == nil) }
         }
-        let cache = cache
-        schedule.set(urls, cached: { cache?.cachedFile($0) != nil }, at: 0)
+        let made = cache
+        let listed = Self.cachedURLs(playlist, options: options) { made?.cachedFile($0) }
+        schedule.set(listed, cached: { made?.cachedFile($0) != nil }, at: 0)
     }
 
     /// The cache in `directory`; why not, when it cannot be made there.
@@ -67,9 +70,20 @@ actor RemoteItems {
         }
     }
 
-    /// The playlist's items that are cached (not streams).
-    static func cachedURLs(_ playlist: [String], options: [String: ItemOptions]) -> [String] {
-        playlist.filter { RemoteItem.isCached($0, options: options[$0]) }
+    /// The playlist's items that are cached (not streams), and the files of its remote lists
+    /// as far as they are cached (`cached`: a URL's file).
+    static func cachedURLs(
+        _ playlist: [String], options: [String: ItemOptions], cached: (String) -> String? = { _ in nil }
+    ) -> [String] {
+        var urls: [String] = []
+        for item in playlist where RemoteItem.isCached(item, options: options[item]) {
+            urls.append(item)
+            guard RemoteItem.isList(item, options: options[item]), let file = cached(item),
+                let text = try? String(contentsOfFile: file, encoding: .utf8)
+            else { continue }
+            urls += RemoteItem.items(ofList: text, base: item).filter { RemoteItem.isCached($0) && !urls.contains($0) }
+        }
+        return urls
     }
 
     /// What the player plays for `url`: its cached file; the URL itself when the cache cannot be
@@ -96,10 +110,12 @@ actor RemoteItems {
     /// A new playlist (a reload): its URLs are asked for, ones gone are forgotten.
     func setPlaylist(_ playlist: [String], options: [String: ItemOptions]? = nil) {
         if let options { self.options = options }
-        let urls = Self.cachedURLs(playlist, options: self.options)
-        if !urls.isEmpty { open() }
+        self.playlist = playlist
         let cache = cache
-        schedule.set(urls, cached: { cache?.cachedFile($0) != nil }, at: now)
+        let urls = Self.cachedURLs(playlist, options: self.options) { cache?.cachedFile($0) }
+        if !urls.isEmpty { open() }
+        let opened = self.cache
+        schedule.set(urls, cached: { opened?.cachedFile($0) != nil }, at: now)
         wake.yield()
     }
 
@@ -132,6 +148,11 @@ actor RemoteItems {
             case .success(let fresh):
                 if schedule.items[url]?.problem != nil { logger.notice("cache: \(url) reached again") }
                 schedule.succeeded(url, at: now)
+                if fresh, RemoteItem.isList(url, options: options[url]) {
+                    // A new list: its files are asked for (and ones it no longer lists forgotten).
+                    let urls = Self.cachedURLs(playlist, options: options) { cache.cachedFile($0) }
+                    schedule.set(urls, cached: { cache.cachedFile($0) != nil }, at: now)
+                }
                 if fresh {
                     logger.notice(
                         had

@@ -26,3 +26,19 @@ struct RemoteItemTests {
         #expect(RemoteItem.isLive(url, options: options) == (remote && !cached))
     }
 }
+
+extension RemoteItemTests {
+    @Test func aRemoteListsItemsAreAbsolute() {
+        let text = "# comment\n  clip.mp4  \n\n/top/a.png\nrtsp://cam/1\r\nhttps://other.example/b.mp4\n"
+        #expect(
+            RemoteItem.items(ofList: text, base: "https://cms.example.com/screens/loop.m3u?v=2") == [
+                "https://cms.example.com/screens/clip.mp4", "https://cms.example.com/top/a.png", "rtsp://cam/1",
+                "https://other.example/b.mp4",
+            ])
+        #expect(RemoteItem.isList("https://cms.example.com/screens/loop.m3u?v=2"))
+        #expect(RemoteItem.isList("http://10.0.0.5/list.TXT"))
+        #expect(!RemoteItem.isList("https://cdn.example.com/live/index.m3u8"))
+        #expect(!RemoteItem.isList("/srv/loop.m3u"))
+        #expect(RemoteItem.isCached("https://cms.example.com/screens/loop.m3u"))
+    }
+}

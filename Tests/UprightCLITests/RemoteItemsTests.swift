@@ -147,3 +147,43 @@ struct RemoteItemsTests {
         #expect(back == "cached")
     }
 }
+
+extension RemoteItemsTests {
+    /// A remote playlist file (`.m3u`: one URL a line, relative ones from the list's address):
+    /// the list and each of its files are cached, and its files play in turn.
+    @Test func aRemoteListPlaysEachOfItsFilesFromTheCache() async throws {
+        let dir = NSTemporaryDirectory() + "remote-list-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir + "/www/more", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.picture(dir + "/www/red.png", colour: "red")
+        try Self.picture(dir + "/www/more/blue.png", colour: "blue")
+        try "# the shop's loop\nred.png\n\n/more/blue.png\n".write(
+            toFile: dir + "/www/loop.m3u", atomically: true, encoding: .utf8)
+        let server = try FileServer(root: dir + "/www")
+        defer { server.stop() }
+        let list = server.url("loop.m3u")
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [player]
+        image_duration = 1
+        playlist = ["\(list)"]
+        [cache]
+        directory = "\(dir)/cache"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = dir + "/control.sock"
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
+        defer { play.process.send(SIGKILL) }
+        var played: Set<String> = []
+        var status: [String: Any] = [:]
+        for _ in 0..<80 where played.count < 2 {
+            try await Task.sleep(for: .milliseconds(100))
+            status = try await Self.status(socket)
+            if let p = status["playing"] as? String { played.insert(p) }
+        }
+        #expect(played == [server.url("red.png"), server.url("more/blue.png")], "\(played) \(play.stderr)")
+        let cache = Self.cache(status)
+        #expect(cache.count == 3 && cache.values.allSatisfy { $0["state"] as? String == "cached" }, "\(status)")
+    }
+}
