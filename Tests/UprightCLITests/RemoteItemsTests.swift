@@ -22,6 +22,18 @@ struct RemoteItemsTests {
         guard p.terminationStatus == 0 else { throw HarnessError("ffmpeg could not make \(path)") }
     }
 
+    /// A new folder whose `www` holds one-colour pictures (their paths under `www` → colours).
+    static func site(_ name: String, pictures: [String: String]) throws -> String {
+        let dir = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString.prefix(8))"
+        for (path, colour) in pictures {
+            let file = dir + "/www/" + path
+            try FileManager.default.createDirectory(
+                atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try picture(file, colour: colour)
+        }
+        return dir
+    }
+
     /// The colour in the middle of the video frame, from `ctl screenshot` (read through ffmpeg).
     static func centreColour(socket: String, dir: String) async throws -> (Int, Int, Int)? {
         let png = dir + "/shot.png", ppm = dir + "/shot.ppm"
@@ -53,12 +65,8 @@ struct RemoteItemsTests {
     }
 
     @Test func playedFromTheCacheKeptWithoutTheServerRenewedAtAnItemChangeAndNeverWhenWrong() async throws {
-        let dir = NSTemporaryDirectory() + "remote-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir + "/www", withIntermediateDirectories: true)
+        let dir = try Self.site("remote", pictures: ["red.png": "red", "wrong.png": "blue", "cut.png": "blue"])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Self.picture(dir + "/www/red.png", colour: "red")
-        try Self.picture(dir + "/www/wrong.png", colour: "blue")
-        try Self.picture(dir + "/www/cut.png", colour: "blue")
         var server = try FileServer(root: dir + "/www")
         let port = server.port
         let (red, wrong, cut) = (server.url("red.png"), server.url("wrong.png"), server.url("truncated/cut.png"))
@@ -152,11 +160,8 @@ extension RemoteItemsTests {
     /// A remote playlist file (`.m3u`: one URL a line, relative ones from the list's address):
     /// the list and each of its files are cached, and its files play in turn.
     @Test func aRemoteListPlaysEachOfItsFilesFromTheCache() async throws {
-        let dir = NSTemporaryDirectory() + "remote-list-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir + "/www/more", withIntermediateDirectories: true)
+        let dir = try Self.site("remote-list", pictures: ["red.png": "red", "more/blue.png": "blue"])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Self.picture(dir + "/www/red.png", colour: "red")
-        try Self.picture(dir + "/www/more/blue.png", colour: "blue")
         try "# the shop's loop\nred.png\n\n/more/blue.png\n".write(
             toFile: dir + "/www/loop.m3u", atomically: true, encoding: .utf8)
         let server = try FileServer(root: dir + "/www")
