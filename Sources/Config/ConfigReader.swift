@@ -472,22 +472,8 @@ struct ConfigReader {
 
     /// `[proof_of_play]`: the log, its size before rotation and the rotated files kept.
     mutating func readProofOfPlay(_ t: TOMLTable, into p: inout ProofOfPlaySettings) {
-        if let path = string(t, ["proof_of_play", "file"]) {
-            if path.isEmpty {
-                p.file = nil
-            } else if !path.hasPrefix("/") {
-                error("'proof_of_play.file' must be an absolute path, not '\(path)'", at: ["proof_of_play", "file"])
-            } else {
-                p.file = path
-            }
-        }
-        if let mb = number(t, ["proof_of_play", "max_mb"]) {
-            if mb >= 0.001, mb <= 10000 {
-                p.maxMB = mb
-            } else {
-                error("'proof_of_play.max_mb' must be 0.001 to 10000 MB, not \(mb)", at: ["proof_of_play", "max_mb"])
-            }
-        }
+        if let path = absolutePath(t, ["proof_of_play", "file"]) { p.file = path.isEmpty ? nil : path }
+        p.maxMB = number(t, ["proof_of_play", "max_mb"], in: 0.001...10000, "MB") ?? p.maxMB
         if let keep = number(t, ["proof_of_play", "keep"]) {
             if keep >= 0, keep <= 1000, keep == keep.rounded() {
                 p.keep = Int(keep)
@@ -525,13 +511,7 @@ struct ConfigReader {
             }
         }
         if let listen = listen(t, in: "metrics", port: 9464) { m.listen = listen }
-        if let i = number(t, ["metrics", "interval"]) {
-            if i >= 1, i <= 3600 {
-                m.interval = i
-            } else {
-                error("'metrics.interval' must be 1 to 3600 seconds, not \(i)", at: ["metrics", "interval"])
-            }
-        }
+        m.interval = number(t, ["metrics", "interval"], in: 1...3600, "seconds") ?? m.interval
         m.items = bool(t, ["metrics", "items"]) ?? m.items
     }
 

@@ -562,26 +562,26 @@ private struct TOMLParser {
 
     // MARK: - Numbers and dates
 
-    mutating func numberOrDate() throws(TOMLError) -> TOMLValue {
-        let start = i
+    /// The run of characters a number, date or time is made of, from the cursor.
+    mutating func scalarToken() -> String {
+        let from = i
         while let c = current,
             isBareKey(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: ".") || c == UInt8(ascii: ":")
         {
             i += 1
         }
-        var token = String(decoding: bytes[start..<i], as: UTF8.self)
+        return String(decoding: bytes[from..<i], as: UTF8.self)
+    }
+
+    mutating func numberOrDate() throws(TOMLError) -> TOMLValue {
+        let start = i
+        var token = scalarToken()
         // A date and a time may stand apart: `1979-05-27 07:32:00`.
         if token.utf8.count == 10, isDate(token), current == 0x20, let d = peek(1), isDigit(d), let e = peek(2),
             isDigit(e), peek(3) == UInt8(ascii: ":")
         {
             i += 1
-            let timeStart = i
-            while let c = current,
-                isBareKey(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: ".") || c == UInt8(ascii: ":")
-            {
-                i += 1
-            }
-            token += "T" + String(decoding: bytes[timeStart..<i], as: UTF8.self)
+            token += "T" + scalarToken()
         }
         if let value = TOMLScalars.value(of: token) { return value }
         throw fail(TOMLScalars.whyNot(token), at: start)
