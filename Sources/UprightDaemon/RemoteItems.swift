@@ -39,23 +39,14 @@ actor RemoteItems {
         schedule = RemoteSchedule(interval: settings.refresh)
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         directory = settings.resolvedDirectory()
-        let urls = Self.cachedURLs(playlist, options: options)
-        if !urls.isEmpty {
-            switch Self.makeCache(settings, directory: directory, logger: logger) {
-            case .success(let made): cache = made
-            case .failure(let why): unusable = why.description
-            }
+        if !Self.cachedURLs(playlist, options: options).isEmpty {
+            (cache, unusable) = Self.makeCache(settings, directory: directory, logger: logger)
             current.withLock { [cache] in $0 = (cache, cache == nil) }
         }
-        let made = cache
-        let listed = Self.cachedURLs(playlist, options: options) { made?.cachedFile($0) }
-        schedule.set(listed, cached: { made?.cachedFile($0) != nil }, at: 0)
     }
 
-    /// The cache in `directory`; why not, when it cannot be made there.
-    static func makeCache(_ settings: CacheSettings, directory: String, logger: Logger) -> Result<
-        RemoteCache, CacheProblem
-    > {
+    /// The cache in `directory`, or why it cannot be made there.
+    static func makeCache(_ settings: CacheSettings, directory: String, logger: Logger) -> (RemoteCache?, String?) {
         do {
             let made = try RemoteCache(
                 settings: RemoteCacheSettings(
@@ -63,10 +54,10 @@ actor RemoteItems {
                     caFile: settings.caFile.isEmpty ? nil : settings.caFile),
                 logger: logger)
             logger.notice("cache: \(directory)")
-            return .success(made)
+            return (made, nil)
         } catch {
             logger.warning("cache: \(error); remote items play from the network")
-            return .failure(error)
+            return (nil, error.description)
         }
     }
 
@@ -96,27 +87,25 @@ actor RemoteItems {
 
     private var now: Double { origin.duration(to: .now).seconds }
 
-    private func open() {
-        guard cache == nil else { return }
-        switch Self.makeCache(settings, directory: directory, logger: logger) {
-        case .success(let made):
-            cache = made
-            unusable = nil
-        case .failure(let why): unusable = why.description
-        }
-        current.withLock { [cache] in $0 = (cache, cache == nil) }
-    }
-
-    /// A new playlist (a reload): its URLs are asked for, ones gone are forgotten.
+    /// A new playlist (a reload): its URLs are asked for, ones gone are forgotten; the cache is
+    /// made when the first remote file comes.
     func setPlaylist(_ playlist: [String], options: [String: ItemOptions]? = nil) {
         if let options { self.options = options }
         self.playlist = playlist
-        let cache = cache
-        let urls = Self.cachedURLs(playlist, options: self.options) { cache?.cachedFile($0) }
-        if !urls.isEmpty { open() }
-        let opened = self.cache
-        schedule.set(urls, cached: { opened?.cachedFile($0) != nil }, at: now)
+        if cache == nil, !Self.cachedURLs(playlist, options: self.options).isEmpty {
+            (cache, unusable) = Self.makeCache(settings, directory: directory, logger: logger)
+            current.withLock { [cache] in $0 = (cache, cache == nil) }
+        }
+        schedulePlaylist()
         wake.yield()
+    }
+
+    /// The playlist's remote files, and those its cached lists name, into the schedule (new ones
+    /// due at once, ones no longer there forgotten).
+    private func schedulePlaylist() {
+        let made = cache
+        let urls = Self.cachedURLs(playlist, options: options) { made?.cachedFile($0) }
+        schedule.set(urls, cached: { made?.cachedFile($0) != nil }, at: now)
     }
 
     /// Notes that `url` plays (the least recently played are evicted first).
@@ -124,6 +113,7 @@ actor RemoteItems {
 
     /// Asks for what is due, then sleeps until the next is (or a new playlist comes), until cancelled.
     func run() async {
+        schedulePlaylist()
         var iterator = wakes.makeAsyncIterator()
         while !Task.isCancelled {
             await askDue()
@@ -148,11 +138,8 @@ actor RemoteItems {
             case .success(let fresh):
                 if schedule.items[url]?.problem != nil { logger.notice("cache: \(url) reached again") }
                 schedule.succeeded(url, at: now)
-                if fresh, RemoteItem.isList(url, options: options[url]) {
-                    // A new list: its files are asked for (and ones it no longer lists forgotten).
-                    let urls = Self.cachedURLs(playlist, options: options) { cache.cachedFile($0) }
-                    schedule.set(urls, cached: { cache.cachedFile($0) != nil }, at: now)
-                }
+                // A new list: its files are asked for (and ones it no longer lists forgotten).
+                if fresh, RemoteItem.isList(url, options: options[url]) { schedulePlaylist() }
                 if fresh {
                     logger.notice(
                         had
