@@ -247,7 +247,7 @@ extension PlaybackCore {
         lastFailure = "\(name): \(reason)"
         if path != settings.splash { failed[path] = (stamp, now) }
         if isLive(path) { lostStream = (path, lostStream?.path == path ? lostStream!.since : now, reason) }
-        var out: [PlaybackEffect] = [.event(.fileFailed(path, reason: why))]
+        var out: [PlaybackEffect] = [.event(.fileFailed(named(path), reason: why))]
         // Every entry of that file leaves mpv's playlist (but one playing it now, and a clip).
         let gone = entries.filter {
             $0.path == path && $0.id != clipState?.entry && ($0.id == entry || $0.id != currentEntry)

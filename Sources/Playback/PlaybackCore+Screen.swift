@@ -134,7 +134,7 @@ extension PlaybackCore {
             // mpv is stopped from playing it (it then goes on to the next entry, or idles), and it
             // fails as a file that cannot play does.
             entries.removeAll { $0.id == entry }
-            return [.event(.stalled(current)), .mpv(.remove(entry: entry, evenIfPlaying: true))]
+            return [.event(.stalled(named(current))), .mpv(.remove(entry: entry, evenIfPlaying: true))]
                 + failed(
                     current, entry: entry,
                     why: "the stream stopped (no new picture for \((timeout * 100).rounded() / 100) s)", stamp: "",
@@ -149,7 +149,7 @@ extension PlaybackCore {
             out = [.event(.gaveUp(text))]
             stalls = []
         } else {
-            out = [.event(.stalled(current))]
+            out = [.event(.stalled(named(current)))]
         }
         stillSince = now
         lastPosition = nil

@@ -65,11 +65,12 @@ public struct PlaybackCore: Sendable {
     public internal(set) var currentEntry: Int64?
     public internal(set) var current: String?
 
-    /// The item after the one playing, as the playlist stands (the first again when it loops).
+    /// The item after the one playing, as the playlist stands (the first again when it loops),
+    /// named as the player's events name it.
     public var upcoming: String? {
-        guard let current, let i = items.firstIndex(of: current) else { return items.first }
-        if i + 1 < items.count { return items[i + 1] }
-        return settings.loop ? items.first : nil
+        guard let current, let i = items.firstIndex(of: current) else { return items.first.map(named) }
+        if i + 1 < items.count { return named(items[i + 1]) }
+        return settings.loop ? items.first.map(named) : nil
     }
     /// mpv ended the entry playing and has not started the next one yet.
     var between = false
@@ -328,7 +329,7 @@ public struct PlaybackCore: Sendable {
         if isLive(current), clipState == nil, items.count > 1, let d = options(of: current)?.duration {
             liveEndAt = now + d
         }
-        if leadingSplash != nil, current == settings.splash { return [.event(.playing(current))] }
+        if leadingSplash != nil, current == settings.splash { return [.event(.playing(named(current)))] }
         var out: [PlaybackEffect] = []
         if let c = clipState, c.ended { out += resumeAfterClip(c) }
         // Each item change looks at the folders again (a watch brings changes sooner).
@@ -340,7 +341,7 @@ public struct PlaybackCore: Sendable {
             shapeAttempts = 0
             out.append(.sampleShape)
         }
-        out.append(.event(.playing(current)))
+        out.append(.event(.playing(named(current))))
         return out + clearFailureMessage(at: now)
     }
 
@@ -392,9 +393,12 @@ public struct PlaybackCore: Sendable {
             ?? origin(of: item).flatMap { settings.itemOptions[$0] }
     }
 
+    /// What the player's events name `item` by: a cached file by the URL it stands for.
+    func named(_ item: String) -> String { origin(of: item) ?? item }
+
     /// The configured entry a file of the last scan came from when it is not the file itself (a
     /// remote item's cached file: its URL); `nil` otherwise.
-    public func origin(of item: String) -> String? {
+    func origin(of item: String) -> String? {
         for entry in lastScan?.entries ?? [] where entry.entry.contains("://") {
             if let found = entry.items.first(where: { $0.path == item }) {
                 return found.origin ?? (entry.entry == item ? nil : entry.entry)

@@ -116,9 +116,6 @@ public actor Player {
     /// item change (the item playing goes on).
     public func remoteChanged() { feed(.foldersChanged) }
 
-    /// The URL a cached file stands for (the status and the proof of play name the URL).
-    public func origin(of item: String) -> String? { core.origin(of: item) }
-
     /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
     public func setPlaylist(_ items: [String]) { feed(.setPlaylist(items)) }
     /// Applies the interface orientation the policy decided (and the layout, when given).

@@ -87,7 +87,7 @@ struct SessionShell: Sendable {
         case .reply(let request, var reply):
             if reply.status != nil {
                 reply.status?.decoder = await player.decoder()
-                if let next = await player.upcoming { reply.status?.next = await player.origin(of: next) ?? next }
+                reply.status?.next = await player.upcoming
                 reply.status?.gravity = monitor.gravity.map { [$0.x, $0.y, $0.z].map { ($0 * 1000).rounded() / 1000 } }
                 reply.status?.cache = await remote.status()
             }
@@ -261,10 +261,8 @@ struct SessionShell: Sendable {
             case .tap(let action): feed.yield(.command(action, from: .touch))
             case .clipEnded: feed.yield(.clipEnded)
             case .shape(let shape): feed.yield(.content(shape))
-            case .playing(let file):
-                // A cached file is its URL to the operator.
-                let item = await player.origin(of: file) ?? file
-                if item != file { await remote.played(item) }
+            case .playing(let item):
+                await remote.played(item)
                 proofOfPlay?.playing(item)
                 let title = await player.title(of: item)
                 logger.info("playing \(item)")
@@ -276,8 +274,7 @@ struct SessionShell: Sendable {
                     ServiceManager.ready(status: "playing \(title)")
                 }
                 ready = true
-            case .fileFailed(let file, let reason):
-                let path = await player.origin(of: file) ?? file
+            case .fileFailed(let path, let reason):
                 proofOfPlay?.failed(path, reason: reason)
                 metrics.fileFailed()
                 feed.yield(.fileFailed(path: path, reason: reason))
