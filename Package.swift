@@ -184,7 +184,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict),
+        .executableTarget(
+            name: "upright", dependencies: ["UprightCLI"], swiftSettings: strict,
+            // No symbol of the program's exported (packaging/upright.exports says why).
+            linkerSettings: [
+                .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/packaging/upright.exports"])
+            ]),
         .executableTarget(
             name: "upright-bench",
             dependencies: [
