@@ -5,7 +5,8 @@
    new cache each round: the download comes first), cached (the same cache again), and plain mpv
    streaming the same URL, alternating. The clip is served by Python's HTTP server on loopback.
 2. A live stream's server stopped and started again: an RTSP server (GStreamer's, as the tests
-   run it) stopped for 5 s, five times: the time until the screen shows the slate (the splash)
+   run it) and an HLS stream (ffmpeg's, 1 s segments, served by Python's HTTP server) stopped
+   for 5 s (SIGKILL), five times each: the time until the screen shows the slate (the splash)
    and, once the server is back, until it shows the stream again; beside plain mpv, which ends
    (or holds its last picture) and does not come back by itself.
 
@@ -14,6 +15,7 @@
 import http.server
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -100,18 +102,76 @@ def rtsp_server(port):
     return p, int(p.stdout.readline())
 
 
-def outages(bin_dir, env, directory, rounds):
-    subprocess.run(['ffmpeg', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=blue:s=64x64',
-                    '-frames:v', '1', os.path.join(directory, 'splash.png')], check=True)
-    server, port = rtsp_server(0)
-    url = 'rtsp://127.0.0.1:%d/stream' % port
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def http_server(directory, port):
+    """Python's HTTP server in a process of its own (stopped with SIGKILL: its connections go
+    with it, as a server's that dies)."""
+    p = subprocess.Popen([sys.executable, '-m', 'http.server', str(port), '--bind', '127.0.0.1',
+                          '--directory', directory], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(('127.0.0.1', port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return p, port
+
+
+class Stream:
+    """A live stream whose server can be stopped (SIGKILL) and started again on the same port."""
+
+    def __init__(self, kind, directory):
+        self.kind = kind
+        self.encoder = None
+        if kind == 'rtsp':
+            self.server, self.port = rtsp_server(0)
+            self.url = 'rtsp://127.0.0.1:%d/stream' % self.port
+        else:
+            # ffmpeg writing HLS (1 s segments) into a folder, served over HTTP.
+            self.folder = os.path.join(directory, 'hls')
+            os.makedirs(self.folder, exist_ok=True)
+            self.encoder = subprocess.Popen(
+                ['ffmpeg', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'color=c=0x00ff00:s=320x240:r=25',
+                 '-c:v', 'mpeg2video', '-g', '25', '-f', 'hls', '-hls_time', '1', '-hls_list_size', '4',
+                 '-hls_flags', 'delete_segments', os.path.join(self.folder, 'live.m3u8')])
+            for _ in range(100):
+                if os.path.exists(os.path.join(self.folder, 'live.m3u8')):
+                    break
+                time.sleep(0.05)
+            self.server, self.port = http_server(self.folder, free_port())
+            self.url = 'http://127.0.0.1:%d/live.m3u8' % self.port
+
+    def stop(self):
+        self.server.send_signal(signal.SIGKILL)
+        self.server.wait()
+
+    def start(self):
+        self.server, _ = rtsp_server(self.port) if self.kind == 'rtsp' else http_server(self.folder, self.port)
+
+    def end(self):
+        stop(self.server)
+        if self.encoder:
+            stop(self.encoder)
+
+
+def outages(bin_dir, env, directory, rounds, kind):
+    splash = os.path.join(directory, 'splash.png')
+    if not os.path.exists(splash):
+        subprocess.run(['ffmpeg', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=blue:s=64x64',
+                        '-frames:v', '1', splash], check=True)
+    stream = Stream(kind, directory)
     conf = os.path.join(directory, 'live.toml')
     with open(conf, 'w') as f:
         f.write('[sensor]\nuri = "none"\n[lock]\nevdev = "none"\n[player]\nsplash = "%s"\nplaylist = ["%s"]\n'
-                '[player.mpv]\nvo = "wlshm"\nao = "null"\n' % (os.path.join(directory, 'splash.png'), url))
+                '[player.mpv]\nvo = "wlshm"\nao = "null"\n' % (splash, stream.url))
     runs = {
         'upright': [os.path.join(bin_dir, 'upright'), 'play', '--config', conf, '--no-control'],
-        'mpv': ['mpv', '--no-config', '--fs', '--vo=wlshm', '--ao=null', '--really-quiet', url],
+        'mpv': ['mpv', '--no-config', '--fs', '--vo=wlshm', '--ao=null', '--really-quiet', stream.url],
     }
     results = {}
     for name, argv in runs.items():
@@ -122,8 +182,8 @@ def outages(bin_dir, env, directory, rounds):
             stop(p)
             continue
         for _ in range(rounds):
-            server.send_signal(signal.SIGKILL)
-            server.wait()
+            time.sleep(2)  # well into the stream (HLS: at a segment's any point)
+            stream.stop()
             started = time.monotonic()
             t = wait_for(env, blue, 5)
             if t is not None:
@@ -131,15 +191,16 @@ def outages(bin_dir, env, directory, rounds):
             time.sleep(max(0, 5 - (time.monotonic() - started)))
             if p.poll() is not None:
                 ended += 1  # the player ended with its stream (plain mpv does)
-            server, _ = rtsp_server(port)
+            stream.start()
             if p.poll() is None:
                 b = wait_for(env, green, 10)
                 if b is not None:
                     back.append(b)
         stop(p)
         results[name] = (slate, back, ended)
-    stop(server)
-    print('A live stream (RTSP) whose server is stopped for 5 s, %d times:' % rounds)
+    stream.end()
+    print('A live stream (%s) whose server is stopped (SIGKILL) for 5 s, %d times:'
+          % ('RTSP' if kind == 'rtsp' else 'HLS, 1 s segments', rounds))
     for name, r in results.items():
         if r is None:
             print('  %-8s the stream never showed' % name)
@@ -157,7 +218,8 @@ def main():
     def run(env, directory):
         os.makedirs(os.path.join(directory, 'www'))
         first_frames(bin_dir, env, directory, rounds)
-        outages(bin_dir, env, directory, rounds)
+        outages(bin_dir, env, directory, rounds, 'rtsp')
+        outages(bin_dir, env, directory, rounds, 'hls')
     in_sway('upright-bench-remote-', run)
 
 

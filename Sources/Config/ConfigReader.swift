@@ -663,12 +663,24 @@ struct ConfigReader {
         let path = ["player", "playlist"]
         var o = ItemOptions()
         for key in t.keys.sorted()
-        where !["path", "duration", "mute", "orientation", "days", "from", "until", "sha256", "live"].contains(key) {
+        where !["path", "duration", "mute", "orientation", "days", "from", "until", "sha256", "live", "latency"]
+            .contains(key)
+        {
             report(
                 .warning,
                 "unknown key '\(key)' in a playlist item; expected path, duration, mute, orientation, days, from, "
-                    + "until, sha256, live",
+                    + "until, sha256, live, latency",
                 at: map.valuePlace(of: path))
+        }
+        if let l = t["latency"] {
+            if let v = l.double ?? l.int.map(Double.init), v >= 0.5, v <= 30 {
+                o.latency = v
+            } else {
+                error(
+                    "a playlist item's 'latency' must be 0.5 to 30 seconds behind the stream's newest picture, "
+                        + "not \(l.double ?? l.int.map(Double.init) ?? .nan)",
+                    at: path)
+            }
         }
         if let h = t["sha256"] {
             if let text = h.string, text.count == 64, text.allSatisfy(\.isHexDigit) {

@@ -82,6 +82,7 @@ extension UprightConfiguration {
             if let s = o.shape { fields.append("orientation = \(q(s.rawValue))") }
             if let h = o.sha256 { fields.append("sha256 = \(q(h))") }
             if let l = o.live { fields.append("live = \(l)") }
+            if let l = o.latency { fields.append("latency = \(num(l))") }
             if let s = o.schedule {
                 if !s.days.isEmpty {
                     fields.append(

@@ -124,6 +124,10 @@ extension MPVProperty where Value == Bool {
 extension MPVProperty where Value == Double {
     public static let timePosition = MPVProperty("time-pos")
     public static let duration = MPVProperty("duration")
+    /// The seconds of the stream held ahead of the position.
+    public static let demuxerCacheDuration = MPVProperty("demuxer-cache-duration")
+    /// The video's frame rate as the container says it.
+    public static let containerFPS = MPVProperty("container-fps")
 }
 
 extension MPVProperty where Value == String {

@@ -114,31 +114,23 @@ extension PlaybackCore {
         let live = isLive(current)
         // A live stream stands still for three frames' time at least (a camera at 1 fps: 3 s).
         // Until its first frame, a stream is opening, however long that takes on a loaded machine
-        // or a slow network: the ordinary stall timeout applies.
+        // or a slow network: the ordinary stall timeout applies (and its latency's buffering).
         let liveTimeout =
             firstFrameShown
             ? max(settings.liveStallTimeout.seconds, s.fps.map { $0 > 0 ? 3 / $0 : 0 } ?? 0)
-            : settings.stallTimeout?.seconds ?? 10
-        guard let timeout = live ? liveTimeout : settings.stallTimeout?.seconds else { return [] }
+            : (settings.stallTimeout?.seconds ?? 10) + (options(of: current)?.latency ?? 0)
+        let held = live ? holdLatency(s) : []
+        guard let timeout = live ? liveTimeout : settings.stallTimeout?.seconds else { return held }
         if s.paused || s.idle || s.image || s.position != lastPosition {
             lastPosition = s.position
             stillSince = now
-            return []
+            return held
         }
-        guard now - stillSince >= timeout else { return [] }
+        guard now - stillSince >= timeout else { return held }
         if live, let entry = currentEntry {
-            // A live stream that stands still is lost: the slate, and the stream again once its
-            // server answers (never a reason to give up).
-            stillSince = now
-            lastPosition = nil
-            // mpv is stopped from playing it (it then goes on to the next entry, or idles), and it
-            // fails as a file that cannot play does.
-            entries.removeAll { $0.id == entry }
-            return [.event(.stalled(named(current))), .mpv(.remove(entry: entry, evenIfPlaying: true))]
-                + failed(
-                    current, entry: entry,
-                    why: "the stream stopped (no new picture for \((timeout * 100).rounded() / 100) s)", stamp: "",
-                    at: now)
+            return lose(
+                current, entry: entry, why: "the stream stopped (no new picture for \((timeout * 100).rounded() / 100) s)",
+                at: now)
         }
         let window = settings.stallWindow.seconds
         stalls = stalls.filter { now - $0 < window } + [now]
@@ -154,6 +146,44 @@ extension PlaybackCore {
         stillSince = now
         lastPosition = nil
         return out + change(.reload, at: now)
+    }
+
+    /// A live stream with a `latency` is held that far behind its newest picture: what mpv holds
+    /// ahead of its position is the latency (beyond the network's), and a speed a little over or
+    /// under 1 (at most 5 %, 1 % for each 0.2 s off; within 0.1 s, 1) brings it back. Closed
+    /// players do the same (hls.js, ExoPlayer: 0.97–1.05). The speed is set when it changes only.
+    mutating func holdLatency(_ s: PositionSample) -> [PlaybackEffect] {
+        guard let current, firstFrameShown, let target = options(of: current)?.latency, let buffered = s.buffered,
+            !s.paused, !s.idle
+        else { return [] }
+        let speed = Self.speed(holding: target, buffered: buffered)
+        guard speed != heldSpeed else { return [] }
+        heldSpeed = speed
+        return [.mpv(.set("speed", .double(speed)))]
+    }
+
+    /// The speed that brings `buffered` seconds back to `target`.
+    public static func speed(holding target: Double, buffered: Double) -> Double {
+        let off = buffered - target
+        guard abs(off) > 0.1 + 1e-9 else { return 1 }  // within 0.1 s (less what floating point adds)
+        let step = min(5, max(1, (abs(off) / 0.2).rounded(.down)))
+        return (100 + (off > 0 ? step : -step)) / 100
+    }
+
+    /// A live stream that stands still, or whose server went away, is lost: the slate, and the
+    /// stream again once its server answers (never a reason to give up). mpv is stopped from
+    /// playing it (it then goes on to the next entry, or idles), and it fails as a file that
+    /// cannot play does.
+    mutating func lose(_ path: String, entry: Int64, why: String, at now: Double) -> [PlaybackEffect] {
+        stillSince = now
+        lastPosition = nil
+        entries.removeAll { $0.id == entry }
+        var out: [PlaybackEffect] = [.event(.stalled(named(path))), .mpv(.remove(entry: entry, evenIfPlaying: true))]
+        if watchedSource != nil {
+            watchedSource = nil
+            out.append(.watchSource(nil))
+        }
+        return out + failed(path, entry: entry, why: why, stamp: "", at: now)
     }
 
     // MARK: - The item's shape

@@ -104,6 +104,10 @@ public struct PlaybackCore: Sendable {
     /// slate shows, and it is asked again at `probeAt`.
     var lostStream: (path: String, since: Double, why: String)?
     var probeAt: Double?
+    /// The live stream whose server is watched (``PlaybackEffect/watchSource(_:)``).
+    var watchedSource: String?
+    /// The speed set to hold a live stream's latency (each file starts at 1: its own option).
+    var heldSpeed = 1.0
     /// A live stream with a `duration`, in a rotation: when it gives way to the next item.
     var liveEndAt: Double?
     /// The request number of a step the core takes itself (a person's steps count from 1).
@@ -232,6 +236,9 @@ public struct PlaybackCore: Sendable {
         case .pause(let paused): return [.mpv(.set("pause", .flag(paused)))]
         case .tick: return tick(at: now)
         case .probed(let path, let reachable): return probed(path, reachable: reachable, at: now)
+        case .sourceGone(let path):
+            guard path == current, isLive(path), let entry = currentEntry, lostStream == nil else { return [] }
+            return lose(path, entry: entry, why: "its server went away", at: now)
         }
     }
 
@@ -295,6 +302,7 @@ public struct PlaybackCore: Sendable {
         startDeadline = now + 1
         firstFrameShown = false
         liveEndAt = nil
+        heldSpeed = 1
         // Each item's picture is watched from its own start.
         (stillSince, lastPosition) = (now, nil)
         idle = false
@@ -325,12 +333,18 @@ public struct PlaybackCore: Sendable {
     private mutating func fileLoaded(at now: Double) -> [PlaybackEffect] {
         guard let current else { return [] }
         if lostStream?.path == current { lostStream = nil }
+        var watch: [PlaybackEffect] = []
+        let wanted = isLive(current) ? current : nil
+        if wanted != watchedSource {
+            watchedSource = wanted
+            watch = [.watchSource(wanted)]
+        }
         // A stream never ends by itself: in a rotation, one with a `duration` plays for that long.
         if isLive(current), clipState == nil, items.count > 1, let d = options(of: current)?.duration {
             liveEndAt = now + d
         }
-        if leadingSplash != nil, current == settings.splash { return [.event(.playing(named(current)))] }
-        var out: [PlaybackEffect] = []
+        if leadingSplash != nil, current == settings.splash { return watch + [.event(.playing(named(current)))] }
+        var out: [PlaybackEffect] = watch
         if let c = clipState, c.ended { out += resumeAfterClip(c) }
         // Each item change looks at the folders again (a watch brings changes sooner).
         if !watched.isEmpty, clipState == nil { out += look(.refresh) }

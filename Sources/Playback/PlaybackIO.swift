@@ -27,7 +27,13 @@ public struct PositionSample: Sendable, Hashable {
     /// The video's frame rate as mpv measures it (`nil`: not known yet): a picture may stand
     /// still for a few frames' time before a stream counts as lost.
     public var fps: Double?
-    public init(position: Double?, paused: Bool = false, idle: Bool = false, image: Bool = false, fps: Double? = nil) {
+    /// The seconds of the stream mpv holds ahead of its position (`demuxer-cache-duration`).
+    public var buffered: Double?
+    public init(
+        position: Double?, paused: Bool = false, idle: Bool = false, image: Bool = false, fps: Double? = nil,
+        buffered: Double? = nil
+    ) {
+        self.buffered = buffered
         (self.position, self.paused, self.idle, self.image, self.fps) = (position, paused, idle, image, fps)
     }
 }
@@ -123,6 +129,8 @@ public enum PlaybackInput: Sendable, Hashable {
     case tick
     /// The answer to ``PlaybackEffect/probe(_:)``: whether the stream's server answers now.
     case probed(String, reachable: Bool)
+    /// The server of the stream watched (``PlaybackEffect/watchSource(_:)``) went away.
+    case sourceGone(String)
 }
 
 /// A step through the playlist.
@@ -184,6 +192,10 @@ public enum PlaybackEffect: Sendable, Hashable {
     /// Whether a lost stream's server answers (a connection to its host and port, quickly given
     /// up): ``PlaybackInput/probed(_:reachable:)``.
     case probe(String)
+    /// Watch the server of the live stream playing (`nil`: stop): its going away is
+    /// ``PlaybackInput/sourceGone(_:)``, sooner than the stream's picture stops (HLS plays out
+    /// what it holds first).
+    case watchSource(String?)
 }
 
 /// What the player reports.

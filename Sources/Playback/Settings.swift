@@ -66,9 +66,12 @@ public struct ItemOptions: Sendable, Hashable {
     public var sha256: String?
     /// A live stream: played straight from its URL, never cached (`nil`: judged by its URL).
     public var live: Bool?
+    /// A live stream played this many seconds behind its newest picture, held by small speed
+    /// changes (`nil`: as little as mpv can).
+    public var latency: Double?
     public init(
         duration: Double? = nil, mute: Bool? = nil, shape: ContentShape? = nil, schedule: Schedule? = nil,
-        sha256: String? = nil, live: Bool? = nil
+        sha256: String? = nil, live: Bool? = nil, latency: Double? = nil
     ) {
         self.duration = duration
         self.mute = mute
@@ -76,6 +79,7 @@ public struct ItemOptions: Sendable, Hashable {
         self.schedule = schedule
         self.sha256 = sha256
         self.live = live
+        self.latency = latency
     }
 }
 

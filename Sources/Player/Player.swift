@@ -22,6 +22,8 @@ public actor Player {
     /// The core's time: seconds since the player was made, on its clock; and a sleep until such a time.
     private let clock: PlayerClock
     private var timer: (at: Double, task: Task<Void, Never>)?
+    /// The live stream's server watched, and how its watch is told to end.
+    private var sourceWatch: (url: String, stop: SourceWatchStop)?
     private var folders: (watch: DirectoryWatch, task: Task<Void, Never>)?
     private var replies: [Int: CheckedContinuation<String?, Never>] = [:]
     private var lastRequest = 0
@@ -188,6 +190,8 @@ public actor Player {
     public func shutdown(timeout: Double = 5) async -> Bool {
         isShuttingDown = true
         timer?.task.cancel()
+        sourceWatch?.stop.set()
+        sourceWatch = nil
         folders?.watch.stop()
         folders?.task.cancel()
         for (_, reply) in replies { reply.resume(returning: nil) }
@@ -262,10 +266,22 @@ public actor Player {
             let sample = PositionSample(
                 position: mpv.value(.timePosition), paused: mpv.value(.pause) ?? false,
                 idle: mpv.value(.idleActive) ?? false,
-                image: mpv.string("current-tracks/video/image") == "yes")
+                image: mpv.string("current-tracks/video/image") == "yes", fps: mpv.value(.containerFPS),
+                buffered: mpv.value(.demuxerCacheDuration))
             return core.handle(.sample(sample), at: now)
         case .sampleShape: return core.handle(.shapeSample(mpv.pictureShape()), at: now)
         case .stepped(let request, let playing): replies.removeValue(forKey: request)?.resume(returning: playing)
+        case .watchSource(let url):
+            sourceWatch?.stop.set()
+            sourceWatch = nil
+            guard let url else { return [] }
+            let stop = SourceWatchStop()
+            sourceWatch = (url, stop)
+            // Off the actor, for as long as the stream plays.
+            Task { [weak self] in
+                let gone = await Blocking.run { StreamProbe.watch(url, cancelled: { stop.isSet }) }
+                if gone { await self?.feed(.sourceGone(url)) }
+            }
         case .probe(let url):
             // Off the actor: a connection may take up to its timeout.
             Task { [weak self] in
@@ -333,4 +349,11 @@ struct PlayerClock: Sendable {
         now = { origin.duration(to: clock.now).seconds }
         sleep = { t in try await clock.sleep(until: origin.advanced(by: .seconds(t)), tolerance: nil) }
     }
+}
+
+/// Tells a source watch (``StreamProbe/watch(_:timeout:pause:cancelled:)``) to end.
+final class SourceWatchStop: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set() { flag.store(true, ordering: .relaxed) }
+    var isSet: Bool { flag.load(ordering: .relaxed) }
 }

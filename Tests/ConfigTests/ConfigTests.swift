@@ -140,6 +140,10 @@ struct ConfigTests {
             "u.toml:2:23: error: 'mqtt.screenshot_interval' must be 10 to 86400 seconds, or 0 for no screenshots, not 5.0"
         ),
         (
+            "[player]\nplaylist = [{ path = \"rtsp://cam/1\", latency = 40 }]\n",
+            "u.toml:2:12: error: a playlist item's 'latency' must be 0.5 to 30 seconds behind the stream's newest picture, not 40.0"
+        ),
+        (
             "[transition]\nduration = -1\n",
             "u.toml:2:12: error: 'transition.duration' must be 0 or more seconds, not -1.0"
         ),
@@ -236,6 +240,15 @@ struct ConfigTests {
 
 @Suite("Effective configuration")
 struct EffectiveConfigurationTests {
+    @Test func aStreamsLatencyReadsAndRendersBack() throws {
+        let c = try UprightConfiguration.parse(
+            "[player]\nplaylist = [{ path = \"rtsp://cam/1\", latency = 2.5 }, { path = \"rtsp://cam/2\", latency = 1 }]\n")
+        #expect(c.player.itemOptions["rtsp://cam/1"]?.latency == 2.5)
+        #expect(c.player.itemOptions["rtsp://cam/2"]?.latency == 1)
+        let again = try UprightConfiguration.parse(c.toml)
+        #expect(again.player.itemOptions == c.player.itemOptions && again.warnings.isEmpty)
+    }
+
     @Test func theRenderedConfigurationReadsBackTheSame() throws {
         let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../config/upright.toml").standardized

@@ -196,6 +196,10 @@ struct Drive {
     var scanned: PlaylistScan?
     /// mpv's position stands still (a stream that froze).
     var stuck = false
+    /// The stream whose server the core has the shell watch (``PlaybackEffect/watchSource(_:)``).
+    var watchedSource: String?
+    /// The seconds of the stream mpv holds ahead (`demuxer-cache-duration`), as samples say.
+    var buffered: Double?
     /// In the order they happened: files mpv started (with their stamp then), failures the core
     /// reported (with the stamp then), and idles.
     var log: [(what: String, entry: Int64, path: String, stamp: String?)] = []
@@ -272,6 +276,9 @@ struct Drive {
                 trace.append("\(t) probe \(url)")
                 queue += core.handle(.probed(url, reachable: !mpv.bad.contains(url)), at: t)
             case .watch: break
+            case .watchSource(let url):
+                trace.append("\(t) watch source \(url ?? "none")")
+                watchedSource = url
             case .lookUp(let path, let entry, let error):
                 // The attempt this answers: the earliest failure of that entry not answered yet.
                 if let i = mpv.failedAttempts.firstIndex(where: { $0.id == entry }) {
@@ -286,7 +293,8 @@ struct Drive {
                 // A picture (the splash, the folder's PNGs) is an image to mpv: its position stands still.
                 let path = mpv.playing.flatMap { id in mpv.playlist.first { $0.id == id }?.path }
                 let image = path?.hasSuffix(".png") == true
-                queue += core.handle(.sample(PositionSample(position: position, idle: mpv.idle, image: image)), at: t)
+                queue += core.handle(
+                    .sample(PositionSample(position: position, idle: mpv.idle, image: image, buffered: buffered)), at: t)
             case .sampleShape:
                 queue += core.handle(.shapeSample(ContentShape(width: 1920, height: 1080, rotate: 0)), at: t)
             case .stepped(let request, let playing): replies[request, default: []].append(playing)

@@ -8,9 +8,12 @@ import Testing
 struct LiveStreamTests {
     static let camera = "rtsp://cam.local/stream1"
 
-    static func drive(_ items: [String] = [camera], stallTimeout: Double? = 10) -> Drive {
+    static func drive(
+        _ items: [String] = [camera], stallTimeout: Double? = 10, options: [String: ItemOptions] = [:]
+    ) -> Drive {
         var s = PlayerSettings()
         s.playlist = items
+        s.itemOptions = options
         s.splash = "/s.png"
         s.stallTimeout = stallTimeout.map { .milliseconds(Int64($0 * 1000)) }
         var d = Drive(s)
@@ -67,6 +70,97 @@ struct LiveStreamTests {
             #expect(playing(d) == Self.camera)
         }
         #expect(!d.events.contains { if case .gaveUp = $0 { true } else { false } })
+    }
+
+    /// A stream's server that goes away is heard of before its picture stops (HLS plays out the
+    /// segment it holds): the slate at once, the server asked, the stream back; the watch follows
+    /// the live stream playing, and a word about another stream changes nothing.
+    @Test func aServerThatGoesAwayShowsTheSlateBeforeThePictureStops() {
+        var d = Self.drive()
+        d.send(.start)
+        d.advance(1)
+        #expect(playing(d) == Self.camera)
+        #expect(d.watchedSource == Self.camera, "\(d.trace.joined(separator: "\n"))")
+        d.send(.sourceGone("rtsp://other/stream"))
+        #expect(playing(d) == Self.camera)
+        for cycle in 0..<3 {
+            d.mpv.bad.insert(Self.camera)
+            d.send(.sourceGone(Self.camera))
+            d.advance(0.05)
+            #expect(playing(d) == "/s.png", "cycle \(cycle): \(d.trace.suffix(20).joined(separator: "\n"))")
+            #expect(d.watchedSource == nil)
+            #expect(d.core.overlays.message?.hasPrefix("Reconnecting to stream1…") == true, "\(d.core.overlays)")
+            #expect(d.core.overlays.message?.contains("its server went away") == true)
+            // Heard again while lost: nothing more happens.
+            d.send(.sourceGone(Self.camera))
+            d.advance(3)
+            d.mpv.bad.remove(Self.camera)
+            for _ in 0..<20 where playing(d) != Self.camera { d.advance(0.5) }
+            #expect(playing(d) == Self.camera, "cycle \(cycle): back \(d.trace.suffix(30).joined(separator: "\n"))")
+            #expect(d.watchedSource == Self.camera)
+        }
+        #expect(!d.events.contains { if case .gaveUp = $0 { true } else { false } })
+    }
+
+    /// The speed that holds a latency: 1 within 0.1 s of it, 1 % more or less for each 0.2 s
+    /// off, never more than 5 %; faster when more is held than wanted.
+    @Test func theSpeedThatHoldsALatency() {
+        for target in stride(from: 0.5, through: 8, by: 0.5) {
+            for off in stride(from: -6.0, through: 6.0, by: 0.01) {
+                let speed = PlaybackCore.speed(holding: target, buffered: target + off)
+                #expect(speed >= 0.95 && speed <= 1.05)
+                if abs(off) <= 0.1 + 1e-9 { #expect(speed == 1) }
+                if off > 0.1 + 1e-9 { #expect(speed > 1) }
+                if off < -0.1 - 1e-9 { #expect(speed < 1) }
+                let bound: Double = max(0.01, abs(off) / 20) + 1e-9
+                if abs(off) > 0.1 + 1e-9 { #expect(abs(speed - 1) <= bound) }
+            }
+        }
+        #expect(PlaybackCore.speed(holding: 2, buffered: 3) == 1.05)
+        #expect(PlaybackCore.speed(holding: 2, buffered: 2.25) == 1.01)
+        #expect(PlaybackCore.speed(holding: 2, buffered: 1.5) == 0.98)
+    }
+
+    /// A stream with a latency starts after that much is buffered, and its speed follows what
+    /// mpv holds, set only when it changes; one without a latency is never sped up.
+    @Test func aLatencyIsHeldBySpeedChanges() {
+        var d = Self.drive(options: [Self.camera: ItemOptions(latency: 2)])
+        d.send(.start)
+        d.advance(1)
+        #expect(playing(d) == Self.camera)
+        let load = d.commands.first { if case .load(Self.camera, _, _) = $0 { true } else { false } }
+        guard case .load(_, _, let options)? = load else {
+            Issue.record("no load of the stream")
+            return
+        }
+        #expect(options.contains("cache-pause-wait=2.0") && options.contains("speed=1"), "\(options)")
+        #expect(!options.contains("cache-pause=no"))
+        func speeds() -> [Double] {
+            d.commands.compactMap { if case .set("speed", .double(let v)) = $0 { v } else { nil } }
+        }
+        d.buffered = 2.05
+        d.advance(1)
+        #expect(speeds().isEmpty)
+        d.buffered = 3
+        d.advance(1)
+        #expect(speeds() == [1.05])
+        d.advance(2)
+        #expect(speeds() == [1.05], "set once while it holds")
+        d.buffered = 2.3
+        d.advance(0.5)
+        #expect(speeds() == [1.05, 1.01])
+        d.buffered = 1.95
+        d.advance(0.5)
+        #expect(speeds() == [1.05, 1.01, 1])
+        d.buffered = 0.5
+        d.advance(0.5)
+        #expect(speeds().last == 0.95)
+
+        var plain = Self.drive()
+        plain.buffered = 5
+        plain.send(.start)
+        plain.advance(5)
+        #expect(!plain.commands.contains { if case .set("speed", _) = $0 { true } else { false } })
     }
 
     /// In a rotation, a lost stream is skipped and the rest plays on.
