@@ -91,10 +91,11 @@ extension PlaybackCore {
             if isLive(item), let latency = options(of: item)?.latency {
                 // Played `latency` behind: mpv buffers that much before it starts, and the speed
                 // holds it (``PlaybackCore/holdLatency(_:)``); the file's own speed goes with it.
-                pairs += Self.liveOptions.filter { !$0.hasPrefix("cache-pause=") } + [
-                    "cache=yes", "cache-pause=yes", "cache-pause-initial=yes", "cache-pause-wait=\(latency)",
-                    "speed=1",
-                ]
+                pairs +=
+                    Self.liveOptions.filter { !$0.hasPrefix("cache-pause=") } + [
+                        "cache=yes", "cache-pause=yes", "cache-pause-initial=yes", "cache-pause-wait=\(latency)",
+                        "speed=1",
+                    ]
             } else if isLive(item) {
                 pairs += Self.liveOptions
                 // HLS from its newest segment (not the third from the end): one segment is held,

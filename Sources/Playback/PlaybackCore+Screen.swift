@@ -129,7 +129,8 @@ extension PlaybackCore {
         guard now - stillSince >= timeout else { return held }
         if live, let entry = currentEntry {
             return lose(
-                current, entry: entry, why: "the stream stopped (no new picture for \((timeout * 100).rounded() / 100) s)",
+                current, entry: entry,
+                why: "the stream stopped (no new picture for \((timeout * 100).rounded() / 100) s)",
                 at: now)
         }
         let window = settings.stallWindow.seconds

@@ -242,7 +242,8 @@ struct ConfigTests {
 struct EffectiveConfigurationTests {
     @Test func aStreamsLatencyReadsAndRendersBack() throws {
         let c = try UprightConfiguration.parse(
-            "[player]\nplaylist = [{ path = \"rtsp://cam/1\", latency = 2.5 }, { path = \"rtsp://cam/2\", latency = 1 }]\n")
+            "[player]\nplaylist = [{ path = \"rtsp://cam/1\", latency = 2.5 }, { path = \"rtsp://cam/2\", latency = 1 }]\n"
+        )
         #expect(c.player.itemOptions["rtsp://cam/1"]?.latency == 2.5)
         #expect(c.player.itemOptions["rtsp://cam/2"]?.latency == 1)
         let again = try UprightConfiguration.parse(c.toml)

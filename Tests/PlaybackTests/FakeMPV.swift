@@ -294,7 +294,8 @@ struct Drive {
                 let path = mpv.playing.flatMap { id in mpv.playlist.first { $0.id == id }?.path }
                 let image = path?.hasSuffix(".png") == true
                 queue += core.handle(
-                    .sample(PositionSample(position: position, idle: mpv.idle, image: image, buffered: buffered)), at: t)
+                    .sample(PositionSample(position: position, idle: mpv.idle, image: image, buffered: buffered)), at: t
+                )
             case .sampleShape:
                 queue += core.handle(.shapeSample(ContentShape(width: 1920, height: 1080, rotate: 0)), at: t)
             case .stepped(let request, let playing): replies[request, default: []].append(playing)
