@@ -126,6 +126,8 @@ extension MPVProperty where Value == Double {
     public static let duration = MPVProperty("duration")
     /// The seconds of the stream held ahead of the position.
     public static let demuxerCacheDuration = MPVProperty("demuxer-cache-duration")
+    /// Playback's speed (1: as recorded).
+    public static let speed = MPVProperty("speed")
     /// The video's frame rate as the container says it.
     public static let containerFPS = MPVProperty("container-fps")
 }

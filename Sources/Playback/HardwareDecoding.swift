@@ -66,3 +66,16 @@ public struct DecoderReport: Codable, Sendable, Hashable {
         case decoderDrops = "decoder_drops", outputDrops = "output_drops"
     }
 }
+
+/// A live stream playing, as the status reports it: the latency it is held at (`nil`: none asked,
+/// as little as mpv can), what mpv holds of it ahead of its position, and the speed now.
+public struct LiveStreamReport: Codable, Sendable, Hashable {
+    public var url: String
+    public var latency: Double?
+    public var buffered: Double?
+    public var speed: Double
+
+    public init(url: String, latency: Double?, buffered: Double?, speed: Double) {
+        (self.url, self.latency, self.buffered, self.speed) = (url, latency, buffered, speed)
+    }
+}

@@ -121,7 +121,11 @@ extension PlaybackCore {
             : (settings.stallTimeout?.seconds ?? 10) + (options(of: current)?.latency ?? 0)
         let held = live ? holdLatency(s) : []
         guard let timeout = live ? liveTimeout : settings.stallTimeout?.seconds else { return held }
-        if s.paused || s.idle || s.image || s.position != lastPosition {
+        // A stream held at a latency waits for mpv to buffer that much again after a hiccup: while
+        // more of it arrives (mpv holds more), it is not standing still.
+        let arriving = live && options(of: current)?.latency != nil && (s.buffered ?? 0) > (lastBuffered ?? .infinity)
+        lastBuffered = s.buffered
+        if s.paused || s.idle || s.image || s.position != lastPosition || arriving {
             lastPosition = s.position
             stillSince = now
             return held

@@ -159,6 +159,8 @@ public struct PlaybackCore: Sendable {
     // Stalls and shapes.
     var stallCheckAt: Double?
     var lastPosition: Double?
+    /// What mpv held of a live stream at the last sample.
+    var lastBuffered: Double?
     var stillSince = 0.0
     /// The entry playing has shown its first frame (mpv's playback restart) since its start.
     var firstFrameShown = false
@@ -304,7 +306,7 @@ public struct PlaybackCore: Sendable {
         liveEndAt = nil
         heldSpeed = 1
         // Each item's picture is watched from its own start.
-        (stillSince, lastPosition) = (now, nil)
+        (stillSince, lastPosition, lastBuffered) = (now, nil, nil)
         idle = false
         between = false
         currentEntry = entry
@@ -401,10 +403,18 @@ public struct PlaybackCore: Sendable {
     /// Whether `item` is a live stream (``RemoteItem/isLive(_:options:)``).
     func isLive(_ item: String) -> Bool { RemoteItem.isLive(item, options: options(of: item)) }
 
-    /// The item's own settings (its folder's for a folder's file, its URL's for a cached file).
+    /// The item's own settings (its folder's for a folder's file, its URL's for a cached file, its
+    /// list's for a remote list's file).
     func options(of item: String) -> ItemOptions? {
-        settings.itemOptions[item] ?? settings.itemOptions[Self.folder(of: item)]
-            ?? origin(of: item).flatMap { settings.itemOptions[$0] }
+        if let own = settings.itemOptions[item] ?? settings.itemOptions[Self.folder(of: item)] { return own }
+        guard let remote = remoteEntry(of: item) else { return nil }
+        return remote.origin.flatMap { settings.itemOptions[$0] } ?? settings.itemOptions[remote.entry]
+    }
+
+    /// The live stream playing (by its URL) and the latency it is held at; `nil` when none plays.
+    public var liveStream: (url: String, latency: Double?)? {
+        guard let current, firstFrameShown, isLive(current) else { return nil }
+        return (named(current), options(of: current)?.latency)
     }
 
     /// What the player's events name `item` by: a cached file by the URL it stands for.
@@ -413,10 +423,14 @@ public struct PlaybackCore: Sendable {
     /// The configured entry a file of the last scan came from when it is not the file itself (a
     /// remote item's cached file: its URL); `nil` otherwise.
     func origin(of item: String) -> String? {
+        remoteEntry(of: item).flatMap { $0.origin ?? ($0.entry == item ? nil : $0.entry) }
+    }
+
+    /// The remote entry (a URL, a list of URLs) of the last scan that `item` is one of the files
+    /// of, with the URL the file stands for when the scan named one.
+    func remoteEntry(of item: String) -> (entry: String, origin: String?)? {
         for entry in lastScan?.entries ?? [] where entry.entry.contains("://") {
-            if let found = entry.items.first(where: { $0.path == item }) {
-                return found.origin ?? (entry.entry == item ? nil : entry.entry)
-            }
+            if let found = entry.items.first(where: { $0.path == item }) { return (entry.entry, found.origin) }
         }
         return nil
     }

@@ -181,6 +181,15 @@ public actor Player {
             decoderDrops: count("decoder-frame-drop-count"), outputDrops: count("frame-drop-count"))
     }
 
+    /// The live stream playing, the latency it is held at, what mpv holds of it and the speed;
+    /// `nil` when no stream plays.
+    public func liveStream() -> LiveStreamReport? {
+        guard let stream = core.liveStream else { return nil }
+        let buffered = mpv.value(.demuxerCacheDuration).map { ($0 * 1000).rounded() / 1000 }
+        return LiveStreamReport(
+            url: stream.url, latency: stream.latency, buffered: buffered, speed: mpv.value(.speed) ?? 1)
+    }
+
     /// A property of the player, for status and tests.
     public func property<V: MPVConvertible>(_ p: MPVProperty<V>) throws(MPVError) -> V { try mpv.get(p) }
 

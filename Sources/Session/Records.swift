@@ -94,6 +94,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     /// mpv's video decoder for the item playing and the frames dropped (the shell adds it: the
     /// core does not follow it).
     public var decoder: DecoderReport?
+    /// The live stream playing: its latency held, what mpv holds of it, the speed (the shell adds it).
+    public var stream: LiveStreamReport?
     /// The item after the one playing (the shell adds it).
     public var next: String?
     /// Items that failed to play, each with why, the latest last (cleared when one plays).
@@ -108,7 +110,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
-            next, failed, cache
+            next, failed, cache, stream
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -132,6 +134,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encode(powerPlanFollowed, forKey: .powerPlanFollowed)
         try c.encode(mqtt, forKey: .mqtt)
         try c.encode(decoder, forKey: .decoder)
+        try c.encodeIfPresent(stream, forKey: .stream)
         try c.encode(gravity, forKey: .gravity)
         try c.encode(next, forKey: .next)
         try c.encode(failed, forKey: .failed)

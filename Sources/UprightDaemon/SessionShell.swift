@@ -87,6 +87,7 @@ struct SessionShell: Sendable {
         case .reply(let request, var reply):
             if reply.status != nil {
                 reply.status?.decoder = await player.decoder()
+                reply.status?.stream = await player.liveStream()
                 reply.status?.next = await player.upcoming
                 reply.status?.gravity = monitor.gravity.map { [$0.x, $0.y, $0.z].map { ($0 * 1000).rounded() / 1000 } }
                 reply.status?.cache = await remote.status()

@@ -42,3 +42,37 @@ extension RemoteItemTests {
         #expect(RemoteItem.isCached("https://cms.example.com/screens/loop.m3u"))
     }
 }
+
+/// A remote list's files take the list's settings, and a file's own URL's settings win.
+@Suite("Remote lists' settings")
+struct RemoteListSettingsTests {
+    @Test func aListsFilesTakeItsSettingsAndTheirOwnWin() {
+        let list = "https://cms.example.com/loop.m3u"
+        var s = PlayerSettings()
+        s.playlist = [list]
+        s.itemOptions = [
+            list: ItemOptions(duration: 3, mute: true),
+            "https://cms.example.com/b.png": ItemOptions(duration: 7),
+        ]
+        var d = Drive(s)
+        d.mpv.disk = ["/cache/a.png": "a", "/cache/b.png": "b"]
+        d.scanned = PlaylistScan(entries: [
+            .init(
+                entry: list,
+                items: [
+                    .init("/cache/a.png", origin: "https://cms.example.com/a.png"),
+                    .init("/cache/b.png", origin: "https://cms.example.com/b.png"),
+                ],
+                description: "\(list): a list of 2 items, 2 ready")
+        ])
+        d.send(.start)
+        d.advance(1)
+        let loads = d.commands.compactMap { c -> (String, [String])? in
+            if case .load(let path, _, let options) = c { (path, options) } else { nil }
+        }
+        let a = loads.first { $0.0 == "/cache/a.png" }?.1 ?? []
+        let b = loads.first { $0.0 == "/cache/b.png" }?.1 ?? []
+        #expect(a.contains("image-display-duration=3.0") && a.contains("mute=yes"), "\(loads)")
+        #expect(b.contains("image-display-duration=7.0") && !b.contains("mute=yes"), "\(loads)")
+    }
+}
