@@ -36,10 +36,17 @@ struct RemoteItemsTests {
 
     /// The colour in the middle of the video frame, from `ctl screenshot` (read through ffmpeg).
     static func centreColour(socket: String, dir: String) async throws -> (Int, Int, Int)? {
+        try await centreColourAndTime(socket: socket, dir: dir)?.colour
+    }
+
+    /// The same, with when the screenshot's answer came (before its picture is read: that takes
+    /// a process of its own, which a loaded machine may hold back).
+    static func centreColourAndTime(socket: String, dir: String) async throws -> (colour: (Int, Int, Int), at: Date)? {
         let png = dir + "/shot.png", ppm = dir + "/shot.ppm"
         let run = try await upright(["ctl", "--socket", socket, "screenshot", "--out", png])
+        let at = Date()
         guard run.status == 0 else { return nil }
-        return try await Blocking.run {
+        let colour: (Int, Int, Int)? = try await Blocking.run {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
             p.arguments = ["-loglevel", "error", "-y", "-i", png, "-f", "image2", "-c:v", "ppm", ppm]
@@ -50,6 +57,7 @@ struct RemoteItemsTests {
             let c = picture.rgb(picture.width / 2, picture.height / 2)
             return (Int(c.r), Int(c.g), Int(c.b))
         }
+        return colour.map { ($0, at) }
     }
 
     static func status(_ socket: String) async throws -> [String: Any] {
