@@ -53,10 +53,13 @@ enum StreamProbe {
     /// server's going away closes (its process ended, its host restarting). Returns when the
     /// server is gone: the connection closed and a new one refused (or not answered within
     /// `timeout`). A connection the server closes while it still answers (an idle timeout) is made
-    /// again, at most once a `pause`. Never returns for a URL that cannot be asked over TCP, nor
-    /// once `cancelled` says so (then `false`).
+    /// again, at most once a `pause`. Only for a stream over HTTP (HLS, DASH, an endless HTTP
+    /// stream), whose player asks its server only now and then: RTSP and RTMP hold a connection
+    /// that mpv sees close, and a camera may serve few connections. Never returns for another
+    /// URL, nor once `cancelled` says so (then `false`).
     static func watch(_ url: String, timeout: Int32 = 500, pause: Double = 1, cancelled: () -> Bool) -> Bool {
-        guard let (host, port) = address(url) else {
+        let scheme = URLComponents(string: url)?.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", let (host, port) = address(url) else {
             while !cancelled() { usleep(250_000) }
             return false
         }
