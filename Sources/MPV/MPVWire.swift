@@ -68,24 +68,37 @@ enum MPVWire {
 
 /// Reads newline-ended lines from a descriptor, blocking.
 struct LineReader {
+    /// The longest line taken: a frame of 8192 × 8192 pixels, 4 bytes each, in base64, with room
+    /// to spare. A longer one is a broken stream (a descriptor that is no longer the other
+    /// process's), which ends, rather than a buffer that grows until the system kills the process.
+    static let longest = 384 << 20
+
     let fd: Int32
+    let longest: Int
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Where the search for the next newline goes on (what is before it has none).
+    private var searched = 0
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32, longest: Int = LineReader.longest) { (self.fd, self.longest) = (fd, longest) }
 
-    /// The next line without its newline; `nil` at the end of the stream or on an error.
+    /// The next line without its newline; `nil` at the end of the stream, on an error, or past
+    /// ``longest``.
     mutating func next() -> [UInt8]? {
         while true {
-            if let end = buffer[start...].firstIndex(of: 0x0A) {
+            if let end = buffer[max(start, searched)...].firstIndex(of: 0x0A) {
                 let line = Array(buffer[start..<end])
                 start = end + 1
+                searched = start
                 if start > 1 << 16 {
                     buffer.removeFirst(start)
                     start = 0
+                    searched = 0
                 }
                 return line
             }
+            searched = buffer.count
+            guard buffer.count - start <= longest else { return nil }
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0, errno == EINTR { continue }

@@ -325,3 +325,27 @@ struct ErrorTests {
         #expect(run.stderr.contains("bad sensor URI 'bogus:thing'"), "\(run.stderr)")
     }
 }
+
+/// The program exports what libraries must find in it, and nothing else
+/// (packaging/upright.exports).
+@Suite("The program's exports")
+struct ExportTests {
+    @Test func itExportsTheCloseGuardAndNoSwiftSymbol() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
+        p.arguments = ["--dyn-syms", "--wide", uprightBinary.path]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        var defined: [String] = []
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count >= 8 && fields[6] != "UND" { defined.append(String(fields[7])) }
+        }
+        // libmpv's and libwayland-client's close calls reach the guard only if the program exports it.
+        #expect(defined.contains { $0 == "close" || $0.hasPrefix("close@") }, "\(defined.prefix(20))")
+        #expect(!defined.contains { $0.hasPrefix("$s") }, "\(defined.filter { $0.hasPrefix("$s") }.prefix(5))")
+    }
+}
