@@ -349,3 +349,13 @@ struct ExportTests {
         #expect(!defined.contains { $0.hasPrefix("$s") }, "\(defined.filter { $0.hasPrefix("$s") }.prefix(5))")
     }
 }
+
+/// A new folder under the temporary directory (`prefix-XXXXXXXX`) with `upright.toml` holding
+/// `configuration`; the caller removes the folder.
+func configuredFolder(_ prefix: String, configuration: String) throws -> (dir: String, config: String) {
+    let dir = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    let config = dir + "/upright.toml"
+    try configuration.write(toFile: config, atomically: true, encoding: .utf8)
+    return (dir, config)
+}

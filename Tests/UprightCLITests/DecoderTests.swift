@@ -7,17 +7,16 @@ import Testing
 @Suite("The decoder in the status")
 struct DecoderTests {
     @Test func statusAndDoctorNameTheDecoderAndItsDroppedFrames() async throws {
-        let dir = NSTemporaryDirectory() + "decoder-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let (dir, config) = try configuredFolder(
+            "decoder",
+            configuration: """
+                [lock]
+                evdev = "none"
+                [player]
+                playlist = ["av://lavfi:testsrc2=s=320x240:r=25"]
+                hwdec = "no"
+                """)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let config = dir + "/upright.toml"
-        try """
-        [lock]
-        evdev = "none"
-        [player]
-        playlist = ["av://lavfi:testsrc2=s=320x240:r=25"]
-        hwdec = "no"
-        """.write(toFile: config, atomically: true, encoding: .utf8)
         let socket = dir + "/upright/control.sock"  // where doctor looks, with XDG_RUNTIME_DIR=dir
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
         defer { play.process.send(SIGKILL) }

@@ -195,16 +195,15 @@ struct LiveStreamLatencyTests {
     @Test func anRTSPStreamIsHeldAtItsLatency() async throws {
         let server = try LiveStreamPlayTests.RTSPServer(colour: "0xff00ff00")
         defer { server.stop() }
-        let dir = NSTemporaryDirectory() + "latency-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let (dir, config) = try configuredFolder(
+            "latency",
+            configuration: """
+                [lock]
+                evdev = "none"
+                [player]
+                playlist = [{ path = "\(server.url)", latency = 1.5 }]
+                """)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let config = dir + "/upright.toml"
-        try """
-        [lock]
-        evdev = "none"
-        [player]
-        playlist = [{ path = "\(server.url)", latency = 1.5 }]
-        """.write(toFile: config, atomically: true, encoding: .utf8)
         let socket = dir + "/control.sock"
         let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
         defer { play.process.send(SIGKILL) }
