@@ -25,6 +25,8 @@ actor RemoteItems {
     private var options: [String: ItemOptions]
     private var playlist: [String]
     private let origin = ContinuousClock.now
+    /// How many times the loop has asked for what is due (a test's measure).
+    private(set) var turns = 0
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
     /// The cache, readable from the player's scan on any thread.
@@ -117,14 +119,18 @@ actor RemoteItems {
         var iterator = wakes.makeAsyncIterator()
         while !Task.isCancelled {
             await askDue()
+            turns += 1
             let wait = schedule.nextDeadline.map { max(0.05, $0 - now) } ?? 3600
-            // Whichever first: the deadline, or a wake (a new playlist).
+            // Whichever first: the deadline, or a wake (a new playlist). A sleeper cancelled
+            // wakes nothing: it did, and each wake then cancelled the next sleeper, which woke
+            // the loop again, a new sleeper (and its hour's timer) each turn, without end.
             let sleeper = Task { [wake] in
-                try? await Task.sleep(for: .seconds(wait))
+                guard (try? await Task.sleep(for: .seconds(wait))) != nil else { return }
                 wake.yield()
             }
-            _ = await iterator.next()
+            let woken: Void? = await iterator.next()
             sleeper.cancel()
+            if woken == nil { break }
         }
         await cache?.shutdown()
         arrived.finish()
