@@ -66,8 +66,11 @@ let package = Package(
         // libmpv 0.35's Wayland output closes its display's socket twice; this C module holds
         // libmpv's own close back so that the second one cannot take another thread's descriptor.
         .target(name: "CMPVCloseGuard", linkerSettings: [.linkedLibrary("dl")]),
+        // glibc's allocator held to what a process uses (both Upright's and its mpv's).
+        .target(name: "Memory", dependencies: ["CMalloc"], swiftSettings: strict),
         .target(
-            name: "MPV", dependencies: ["Blocking", "CMPV", "CMPVCloseGuard", "UnixSocket"], swiftSettings: strict),
+            name: "MPV", dependencies: ["Blocking", "CMPV", "CMPVCloseGuard", "Memory", "UnixSocket"],
+            swiftSettings: strict),
 
         // Pure core: no I/O, no clock; only the standard library and swift-numerics' elementary functions.
         .target(
@@ -118,7 +121,7 @@ let package = Package(
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Blocking", "CEC", "CMalloc", "Config", "Display", "Files", "Input", "MPV", "MQTT", "OrientationCore",
+                "Blocking", "CEC", "Config", "Display", "Files", "Input", "Memory", "MPV", "MQTT", "OrientationCore",
                 "Picture",
                 "Playback", "Player", "RemoteCache", "Sensors", "Settings",
                 "Session",
@@ -174,7 +177,7 @@ let package = Package(
             name: "UprightCLI",
             dependencies: [
                 "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display",
-                "Files", "Playback", "Player",
+                "Files", "Memory", "Playback", "Player",
                 "Settings",
                 "Session", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -193,7 +196,7 @@ let package = Package(
         .executableTarget(
             name: "upright-bench",
             dependencies: [
-                "OrientationCore", "Sensors", "Player", "Playback", "MPV", "Display", "Picture", "Settings",
+                "OrientationCore", "Sensors", "Player", "Playback", "Memory", "MPV", "Display", "Picture", "Settings",
                 "Config", "TOML", "UprightDaemon", .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             path: "Benchmarks/upright-bench",

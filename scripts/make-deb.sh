@@ -7,7 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=.build-deb
-swift build -c release --static-swift-stdlib --product upright --scratch-path "$scratch"
+# lld packs the binary's 133 000 relative relocations into 27 kB (DT_RELR, glibc 2.36): 3 MB less
+# read at every start and resident in both of its processes.
+swift build -c release --static-swift-stdlib --product upright --scratch-path "$scratch" \
+    -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 bin="$scratch/release/upright"
 version=$("$bin" --version)
 arch=$(dpkg --print-architecture)

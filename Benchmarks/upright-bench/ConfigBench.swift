@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import Memory
 import TOML
 import TOMLKit
 import UprightDaemon

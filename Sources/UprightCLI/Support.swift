@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Logging
 import MPV
+import Memory
 import OrientationCore
 import Sensors
 import Session

@@ -4,6 +4,7 @@ import Files
 import Foundation
 import Input
 import Logging
+import Memory
 import OrientationCore
 import Playback
 import Player
