@@ -30,6 +30,12 @@ public actor Player {
     private var osd = (width: 0, height: 0)
     /// A remote item's file in the cache (`nil`: none yet); without it, URLs play as they are.
     private let cached: (@Sendable (String) -> String?)?
+    /// The picture's place in the window (zoom, pan, align, margins) was set by the last input.
+    private var placed = false
+    /// Whether this mpv's video output shows a new place only when its window resizes; `nil`
+    /// until asked (``PlacementNudge``).
+    private var placementNeedsNudge: Bool?
+    private var nudges = 0
     /// ``shutdown(timeout:)`` was asked for: mpv ending is expected.
     public private(set) var isShuttingDown = false
     /// The mpv now has ended, or is left alone (until a ``restart()``).
@@ -105,6 +111,7 @@ public actor Player {
         mpv = handle
         handleBox.withLock { $0 = handle }
         handleEnded = false
+        placementNeedsNudge = nil
         pump(handle)
         feed(.restarted)
     }
@@ -247,6 +254,7 @@ public actor Player {
         guard !isShuttingDown else { return }
         var queue = core.handle(input, at: now)[...]
         while let effect = queue.popFirst() { queue += perform(effect) }
+        if placed { nudgePlacement() }
         schedule(core.nextDeadline)
     }
 
@@ -255,7 +263,9 @@ public actor Player {
     /// Carries `effect` out; returns the core's effects for what came back (an answer it asked for).
     private func perform(_ effect: PlaybackEffect) -> [PlaybackEffect] {
         switch effect {
-        case .mpv(let command): return run(command).map { core.handle($0, at: now) } ?? []
+        case .mpv(let command):
+            if case .set(let name, _) = command, PlacementNudge.places(name) { placed = true }
+            return run(command).map { core.handle($0, at: now) } ?? []
         case .guarded(let entry, let commands):
             // Only while mpv plays that entry, and has not selected another one to play next.
             let at = mpv.index(of: entry)
@@ -299,6 +309,20 @@ public actor Player {
             }
         }
         return []
+    }
+
+    /// mpv 0.35's Wayland software output (`wlshm`) takes a new zoom, pan, alignment or margin only
+    /// when its window resizes: after one, an option that resizes it without changing it is written.
+    private func nudgePlacement() {
+        placed = false
+        guard !handleEnded else { return }
+        if placementNeedsNudge == nil {
+            guard let vo = mpv.string("current-vo") else { return }  // no window yet: placed when it opens
+            placementNeedsNudge = PlacementNudge.needed(videoOutput: vo, version: mpv.string("mpv-version") ?? "")
+        }
+        guard placementNeedsNudge == true else { return }
+        nudges += 1
+        _ = run(.command(["set", PlacementNudge.option, PlacementNudge.value(nudges)]))
     }
 
     /// Carries one command out; one mpv refuses is reported with its reason.

@@ -131,3 +131,30 @@ extension Player {
         return problem == "is a directory" ? "\(path) is a directory" : "\(path): \(problem)"
     }
 }
+
+/// mpv before 0.36 (Debian bookworm's 0.35.1): its Wayland software output (`wlshm`) works out
+/// where the picture goes only when its window resizes, so a live change of `video-zoom`,
+/// `video-pan-*`, `video-align-*` or `video-margin-ratio-*` is not seen until then (mpv's commit
+/// "vo_wlshm: properly support video panscan"). Writing a window-size option resizes it without
+/// changing it: `autofit-smaller`, a smallest window of 1 × 1 or 2 × 2 pixels, in turn.
+enum PlacementNudge {
+    static let option = "autofit-smaller"
+
+    /// Whether setting the property `name` moves the picture in its window.
+    static func places(_ name: String) -> Bool {
+        ["video-zoom", "video-pan-", "video-align-", "video-margin-ratio-"].contains { name.hasPrefix($0) }
+    }
+
+    /// Whether the video output `videoOutput` of mpv `version` (`mpv-version`: "mpv 0.35.1")
+    /// needs the nudge.
+    static func needed(videoOutput: String, version: String) -> Bool {
+        guard videoOutput == "wlshm" else { return false }
+        let number = version.split(separator: " ").dropFirst().first.map { $0.drop { $0 == "v" } } ?? ""
+        let parts = number.split(separator: ".").prefix(2).map { Int($0.prefix { $0.isNumber }) }
+        guard parts.count == 2, let major = parts[0], let minor = parts[1] else { return true }  // unknown: nudge
+        return major == 0 && minor < 36
+    }
+
+    /// The value written the `n`th time: a different one from the last, so that mpv sees a change.
+    static func value(_ n: Int) -> String { n.isMultiple(of: 2) ? "1x1" : "2x2" }
+}

@@ -142,16 +142,12 @@ extension WaylandScreenTests {
             }
             #expect(inlineOK, "inline: \(inline.rgb(400, 264)) \(inline.rgb(400, 504)) \(inline.rgb(400, 1000))")
             // Full screen with no output change and no turn of the video: mpv 0.35 with vo=wlshm lays
-            // out new margins only at its next resize, and no property change found so far forces one
-            // (video-zoom, panscan, video-pan-x, video-align-x were tried). In Upright a layout change
-            // comes with a turn of the output or of the video, which brings that resize.
+            // out new margins only at its next resize, which the player brings about (PlacementNudge).
             await player.setLayout(.fullscreen)
-            let (full, fullOK) = try await screenshot(sway, bound: 1) {
+            let (full, fullOK) = try await screenshot(sway) {
                 isRed($0.rgb(400, 520)) && isBlue($0.rgb(400, 760))
             }
-            withKnownIssue("mpv 0.35 wlshm: margins change at the next resize only") {
-                #expect(fullOK, "full screen: \(full.rgb(400, 520)) \(full.rgb(400, 760))")
-            }
+            #expect(fullOK, "full screen: \(full.rgb(400, 520)) \(full.rgb(400, 760))")
             _ = await player.shutdown()
         }
     }
