@@ -254,6 +254,8 @@ public actor Player {
         guard !isShuttingDown else { return }
         var queue = core.handle(input, at: now)[...]
         while let effect = queue.popFirst() { queue += perform(effect) }
+        // A window's new size may have been laid out with the place before the last one.
+        if case .mpv(.osdSize) = input { placed = true }
         if placed { nudgePlacement() }
         schedule(core.nextDeadline)
     }

@@ -136,7 +136,9 @@ extension Player {
 /// where the picture goes only when its window resizes, so a live change of `video-zoom`,
 /// `video-pan-*`, `video-align-*` or `video-margin-ratio-*` is not seen until then (mpv's commit
 /// "vo_wlshm: properly support video panscan"). Writing a window-size option resizes it without
-/// changing it: `autofit-smaller`, a smallest window of 1 × 1 or 2 × 2 pixels, in turn.
+/// changing it: `autofit-smaller`, a smallest window of 1 to 64 pixels across, a new value each
+/// time (mpv's output reads its options in batches and sees no change in two writes that return
+/// to the value it last read).
 enum PlacementNudge {
     static let option = "autofit-smaller"
 
@@ -155,6 +157,6 @@ enum PlacementNudge {
         return major == 0 && minor < 36
     }
 
-    /// The value written the `n`th time: a different one from the last, so that mpv sees a change.
-    static func value(_ n: Int) -> String { n.isMultiple(of: 2) ? "1x1" : "2x2" }
+    /// The value written the `n`th time: none of the 63 before it, so that mpv sees a change.
+    static func value(_ n: Int) -> String { "\(n % 64 + 1)x1" }
 }
