@@ -41,6 +41,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's allocator controls (malloc.h): libc itself, always linked.
         .systemLibrary(name: "CMalloc"),
+        // The kernel's clock discipline (sys/timex.h): libc itself.
+        .systemLibrary(name: "CTimex"),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -66,6 +68,8 @@ let package = Package(
         // libmpv 0.35's Wayland output closes its display's socket twice; this C module holds
         // libmpv's own close back so that the second one cannot take another thread's descriptor.
         .target(name: "CMPVCloseGuard", linkerSettings: [.linkedLibrary("dl")]),
+        // Whether the system clock is kept to true time (the kernel's adjtimex state).
+        .target(name: "TimeSync", dependencies: ["CTimex"], swiftSettings: strict),
         // glibc's allocator held to what a process uses (both Upright's and its mpv's).
         .target(name: "Memory", dependencies: ["CMalloc"], swiftSettings: strict),
         .target(
@@ -179,7 +183,7 @@ let package = Package(
                 "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display",
                 "Files", "Memory", "Playback", "Player",
                 "Settings",
-                "Session", "UprightDaemon",
+                "Session", "TimeSync", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
@@ -264,6 +268,7 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict),
         .testTarget(name: "MPVTests", dependencies: ["MPV", "Playback", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "TimeSyncTests", dependencies: ["CTimex", "TimeSync"], swiftSettings: strict),
         .testTarget(
             name: "PlayerTests",
             dependencies: [

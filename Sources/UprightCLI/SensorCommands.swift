@@ -13,6 +13,7 @@ import Player
 import Sensors
 import Session
 import Settings
+import TimeSync
 import UnixSignals
 import UprightDaemon
 
@@ -430,6 +431,8 @@ func doctorDecoder(_ configuration: UprightConfiguration) {
 }
 
 func doctorScreen(_ configuration: UprightConfiguration, problems: inout [String]) {
+    // Not a problem by itself: a machine without a time service plays; its times may be off.
+    print("system clock: " + (ClockSync.now()?.summary ?? "its state cannot be read (adjtimex)"))
     guard let plan = configuration.screenPlan, let on = plan.from, let off = plan.until else {
         print("screen power plan: none (the screen is never switched)")
         return

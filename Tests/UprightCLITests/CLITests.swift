@@ -244,6 +244,10 @@ struct CheckConfigTests {
             "\(run.stdout)")
         #expect(run.stdout.contains("sensor URI: none"), "\(run.stdout)")
         #expect(run.stdout.contains("bound keys KEY_F11"), "\(run.stdout)")
+        // Whether a time service keeps the clock (the kernel's state: either answer on a test machine).
+        #expect(
+            run.stdout.contains("system clock: synchronised (estimated error ")
+                || run.stdout.contains("system clock: not synchronised (no time service keeps it"), "\(run.stdout)")
     }
 
     @Test func errorsAndExitStatusOne() async throws {
