@@ -323,6 +323,12 @@ public actor Player {
             placementNeedsNudge = PlacementNudge.needed(videoOutput: vo, version: mpv.string("mpv-version") ?? "")
         }
         guard placementNeedsNudge == true else { return }
+        // Only a full-screen or maximised window: mpv 0.35 takes the video's own size as a normal
+        // window's new geometry at this write, and draws at it until the compositor sends a size.
+        let filling =
+            (try? mpv.get(MPVProperty<Bool>("fullscreen"))) == true
+            || (try? mpv.get(MPVProperty<Bool>("window-maximized"))) == true
+        guard filling else { return }
         nudges += 1
         _ = run(.command(["set", PlacementNudge.option, PlacementNudge.value(nudges)]))
     }
