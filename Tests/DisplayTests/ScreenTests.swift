@@ -144,7 +144,7 @@ extension WaylandScreenTests {
             // Full screen with no output change and no turn of the video: mpv 0.35 with vo=wlshm lays
             // out new margins only at its next resize, which the player brings about (PlacementNudge).
             await player.setLayout(.fullscreen)
-            let (full, fullOK) = try await screenshot(sway) {
+            let (full, fullOK) = try await screenshot(sway, bound: 1) {
                 isRed($0.rgb(400, 520)) && isBlue($0.rgb(400, 760))
             }
             #expect(fullOK, "full screen: \(full.rgb(400, 520)) \(full.rgb(400, 760))")
