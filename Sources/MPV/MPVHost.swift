@@ -65,12 +65,7 @@ public enum MPVHost {
             }
             _exit(0)
         }
-        Task.detached {
-            while true {
-                try? await Task.sleep(for: .seconds(60), tolerance: .seconds(5))
-                Allocator.giveBackFreed()
-            }
-        }
+        Task.detached { await Allocator.giveBackFreedEveryMinute(on: ContinuousClock()) }
         while let line = input.next() {
             guard let request = MPVWire.decode(MPVWire.Request.self, from: line) else { continue }
             if case .quit = request.call { break }

@@ -12,6 +12,14 @@ public enum Allocator {
     /// use stayed resident, and the fault soak's resident memory grew by it.
     public static func giveBackFreed() { _ = malloc_trim(0) }
 
+    /// Gives the freed pages back every minute of `clock`, until the task is cancelled.
+    public static func giveBackFreedEveryMinute<C: Clock>(on clock: C) async where C.Duration == Duration {
+        while !Task.isCancelled {
+            try? await clock.sleep(for: .seconds(60), tolerance: .seconds(5))
+            giveBackFreed()
+        }
+    }
+
     /// The bytes the program holds from the allocator (in every arena).
     public static var inUseBytes: Int { Int(mallinfo2().uordblks) }
 }

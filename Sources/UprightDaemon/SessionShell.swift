@@ -221,12 +221,7 @@ struct SessionShell: Sendable {
                 }
             },
             Task { await watchWhatStartedUs(clock: clock) },
-            Task {
-                while !Task.isCancelled {
-                    try? await clock.sleep(for: .seconds(60), tolerance: .seconds(5))
-                    Allocator.giveBackFreed()
-                }
-            },
+            Task { await Allocator.giveBackFreedEveryMinute(on: clock) },
         ]
     }
 
