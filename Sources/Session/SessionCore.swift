@@ -111,6 +111,21 @@ public struct SessionCore: Sendable {
         translate(policy.start(at: now))
     }
 
+    /// The launch (``start(at:)``) and what the display's first check (`presence`) starts, in the
+    /// order a first frame comes soonest: the player starts (mpv opens its file) before the
+    /// output's launch turn, instead of after the compositor has turned and drawn the output (a
+    /// third of a second on a slow board). The turn still comes first where it counts: the
+    /// compositor reads it, and turns the output, long before mpv's window exists; the player's
+    /// own turn (`apply`) stays ahead of its start.
+    public mutating func launch(presence: DisplayState, at now: Double) -> [SessionEffect] {
+        var effects = start(at: now) + handle(.displayChecked(presence), at: now)
+        guard let turn = effects.firstIndex(where: { if case .turnOutput = $0 { true } else { false } }),
+            let start = effects.firstIndex(of: .player(.start)), start > turn
+        else { return effects }
+        effects.insert(effects.remove(at: start), at: turn)
+        return effects
+    }
+
     /// When the next thing is due with no input: a transition's end, a display probe, the end of
     /// the wait for a display.
     public var nextDeadline: Double? {

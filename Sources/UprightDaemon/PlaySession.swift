@@ -108,7 +108,7 @@ public actor PlaySession {
         sources = shell.startSources(stop: stop, clock: clock)
         var timer = TickTimer(clock: clock, origin: origin, feed: feed)
         defer { timer.schedule(nil) }
-        var effects = core.start(at: now()) + core.handle(.displayChecked(presence), at: now())
+        var effects = core.launch(presence: presence, at: now())
         var iterator = inputs.makeAsyncIterator()
         while true {
             let done = await shell.perform(effects, core: &core, now: now)

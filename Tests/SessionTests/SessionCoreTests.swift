@@ -81,6 +81,23 @@ struct SessionCoreTests {
         #expect(!run.effects.contains { if case .turnOutput = $0 { true } else { false } })
     }
 
+    @Test func atLaunchThePlayerStartsBeforeTheOutputTurnsAndAfterItsOwnTurn() throws {
+        var core = try SessionCore(policy: PolicyConfiguration(), locked: false, display: .kiosk)
+        let shown = core.launch(presence: .present, at: 0).filter { if case .policy = $0 { false } else { true } }
+        let apply = try #require(shown.firstIndex(of: .player(.apply(.portrait, .interface, .inline))))
+        let start = try #require(shown.firstIndex(of: .player(.start)))
+        let turn = try #require(shown.firstIndex(of: .turnOutput(.portrait)))
+        #expect(apply < start && start < turn)
+        // Without a display to turn, and while waiting for one, the order is the core's own.
+        var none = try SessionCore(policy: PolicyConfiguration(), locked: false, display: .none)
+        var expected = none
+        #expect(
+            none.launch(presence: .present, at: 0)
+                == expected.start(at: 0) + expected.handle(.displayChecked(.present), at: 0))
+        var waiting = try SessionCore(policy: PolicyConfiguration(), locked: false, display: .kiosk)
+        #expect(!waiting.launch(presence: .waiting("sway is not there"), at: 0).contains(.player(.start)))
+    }
+
     @Test func lockingAsksTheMotionFallbackFirstAndSwitchesTheSensorOff() throws {
         var run = try Run()
         run.settle()
