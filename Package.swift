@@ -183,7 +183,7 @@ let package = Package(
                 "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display",
                 "Files", "Memory", "Playback", "Player",
                 "Settings",
-                "Session", "TimeSync", "UprightDaemon",
+                "Session", "Systemd", "TimeSync", "UprightDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),

@@ -10,6 +10,7 @@ import Sensors
 import Session
 import Settings
 import Synchronization
+import Systemd
 import UprightDaemon
 
 /// A failure that has already been worded for the user, exit status 1: printed as
@@ -76,9 +77,19 @@ extension Upright {
     /// The player's mpv runs in a process of its own: this program, started again with
     /// ``MPVHost/argument`` (one file, whose pages the two processes share), or, for `play`, forked
     /// now. Called first, on the main thread, while it is the only one; never returns for
-    /// ``MPVHost/argument``.
+    /// ``MPVHost/argument``. `notify-relay` runs here too, while the process has one thread
+    /// (``NotifyRelayCommand``), and never returns.
     public static func serveMPVWhenAsked() {
         let first = CommandLine.arguments.dropFirst().first
+        if first == "notify-relay" {
+            // On this thread, before any other starts: the signals it passes on wait for it in
+            // `sigwait`, blocked in every thread (a thread that let one through would end the
+            // process with it).
+            NotifyRelay.blockSignals()
+            // Told apart from Upright in ps, top and pgrep.
+            try? "upright-relay".write(toFile: "/proc/self/comm", atomically: false, encoding: .utf8)
+            NotifyRelayCommand.main(Array(CommandLine.arguments.dropFirst(2)))
+        }
         guard first == MPVHost.argument || first == "play" else { return }
         Allocator.limitArenas()
         if first == "play" {

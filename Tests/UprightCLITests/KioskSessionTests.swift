@@ -67,6 +67,45 @@ struct KioskSessionTests {
             said.contains("ended with status 134 within 20 s of its start; starting it again with WLR_RENDERER=pixman"))
     }
 
+    /// Under a unit of Type=notify (NOTIFY_SOCKET set) the launcher becomes `upright
+    /// notify-relay` (the same process): what the compositor's side says reaches the service
+    /// manager from the launcher's process ID, and a stop reaches the compositor, whose end is
+    /// then not taken for a renderer that failed.
+    @Test func underAServiceManagerTheLauncherRelaysAndAStopEndsTheCompositor() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let compositor = directory + "/compositor"
+        try """
+        #!/bin/sh
+        echo "renderer=${WLR_RENDERER:-default}" >> "\(directory)/runs"
+        python3 -c 'import os, socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b"READY=1", os.environ["NOTIFY_SOCKET"])'
+        exec sleep 30
+        """.write(toFile: compositor, atomically: true, encoding: .utf8)
+        chmod(compositor, 0o755)
+        let notify = try ServiceManagerTests.NotifySocket()
+        let bin = uprightBinary.deletingLastPathComponent().path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.launcher)
+        process.arguments = [compositor]
+        var env = ProcessInfo.processInfo.environment
+        env["WLR_RENDERER"] = nil
+        env["JOURNAL_STREAM"] = "test"
+        env["NOTIFY_SOCKET"] = notify.path
+        env["RUNTIME_DIRECTORY"] = directory
+        env["PATH"] = bin + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        process.environment = env
+        try process.run()
+        defer { if process.isRunning { kill(-process.processIdentifier, SIGKILL) } }
+        let received = await notify.collectWithSenders(for: 2)
+        #expect(received.map(\.message) == ["READY=1"])
+        #expect(received.map(\.sender) == [process.processIdentifier])
+        process.terminate()
+        await Blocking.run { process.waitUntilExit() }
+        #expect(process.terminationStatus == 143)  // sleep's end by SIGTERM, as the script saw it
+        let runs = try String(contentsOfFile: directory + "/runs", encoding: .utf8)
+        #expect(runs == "renderer=default\n", "started once, not again with pixman after the stop")
+    }
+
     @Test func theOperatorsRendererIsKeptAndTheStatusPassedOn() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

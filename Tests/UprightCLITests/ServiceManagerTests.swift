@@ -30,6 +30,9 @@ struct ServiceManagerTests {
             guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
             var tv = timeval(tv_sec: 0, tv_usec: 100_000)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            // The sender's credentials with each message, as systemd reads them.
+            var on: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, socklen_t(MemoryLayout<Int32>.size))
         }
 
         deinit {
@@ -39,14 +42,46 @@ struct ServiceManagerTests {
 
         /// Reads what arrives for `seconds`, off the cooperative pool.
         func collect(for seconds: Double) async -> [String] {
+            await collectWithSenders(for: seconds).map(\.message)
+        }
+
+        /// The same, each message with the process ID the kernel gave as its sender's.
+        func collectWithSenders(for seconds: Double) async -> [(message: String, sender: pid_t)] {
             await Blocking.run {
                 let end = Date().addingTimeInterval(seconds)
-                var buffer = [UInt8](repeating: 0, count: 4096)
+                var found: [(message: String, sender: pid_t)] = []
                 while Date() < end {
-                    let n = buffer.withUnsafeMutableBytes { recv(self.fd, $0.baseAddress, $0.count, 0) }
-                    if n > 0 { self.messages.withLock { $0.append(String(decoding: buffer[..<n], as: UTF8.self)) } }
+                    if let got = self.receive() { found.append(got) }
                 }
-                return self.messages.withLock { $0 }
+                self.messages.withLock { $0 += found.map(\.message) }
+                return found
+            }
+        }
+
+        private func receive() -> (message: String, sender: pid_t)? {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            // struct ucred { pid_t pid; uid_t uid; gid_t gid; } in an SCM_CREDENTIALS message.
+            var control = [UInt8](repeating: 0, count: 64)
+            return buffer.withUnsafeMutableBytes { data in
+                control.withUnsafeMutableBytes { ancillary in
+                    var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
+                    return withUnsafeMutablePointer(to: &vector) { vector in
+                        var header = msghdr()
+                        header.msg_iov = vector
+                        header.msg_iovlen = 1
+                        header.msg_control = ancillary.baseAddress
+                        header.msg_controllen = ancillary.count
+                        let n = recvmsg(fd, &header, 0)
+                        guard n > 0 else { return nil }
+                        // cmsghdr: len (8 bytes), level, type (4 each), then the ucred.
+                        let level = ancillary.load(fromByteOffset: 8, as: Int32.self)
+                        let type = ancillary.load(fromByteOffset: 12, as: Int32.self)
+                        let pid =
+                            level == SOL_SOCKET && type == 2 /* SCM_CREDENTIALS */
+                            ? ancillary.load(fromByteOffset: 16, as: Int32.self) : 0
+                        return (String(decoding: data[..<n], as: UTF8.self), pid)
+                    }
+                }
             }
         }
     }
@@ -65,6 +100,98 @@ struct ServiceManagerTests {
         #expect(ready != nil, "\(messages) \(play.stderr)")
         #expect(messages.contains { $0.contains("STATUS=playing Test pattern") }, "\(messages)")
         #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 5, "\(messages)")
+    }
+
+    /// `upright notify-relay`, the main process of the compositor units: what `upright play` (its
+    /// descendant) says reaches the service manager as the relay's own; a stop signal reaches
+    /// play, and the relay ends with its status, leaving nothing behind.
+    @Test func theRelaySendsOnWhatPlaySaysAsItsOwnAndPassesTheStopOn() async throws {
+        let notify = try NotifySocket()
+        let runtime = NSTemporaryDirectory() + "upright-relay-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        environment["RUNTIME_DIRECTORY"] = runtime
+        environment["WATCHDOG_USEC"] = "400000"
+        environment["WATCHDOG_PID"] = nil
+        for name in ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK"] { environment[name] = nil }
+        // The relay starts a shell, which starts play: play is not the relay's own child, and gets
+        // the stop from the relay's process group (the shell, as the session script does, waits
+        // for it and ends with its status).
+        let play = try SignalTests.Play(
+            ["--uri", "none", "--vo", "null", "--no-control"], environment: environment,
+            launcher: [uprightBinary.path, "notify-relay", "/bin/sh", "-c", "trap : TERM; \"$0\" \"$@\"; exit $?"])
+        defer { if play.process.isRunning { play.process.send(SIGKILL) } }
+        let received = await notify.collectWithSenders(for: 2.5)
+        let messages = received.map(\.message), senders = Set(received.map(\.sender))
+        let relay = play.process.processIdentifier
+        #expect(messages.contains { $0.split(separator: "\n").contains("READY=1") }, "\(messages) \(play.stderr)")
+        #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 3, "\(messages)")
+        #expect(senders == [relay], "senders \(senders), relay \(relay)")
+        let inside = try FileManager.default.contentsOfDirectory(atPath: runtime)
+        #expect(inside.count == 1 && inside[0].hasPrefix("upright-notify-"), "\(inside)")
+        play.process.send(SIGTERM)
+        let process = play.process
+        await Blocking.run { process.waitUntilExit() }
+        #expect(process.terminationStatus == 0, "\(play.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runtime).isEmpty)
+    }
+
+    /// The watchdog's SIGABRT to the relay ends the process that stopped sending keep-alives
+    /// (here `upright play`, in a session of its own as a compositor starts it) by SIGABRT, and
+    /// the rest of the session by SIGTERM.
+    @Test func theWatchdogsSignalEndsTheNotifierAndStopsTheRest() async throws {
+        let notify = try NotifySocket()
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        environment["WATCHDOG_USEC"] = "400000"
+        environment["WATCHDOG_PID"] = nil
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        for name in ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK"] { environment[name] = nil }
+        let directory = NSTemporaryDirectory() + "upright-relay-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // setsid: play leaves the relay's process group; a subshell that ignores the stop writes its
+        // status where the test reads it.
+        let play = try SignalTests.Play(
+            ["--uri", "none", "--vo", "null", "--no-control"], environment: environment,
+            launcher: [
+                uprightBinary.path, "notify-relay", "/bin/sh", "-c",
+                "(trap '' TERM; setsid -w \"$0\" \"$@\"; echo $? > \(directory)/play-status) & wait",
+            ])
+        defer { if play.process.isRunning { kill(-play.process.processIdentifier, SIGKILL) } }
+        let received = await notify.collectWithSenders(for: 2)
+        #expect(received.contains { $0.message == "WATCHDOG=1" }, "\(play.stderr)")
+        play.process.send(SIGABRT)
+        let process = play.process
+        await Blocking.run { process.waitUntilExit() }
+        #expect(process.terminationStatus == SIGTERM, "the shell ended by SIGTERM: \(play.stderr)")
+        let ended = await Blocking.run { () -> String? in
+            for _ in 0..<100 {
+                if let text = try? String(contentsOfFile: directory + "/play-status", encoding: .utf8), !text.isEmpty {
+                    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+                }
+                usleep(100_000)
+            }
+            return nil
+        }
+        #expect(ended == "\(128 + SIGABRT)", "upright play ended by SIGABRT")
+    }
+
+    @Test func theRelayEndsWithTheCommandsStatusAndSaysWhyOneCannotStart() async throws {
+        let notify = try NotifySocket()
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        let killed = try await upright(["notify-relay", "/bin/sh", "-c", "kill -TERM $$"], environment: environment)
+        #expect(killed.status == SIGTERM, "ended by SIGTERM as its command was: \(killed.stderr)")
+        let absent = try await upright(["notify-relay", "no-such-program-here"], environment: environment)
+        #expect(absent.status != 0)
+        #expect(
+            absent.stderr.contains("cannot start no-such-program-here: No such file or directory"), "\(absent.stderr)")
+        environment["NOTIFY_SOCKET"] = nil
+        let plain = try await upright(["notify-relay", "/bin/sh", "-c", "exit 3"], environment: environment)
+        #expect(plain.status == 3)
     }
 }
 

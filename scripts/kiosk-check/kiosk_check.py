@@ -9,7 +9,8 @@ status` (as root and as a member of the group `upright`), the journal and the ke
 
 - the picture is on screen after boot;
 - `ctl status` answers root and a member of `upright`; the log reaches the journal;
-- the units are what the README says (Type=notify, NotifyAccess=all, a 30 s watchdog);
+- the units are what the README says (Type=notify, NotifyAccess=main, a 30 s watchdog), their
+  start ends (READY=1 reaches systemd) and a hung Upright trips the watchdog;
 - one press of a uinput button bound to full screen toggles it once (it reaches Upright both
   through the compositor and through evdev);
 - the accelerometer, served by iiod on the host over the VM's network, turns the picture;
@@ -362,6 +363,12 @@ def status(vm, user=None):
         return None, f"not a status: {e}: {out[:200]}"
 
 
+def unit_state(vm, unit):
+    """The unit's state and restarts, as `systemctl show` says them on one line."""
+    out = vm.ssh(f"systemctl show -p ActiveState -p SubState -p NRestarts {unit}", check=False)[1]
+    return " ".join(sorted(out.split()))
+
+
 def wait_for(predicate, bound, step=1.0):
     end = time.time() + bound
     while True:
@@ -431,10 +438,17 @@ def check_session(vm, report, accel, name, setup, compositor, unit):
     report.check(f"{name}: Upright's log is in the journal", journal not in ("", "0"), f"{journal} display lines")
     if unit:
         props = vm.ssh(f"systemctl show -p Type -p NotifyAccess -p WatchdogUSec {unit}", check=False)[1].split()
-        # In the compositor units the keep-alives come from Upright, the compositor's child.
-        access = "NotifyAccess=main" if compositor is None else "NotifyAccess=all"
+        # In the compositor units the main process is `upright notify-relay`, which sends on what
+        # Upright (the compositor's child, in the login session's scope) says.
         report.check(f"{name}: {unit} is Type=notify with a 30 s watchdog",
-                     sorted(props) == sorted([access, "Type=notify", "WatchdogUSec=30s"]), " ".join(props))
+                     sorted(props) == sorted(["NotifyAccess=main", "Type=notify", "WatchdogUSec=30s"]),
+                     " ".join(props))
+        # READY=1 reached systemd: the unit's start ended, it did not time out and start again.
+        state = wait_for(lambda: (lambda out: out if "SubState=running" in out else None)(
+            unit_state(vm, unit)), 60) or unit_state(vm, unit)
+        report.check(f"{name}: {unit} started (READY=1 reached systemd) and was not restarted",
+                     "ActiveState=active" in state and "SubState=running" in state and "NRestarts=0" in state,
+                     state)
 
     # One press of the button box's full-screen key: full screen, entered once (it reaches Upright
     # through evdev and through the compositor and mpv's window; the window's copy may come seconds
@@ -479,6 +493,23 @@ def check_session(vm, report, accel, name, setup, compositor, unit):
     others = [f"{os.path.basename(exe)} (signal {sig})" for exe, sig in found if not exe.endswith("/upright")]
     report.check(f"{name}: Upright never crashed (systemd-coredump)", not mine,
                  f"{len(mine)} core dumps of Upright" + (f"; others: {', '.join(others)}" if others else ""))
+    if unit:
+        # A hung Upright (stopped) trips the watchdog: systemd ends the unit within 30 s and starts
+        # it again, and the picture comes back. (After the crash check: the watchdog's SIGABRT
+        # leaves a core dump.)
+        before = unit_state(vm, unit)
+        vm.ssh("kill -STOP $(pgrep -o -xf '(/usr/bin/)?upright play')", check=False)
+        tripped = wait_for(lambda: vm.ssh(f"journalctl -b -u {unit} --no-pager | grep -q 'Watchdog timeout'",
+                                          check=False)[0] == 0, 60)
+        vm.ssh("pkill -CONT -xf '(/usr/bin/)?upright play'", check=False)
+        screen, took = picture_within(vm, report, f"{slug}-after-watchdog", 120)
+        after = unit_state(vm, unit)
+        left = wait_for(lambda: upright_processes(vm) == "1" and "1", 30) or upright_processes(vm)
+        report.check(f"{name}: after the watchdog exactly one Upright runs", left == "1", f"{left} running")
+        report.check(f"{name}: a hung Upright trips the watchdog and the unit plays again",
+                     bool(tripped) and screen.shows_clip() and "SubState=running" in after,
+                     f"{'tripped' if tripped else 'not tripped within 60 s'}; {before} → {after}; "
+                     f"{screen.describe()} {took:.0f} s later")
     vm.ssh(f"journalctl -b --no-pager > /tmp/journal.txt; cp /tmp/journal.txt /mnt/share/{slug}-journal.txt",
            check=False)
     shutil.move(os.path.join(vm.share, f"{slug}-journal.txt"), os.path.join(report.results, f"{slug}-journal.txt"))
