@@ -502,12 +502,22 @@ def check_session(vm, report, accel, name, setup, compositor, unit):
         tripped = wait_for(lambda: vm.ssh(f"journalctl -b -u {unit} --no-pager | grep -q 'Watchdog timeout'",
                                           check=False)[0] == 0, 60)
         vm.ssh("pkill -CONT -xf '(/usr/bin/)?upright play'", check=False)
+
+        def restarts(state):
+            return int(next((f.split("=")[1] for f in state.split() if f.startswith("NRestarts=")), "0") or 0)
+
+        # Started again (the core dump of the hung process is written first: seconds under
+        # emulation), then the picture: on the console the last one stays in the framebuffer.
+        wait_for(lambda: (lambda st: st if restarts(st) > restarts(before) and "SubState=running" in st else None)(
+            unit_state(vm, unit)), 120)
+        time.sleep(3)
         screen, took = picture_within(vm, report, f"{slug}-after-watchdog", 120)
         after = unit_state(vm, unit)
         left = wait_for(lambda: upright_processes(vm) == "1" and "1", 30) or upright_processes(vm)
         report.check(f"{name}: after the watchdog exactly one Upright runs", left == "1", f"{left} running")
         report.check(f"{name}: a hung Upright trips the watchdog and the unit plays again",
-                     bool(tripped) and screen.shows_clip() and "SubState=running" in after,
+                     bool(tripped) and screen.shows_clip() and "SubState=running" in after
+                     and restarts(after) > restarts(before),
                      f"{'tripped' if tripped else 'not tripped within 60 s'}; {before} → {after}; "
                      f"{screen.describe()} {took:.0f} s later")
     vm.ssh(f"journalctl -b --no-pager > /tmp/journal.txt; cp /tmp/journal.txt /mnt/share/{slug}-journal.txt",
