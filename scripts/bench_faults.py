@@ -30,6 +30,7 @@ figures and its mpv process's (it starts again at each compositor loss, its thre
 with what it plays) no more at the end than at most in the first third of the run, a clean exit
 with the output restored.
 """
+import collections
 import json
 import os
 import random
@@ -322,6 +323,18 @@ def report(results, wrong_at, turns, grown, samples, ends, exit, until):
     print('  goals: ' + '; '.join('%s: %s' % (g, 'met' if ok else 'NOT met') for g, ok in goals))
 
 
+def thread_names(pid):
+    """The process's threads by name (libdispatch's and Swift's pools come and go by use)."""
+    names = collections.Counter()
+    try:
+        for tid in os.listdir('/proc/%d/task' % pid):
+            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
+                names[f.read().strip()] += 1
+    except OSError:
+        pass
+    return names
+
+
 def alive_usage(pid, alone=False):
     try:
         return usage(pid, alone)
@@ -364,6 +377,7 @@ def main():
         wrong_at, turn_times = [], []
         samples = {'upright': [], 'mpv': []}
         baseline = None
+        names_base = None
         last_sample = -10.0
         k = 0
         died = None
@@ -395,6 +409,8 @@ def main():
                 last_sample = now
                 u, m = after, usage(mpv.pid)
                 if now >= warmup:
+                    if baseline is None:
+                        names_base = thread_names(kiosk.pid)
                     baseline = baseline or (u, m)
                     alone = usage(kiosk.pid, alone=True)
                     children = [alive_usage(p, alone=True) for p in family(kiosk.pid)[1:]]
@@ -420,6 +436,7 @@ def main():
             s.close()
         time.sleep(35)  # the silent clients' 30 s idle limit, for the descriptors' count
         end_u, end_m = usage(kiosk.pid), usage(mpv.pid)
+        names_end = thread_names(kiosk.pid)
         alone = usage(kiosk.pid, alone=True)
         children = [c for c in (alive_usage(p, alone=True) for p in family(kiosk.pid)[1:]) if c]
         samples.setdefault('alone-threads', []).append((seconds, alone[1]))
@@ -442,6 +459,11 @@ def main():
         print('Fault soak, %d s (warm-up %d s): %d turns, %d faults of %d kinds, one at a time:'
               % (seconds, warmup, turns, k, len(FAULTS)))
         report(results, wrong_at, turns, grown, samples, (end_u, end_m, bu, bm), (code, restored), seconds)
+        if names_base is not None and names_end != names_base:
+            more = sorted((names_end - names_base).elements())
+            fewer = sorted((names_base - names_end).elements())
+            print('  the upright process\'s threads by name, warm-up → end: %s%s' % (
+                ('more: ' + ', '.join(more)) if more else '', ('; fewer: ' + ', '.join(fewer)) if fewer else ''))
         if seconds > CHECKPOINT:
             print('The same soak\'s first %d s:' % CHECKPOINT)
             report(results, wrong_at, sum(1 for t in turn_times if t <= CHECKPOINT), None, samples, None, None,
