@@ -140,7 +140,11 @@ struct MQTTTests {
         var now = time(nil)
         var local = tm()
         localtime_r(&now, &local)
-        func hhmm(_ minutes: Int) -> String { String(format: "%02d:%02d", (minutes / 60 + 24) % 24, minutes % 60) }
+        // The time of day `minutes` after midnight, across midnight either way (-17: 23:43).
+        func hhmm(_ minutes: Int) -> String {
+            let m = (minutes % 1440 + 1440) % 1440
+            return String(format: "%02d:%02d", m / 60, m % 60)
+        }
         let minute = Int(local.tm_hour) * 60 + Int(local.tm_min)
         let config = dir + "/upright.toml"
         try """
