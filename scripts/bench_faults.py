@@ -25,8 +25,8 @@ smaps at the end too.
 
 Goals: every fault recovered within its limit, no wrong picture, growth under 1 MB/h after
 warm-up (a least-squares line through the samples of the pages counted once), those pages within
-plain mpv's + 30 MB, the upright process's threads and descriptors back to their warm-up
-figures and its mpv process's (it starts again at each compositor loss, its threads come and go
+plain mpv's + 30 MB, the upright process's threads (less libdispatch's overcommit workers, which
+come and go with blocking work) and descriptors back to their warm-up figures and its mpv process's (it starts again at each compositor loss, its threads come and go
 with what it plays) no more at the end than at most in the first third of the run, a clean exit
 with the output restored.
 """
@@ -310,7 +310,7 @@ def report(results, wrong_at, turns, grown, samples, ends, exit, until):
         # say how many it has at most; a leak would carry the last ones beyond that.
         early = child[:max(1, len(child) // 3)] or [0]
         early_fds = child_fds[:max(1, len(child_fds) // 3)] or [0]
-        print('  the upright process: threads %d → %d, fds %d → %d; its mpv process: threads %d–%d over the run'
+        print('  the upright process: threads %d → %d (less libdispatch\'s overcommit workers), fds %d → %d; its mpv process: threads %d–%d over the run'
               ' (at most %d in the first third, %d at the end), fds %d–%d (at most %d in the first third, %d at'
               ' the end); plain mpv: threads %d → %d, fds %d → %d'
               % (alone_threads + alone_fds + (min(child or [0]), max(child or [0]), max(early),
@@ -333,6 +333,12 @@ def thread_names(pid):
     except OSError:
         pass
     return names
+
+
+def steady_threads(pid):
+    """The process's threads less libdispatch's overcommit workers, which it starts for blocking
+    work and ends when idle (a count that includes them says when one happened to run)."""
+    return sum(n for name, n in thread_names(pid).items() if not name.endswith('overcommit'))
 
 
 def alive_usage(pid, alone=False):
@@ -417,7 +423,7 @@ def main():
                     children = [c for c in children if c]
                     for key, value in (('upright', u[0]), ('mpv', m[0]), ('once', pages_once(family(kiosk.pid))),
                                        ('mpv-once', pages_once([mpv.pid])), ('alone', alone[0]),
-                                       ('alone-anon', alone[3]), ('alone-threads', alone[1]),
+                                       ('alone-anon', alone[3]), ('alone-threads', steady_threads(kiosk.pid)),
                                        ('alone-fds', alone[2])):
                         samples.setdefault(key, []).append((now, value))
                     if children:
@@ -439,7 +445,7 @@ def main():
         names_end = thread_names(kiosk.pid)
         alone = usage(kiosk.pid, alone=True)
         children = [c for c in (alive_usage(p, alone=True) for p in family(kiosk.pid)[1:]) if c]
-        samples.setdefault('alone-threads', []).append((seconds, alone[1]))
+        samples.setdefault('alone-threads', []).append((seconds, steady_threads(kiosk.pid)))
         samples.setdefault('alone-fds', []).append((seconds, alone[2]))
         if children:
             samples.setdefault('child-threads', []).append((seconds, sum(c[1] for c in children)))
