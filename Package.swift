@@ -59,7 +59,7 @@ let package = Package(
         // An MQTT client (libmosquitto): the fleet's broker.
         .target(name: "MQTT", dependencies: ["CMosquitto", "Settings"], swiftSettings: strict),
         // The service manager's notifications (readiness, status, watchdog) through libsystemd.
-        .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: strict),
+        .target(name: "Systemd", dependencies: ["Blocking", "CSystemd"], swiftSettings: strict),
         .target(name: "Picture", dependencies: ["CZlib"], swiftSettings: strict),
         // Linux input devices (evdev): buttons, keypads, remotes and the rotation-lock switch.
         .target(name: "Input", dependencies: ["Blocking", "Files", "Settings"], swiftSettings: strict),

@@ -259,15 +259,6 @@ final class MPVRemote: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, socket, MPVWire.descriptor)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(MPVHost.name), strdup(MPVHost.argument), nil]
         defer { argv.forEach { free($0) } }
@@ -277,7 +268,7 @@ final class MPVRemote: Sendable {
         environment["SWIFT_BACKTRACE"] = "enable=no"
         let pairs: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { pairs.forEach { free($0) } }
-        let status = posix_spawn(&pid, path, &actions, &attributes, argv, pairs)
+        let status = withDefaultSignalsSpawnAttributes { posix_spawn(&pid, path, &actions, &$0, argv, pairs) }
         guard status == 0 else {
             errno = status
             return nil

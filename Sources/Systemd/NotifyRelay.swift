@@ -1,3 +1,4 @@
+import Blocking
 import Foundation
 import Glibc
 import Synchronization
@@ -112,15 +113,6 @@ public enum NotifyRelay {
     /// Starts `command` with every signal at its default and none blocked, `NOTIFY_SOCKET` set to
     /// `notifySocket` (and the relay's own marks removed).
     private static func spawn(_ command: [String], notifySocket: String?) throws(NotifyRelayError) -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notifySocket
         let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
@@ -128,7 +120,7 @@ public enum NotifyRelay {
         let pairs: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { pairs.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawnp(&pid, command[0], nil, &attributes, argv, pairs)
+        let status = withDefaultSignalsSpawnAttributes { posix_spawnp(&pid, command[0], nil, &$0, argv, pairs) }
         guard status == 0 else {
             throw NotifyRelayError(description: "cannot start \(command[0]): \(String(cString: strerror(status)))")
         }
