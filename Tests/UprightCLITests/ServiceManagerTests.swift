@@ -153,12 +153,13 @@ struct ServiceManagerTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // setsid: play leaves the relay's process group; a subshell that ignores the stop writes its
-        // status where the test reads it.
+        // status where the test reads it; the shell itself waits for a sleep, so that only the
+        // stop ends it (not the subshell's end, which may come first on a loaded machine).
         let play = try SignalTests.Play(
             ["--uri", "none", "--vo", "null", "--no-control"], environment: environment,
             launcher: [
                 uprightBinary.path, "notify-relay", "/bin/sh", "-c",
-                "(trap '' TERM; setsid -w \"$0\" \"$@\"; echo $? > \(directory)/play-status) & wait",
+                "(trap '' TERM; setsid -w \"$0\" \"$@\"; echo $? > \(directory)/play-status) & sleep 60 & wait $!",
             ])
         defer { if play.process.isRunning { kill(-play.process.processIdentifier, SIGKILL) } }
         let received = await notify.collectWithSenders(for: 2)
