@@ -5,7 +5,7 @@ import Synchronization
 
 /// An error from libmpv: the call that failed (with the property or command) and mpv's own
 /// message (`mpv_error_string`).
-public struct MPVError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
+public struct MPVError: Error, Sendable, Equatable, CustomStringConvertible {
     public var call: String
     public var message: String
     public var code: Int32
@@ -30,7 +30,7 @@ public struct MPVError: Error, Sendable, Equatable, Codable, CustomStringConvert
 }
 
 /// A property or option value as mpv passes it.
-public enum MPVValue: Sendable, Hashable, Codable {
+public enum MPVValue: Sendable, Hashable {
     case string(String)
     case flag(Bool)
     case int64(Int64)
@@ -47,7 +47,7 @@ public protocol MPVConvertible: Sendable {
 
 extension MPVValue {
     /// The format of a value, without the value.
-    public enum Kind: Sendable, Hashable, Codable {
+    public enum Kind: Sendable, Hashable {
         case string, flag, int64, double
     }
 }
@@ -140,7 +140,7 @@ extension MPVProperty where Value == String {
 }
 
 /// An event from mpv, copied out of `mpv_event` at once (its memory dies at the next wait).
-public enum MPVEvent: Sendable, Hashable, Codable {
+public enum MPVEvent: Sendable, Hashable {
     case startFile(playlistEntry: Int64)
     case fileLoaded
     /// A file ended: `reason` is eof, stop, quit, error or redirect; `error` is mpv's message for
@@ -196,13 +196,32 @@ public final class MPVHandle: @unchecked Sendable {
     /// Creates a player with `options` set before `mpv_initialize` (for example `vo=null`), in a
     /// process of its own (`upright-mpv`) when `separateProcess`.
     public convenience init(options: [(String, String)] = [], separateProcess: Bool) throws(MPVError) {
+        try self.init(starting: options, separateProcess: separateProcess)
+        try waitStarted()
+    }
+
+    /// The same, and `observing` observed and `commands` run once mpv has started, without waiting
+    /// for a process of its own: it may still be loading libmpv, and the caller goes on meanwhile
+    /// (finding its display, say). ``waitStarted()`` says how the start went, and each call waits
+    /// for it; a failure to start (a bad option, a refused command) is thrown by both. In this
+    /// process, all is done before the init returns.
+    public convenience init(
+        starting options: [(String, String)], observing: [(String, MPVValue.Kind)] = [], commands: [[String]] = [],
+        separateProcess: Bool
+    ) throws(MPVError) {
         if separateProcess {
-            self.init(remote: try MPVRemote(options: options))
+            let calls = observing.map { MPVWire.Call.observe($0.0, $0.1) } + commands.map { MPVWire.Call.command($0) }
+            self.init(remote: try MPVRemote(options: options, then: calls))
         } else {
             MPVRemote.discardSpare()
             try self.init(options: options, keepsCore: false)
+            for (name, kind) in observing { try observe(name, as: kind) }
+            for words in commands { try command(words) }
         }
     }
+
+    /// Waits until mpv has started (at once in this process); throws why it could not.
+    public func waitStarted() throws(MPVError) { try remote?.waitStarted() }
 
     /// Starts the player's mpv process now (for `upright play`, before it reads its configuration):
     /// libmpv loads meanwhile, and the first player made with `separateProcess` takes that process.
@@ -409,7 +428,7 @@ public final class MPVHandle: @unchecked Sendable {
             guard
                 case .frame(let w, let h, let stride, let pixels) = try remote.call(.screenshot(mode), describing: call)
             else { throw MPVError(call: call, message: "mpv's process answered out of turn", code: -1) }
-            return MPVFrame(width: w, height: h, stride: stride, pixels: Array(pixels))
+            return MPVFrame(width: w, height: h, stride: stride, pixels: pixels)
         }
         var frame: MPVFrame?
         try guarded("mpv_command_ret(screenshot-raw \(mode))") { h in

@@ -35,9 +35,9 @@ public enum MPVHost {
         }
         // Loaded while the player still reads its configuration and finds its display.
         _ = upright_mpv_load()
-        var input = LineReader(fd: MPVWire.descriptor)
+        var input = FrameReader(fd: MPVWire.descriptor)
         guard let first = input.next() else { _exit(0) }  // started ahead, and not needed
-        guard let start = MPVWire.decode(MPVWire.Start.self, from: first) else {
+        guard let start = MPVWire.Start(first) else {
             FileHandle.standardError.write(Data("upright-mpv: started by Upright's player only\n".utf8))
             _exit(2)
         }
@@ -45,10 +45,16 @@ public enum MPVHost {
         let output = Output()
         let mpv: MPVHandle
         do {
-            mpv = try MPVHandle(options: start.options.map { ($0[0], $0.count > 1 ? $0[1] : "") }, keepsCore: true)
+            mpv = try MPVHandle(options: start.options, keepsCore: true)
         } catch {
             output.send(.started(error))
             _exit(1)
+        }
+        for call in start.calls {
+            if case .failed(let error) = answer(call, on: mpv) {
+                output.send(.started(error))
+                _exit(1)
+            }
         }
         output.send(.started(nil))
         Task.detached {
@@ -67,7 +73,7 @@ public enum MPVHost {
         }
         Task.detached { await Allocator.giveBackFreedEveryMinute(on: ContinuousClock()) }
         while let line = input.next() {
-            guard let request = MPVWire.decode(MPVWire.Request.self, from: line) else { continue }
+            guard let request = MPVWire.Request(line) else { continue }
             if case .quit = request.call { break }
             output.send(.reply(id: request.id, answer(request.call, on: mpv)))
         }
@@ -95,7 +101,7 @@ public enum MPVHost {
             case .command(let words): try mpv.command(words)
             case .screenshot(let mode):
                 let f = try mpv.screenshot(mode)
-                return .frame(width: f.width, height: f.height, stride: f.stride, pixels: Data(f.pixels))
+                return .frame(width: f.width, height: f.height, stride: f.stride, pixels: f.pixels)
             case .quit: mpv.quit()
             }
             return .done
@@ -108,8 +114,8 @@ public enum MPVHost {
     final class Output: Sendable {
         private let lock = Mutex(())
         func send(_ message: MPVWire.Message) {
-            let line = MPVWire.line(message)
-            let sent = lock.withLock { _ in UnixSocket.sendAll(MPVWire.descriptor, line) }
+            let frame = message.frame
+            let sent = lock.withLock { _ in UnixSocket.sendAll(MPVWire.descriptor, frame) }
             if !sent { _exit(0) }  // the parent is gone
         }
     }

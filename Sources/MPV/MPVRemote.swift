@@ -115,8 +115,9 @@ final class MPVRemote: Sendable {
     }
 
     /// Starts mpv's process (or takes the one started ahead) with `options` set before
-    /// `mpv_initialize`, and waits for its answer.
-    init(options: [(String, String)]) throws(MPVError) {
+    /// `mpv_initialize` and `calls` made after it, without waiting: the process may still be loading
+    /// libmpv. ``waitStarted()`` says how the start went; every call waits for it too.
+    init(options: [(String, String)], then calls: [MPVWire.Call] = []) throws(MPVError) {
         let ahead = Self.spare.withLock { s in
             defer { s = nil }
             return s
@@ -127,37 +128,61 @@ final class MPVRemote: Sendable {
         socket = process.socket
         (events, continuation) = AsyncStream.makeStream(of: MPVEvent.self, bufferingPolicy: .bufferingNewest(1024))
         ended.enter()
-        let start = MPVWire.Start(
-            options: options.map { [$0.0, $0.1] }, environment: ProcessInfo.processInfo.environment)
-        var reader = LineReader(fd: socket)
-        let reply =
-            UnixSocket.sendAll(socket, MPVWire.line(start))
-            ? reader.next().flatMap { MPVWire.decode(MPVWire.Message.self, from: $0) } : nil
-        guard case .started(nil)? = reply else {
-            finish(reader: nil)
-            if case .started(let failure?)? = reply { throw failure }
-            throw MPVError(call: "starting mpv's process", message: "it ended before mpv started", code: -1)
+        starting.enter()
+        let start = MPVWire.Start(options: options, environment: ProcessInfo.processInfo.environment, calls: calls)
+        // A process that is gone takes nothing: the reader then finds its end before a start.
+        if !UnixSocket.sendAll(socket, start.frame) { shutdown(SHUT_WR) }
+        Blocking.thread(named: "upright-mpv-reader") { [self] in finish(reader: FrameReader(fd: socket)) }
+    }
+
+    /// Waits until mpv has started in its process (its options set, `mpv_initialize` and the
+    /// start's calls done); throws the first of those that failed, or why the process ended first.
+    func waitStarted() throws(MPVError) {
+        if starting.wait(timeout: .now() + Self.startTimeout) == .timedOut {
+            kill(pid, SIGKILL)
+            starting.wait()
+            throw MPVError(
+                call: "starting mpv's process",
+                message: "mpv did not start within \(Int(Self.startTimeout)) s; its process was ended", code: -3)
         }
-        let rest = reader
-        Blocking.thread(named: "upright-mpv-reader") { [self] in finish(reader: rest) }
+        if let failure = startFailure.withLock({ $0 }) { throw failure }
+    }
+
+    /// Seconds mpv's process may take to load libmpv and start mpv (a cold start from a slow card).
+    static let startTimeout = 60.0
+
+    /// How the start went, once known: `nil` when it started.
+    private let startFailure = Mutex<MPVError?>(nil)
+    /// Left once the start's outcome is known.
+    private let starting = DispatchGroup()
+
+    private func started(_ failure: MPVError?) {
+        startFailure.withLock { $0 = failure }
+        starting.leave()
     }
 
     deinit { close(socket) }
 
     /// Reads answers and events until the end, then fails what still waits, ends the events and reaps.
-    private func finish(reader: LineReader?) {
-        if var reader {
-            while let line = reader.next() {
-                guard let message = MPVWire.decode(MPVWire.Message.self, from: line) else { continue }
-                switch message {
-                case .reply(let id, let outcome):
-                    guard let slot = state.withLock({ $0.pending.removeValue(forKey: id) }) else { continue }
-                    slot.outcome.withLock { $0 = outcome }
-                    slot.answered.signal()
-                case .event(let event): continuation.yield(event)
-                case .started: continue
-                }
+    private func finish(reader: FrameReader) {
+        var reader = reader
+        var known = false
+        while let line = reader.next() {
+            guard let message = MPVWire.Message(line) else { continue }
+            switch message {
+            case .reply(let id, let outcome):
+                guard let slot = state.withLock({ $0.pending.removeValue(forKey: id) }) else { continue }
+                slot.outcome.withLock { $0 = outcome }
+                slot.answered.signal()
+            case .event(let event): continuation.yield(event)
+            case .started(let failure) where !known:
+                known = true
+                started(failure)
+            case .started: continue
             }
+        }
+        if !known {
+            started(MPVError(call: "starting mpv's process", message: "it ended before mpv started", code: -1))
         }
         let waiting = state.withLock { s in
             s.closed = true
@@ -191,6 +216,8 @@ final class MPVRemote: Sendable {
     func call(_ call: MPVWire.Call, describing description: @autoclosure () -> String) throws(MPVError)
         -> MPVWire.Outcome
     {
+        // The answer's time counts from mpv's start: its process may still be loading libmpv.
+        try waitStarted()
         let slot = Slot()
         guard
             let id = state.withLock({ s -> Int? in
@@ -199,8 +226,11 @@ final class MPVRemote: Sendable {
                 s.pending[s.nextID] = slot
                 return s.nextID
             })
-        else { throw MPVError(call: description(), message: MPVError.shutDownMessage, code: -3) }
-        let line = MPVWire.line(MPVWire.Request(id: id, call: call))
+        else {
+            if let failure = startFailure.withLock({ $0 }) { throw failure }
+            throw MPVError(call: description(), message: MPVError.shutDownMessage, code: -3)
+        }
+        let line = MPVWire.Request(id: id, call: call).frame
         let sent = writing.withLock { _ in UnixSocket.sendAll(socket, line) }
         if !sent { shutdown(SHUT_RDWR) }
         if slot.answered.wait(timeout: .now() + Self.answerTimeout) == .timedOut {
@@ -210,6 +240,7 @@ final class MPVRemote: Sendable {
                 message: "mpv did not answer within \(Int(Self.answerTimeout)) s; its process was ended", code: -3)
         }
         guard let outcome = slot.outcome.withLock({ $0 }) else {
+            if let failure = startFailure.withLock({ $0 }) { throw failure }
             throw MPVError(call: description(), message: MPVError.shutDownMessage, code: -3)
         }
         if case .failed(let error) = outcome { throw error }
@@ -223,7 +254,7 @@ final class MPVRemote: Sendable {
             return !s.closed
         }
         guard first else { return }
-        let line = MPVWire.line(MPVWire.Request(id: 0, call: .quit))
+        let line = MPVWire.Request(id: 0, call: .quit).frame
         if !writing.withLock({ _ in UnixSocket.sendAll(socket, line) }) { shutdown(SHUT_RDWR) }
     }
 

@@ -56,6 +56,7 @@ public actor Player {
     /// The core's deadlines run on `clock` (a test's own, in tests).
     /// `cached` gives a remote item's file in the cache, or `nil` while it is not downloaded (the
     /// item waits; ``remoteChanged()`` when one comes); without it, URLs play as they are.
+    /// mpv in a process of its own may still be starting when the player is made (``started()``).
     public init<C: Clock>(
         settings: PlayerSettings, extra: [(String, String)] = [], cached: (@Sendable (String) -> String?)? = nil,
         clock: C
@@ -97,6 +98,13 @@ public actor Player {
         if isShuttingDown { continuation.finish() }
     }
 
+    /// Waits until the first mpv has started (its process may still load libmpv when the player
+    /// is made); throws why it could not (a bad option, a refused key binding).
+    public nonisolated func started() async throws(MPVError) {
+        let handle = mpvHandle
+        try await Blocking.run { () throws(MPVError) in try handle.waitStarted() }
+    }
+
     // MARK: - Requests
 
     /// Starts the playlist, or the idle scene when it is empty.
@@ -108,6 +116,7 @@ public actor Player {
     public func restart() throws(MPVError) {
         guard !isShuttingDown else { return }
         let handle = try MPVHandle.player(options: options, hotkeys: core.settings.hotkeys)
+        try handle.waitStarted()
         mpv = handle
         handleBox.withLock { $0 = handle }
         handleEnded = false

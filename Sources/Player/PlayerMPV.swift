@@ -51,21 +51,22 @@ extension MPVHandle {
     /// compositor died, and leaks a window's pictures each time), except for the render API
     /// (`vo=libmpv`: tests and the demo's frames), which needs it in this one.
     static func player(options: [(String, String)], hotkeys: [Action: [String]]) throws(MPVError) -> MPVHandle {
-        let mpv = try MPVHandle(options: options, separateProcess: options.last { $0.0 == "vo" }?.1 != "libmpv")
         // The overlays are laid out against the OSD's size: drawn again whenever it changes (a turned
         // output, a resized window, the first frame of a renderer).
-        try mpv.observe("osd-width", as: .int64)
-        try mpv.observe("osd-height", as: .int64)
+        var bindings: [[String]] = []
         for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
             // KEY_/BTN_ names are read from input devices, not by mpv.
             for key in keys where !(key.hasPrefix("KEY_") || key.hasPrefix("BTN_")) {
                 let tap = key.uppercased().hasPrefix("MBTN") || key.uppercased().hasPrefix("MOUSE_BTN")
                 let message =
                     (["script-message", tap ? "upright-tap" : "upright-hotkey"] + action.words).joined(separator: " ")
-                try mpv.command(["keybind", key, message])
+                bindings.append(["keybind", key, message])
             }
         }
-        return mpv
+        // Not waiting for mpv's process: it may still load libmpv while the session finds its display.
+        return try MPVHandle(
+            starting: options, observing: [("osd-width", .int64), ("osd-height", .int64)], commands: bindings,
+            separateProcess: options.last { $0.0 == "vo" }?.1 != "libmpv")
     }
 
     /// Carries out one of the core's commands; what mpv answers that the core must hear (the id of

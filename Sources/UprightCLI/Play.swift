@@ -76,6 +76,7 @@ struct Play: AsyncParsableCommand {
             await session.close()  // the session may not have run: mpv must still end before the process
             if let e = error as? ControlError { throw CLIFailure("\(e)") }
             if let e = error as? SessionFailure { throw CLIFailure("\(e)") }
+            if let e = error as? MPVError { throw CLIFailure("cannot start: \(e)") }  // mpv's own start
             throw error
         }
     }

@@ -108,6 +108,9 @@ public actor PlaySession {
         sources = shell.startSources(stop: stop, clock: clock)
         var timer = TickTimer(clock: clock, origin: origin, feed: feed)
         defer { timer.schedule(nil) }
+        // mpv's process loaded libmpv while the display was found and the sources started; the
+        // launch needs mpv started.
+        try await shell.player.started()
         var effects = core.launch(presence: presence, at: now())
         var iterator = inputs.makeAsyncIterator()
         while true {

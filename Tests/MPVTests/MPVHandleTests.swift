@@ -85,6 +85,40 @@ struct MPVHandleTests {
         #expect(await waitFor(mpv.events) { $0 == .shutdown } != nil)
     }
 
+    @Test(arguments: [false, true]) func aStartNotWaitedForObservesAndBindsAndSaysWhyItFailed(separateProcess: Bool)
+        async throws
+    {
+        // Observed and bound as part of the start: the pause's change and a key's message arrive.
+        let mpv = try MPVHandle(
+            starting: headless, observing: [("pause", .flag)],
+            commands: [["keybind", "f", "script-message upright-fullscreen"]], separateProcess: separateProcess)
+        try mpv.waitStarted()
+        try mpv.set(.pause, true)
+        #expect(await waitFor(mpv.events) { $0 == .propertyChange(name: "pause", value: .flag(true)) } != nil)
+        try mpv.command(["keypress", "f"])
+        #expect(await waitFor(mpv.events) { $0 == .clientMessage(["upright-fullscreen"]) } != nil)
+        #expect(await mpv.shutdown())
+        // A start that fails says why when waited for, and to each call, in a process of its own
+        // (in this one, the init throws).
+        let badOption = MPVError(call: "mpv_set_option_string(no-such-option=1)", message: "option not found", code: -5)
+        let badCommand = MPVError(call: "mpv_command(no-such-command)", message: "invalid parameter", code: -4)
+        for (options, commands, failure) in [
+            (headless + [("no-such-option", "1")], [["keybind", "f", "ignore"]], badOption),
+            (headless, [["no-such-command"]], badCommand),
+        ] {
+            guard separateProcess else {
+                #expect(throws: failure) {
+                    try MPVHandle(starting: options, commands: commands, separateProcess: false)
+                }
+                continue
+            }
+            let failed = try MPVHandle(starting: options, commands: commands, separateProcess: true)
+            #expect(throws: failure) { try failed.waitStarted() }
+            #expect(throws: failure) { _ = try failed.get(.pause) }
+            #expect(await waitFor(failed.events) { $0 == .shutdown } != nil)
+        }
+    }
+
     @Test func mpvInItsOwnProcessEndsWhenToldToQuit() async throws {
         let mpv = try MPVHandle(options: headless, separateProcess: true)
         let pid = try #require(mpv.processID)

@@ -527,9 +527,11 @@ def check_session(vm, report, accel, name, setup, compositor, unit):
 
 def first_frame_figures(vm, report, rounds):
     """greetd's session start to the first frame of the clip: Upright's session, then plain mpv's
-    in the same compositor and session script, alternating."""
+    in the same compositor and session script, alternating. Twice: with Upright's launch
+    orientation the panel's own (landscape-right: nothing to turn, the same work as plain mpv's),
+    then with the default launch (portrait: the output turned before the first frame, which plain
+    mpv never does)."""
     vm.ssh(UNDO)
-    vm.ssh(f"cat > /etc/upright/upright.toml <<'EOF'\n{CONFIG.format(port=IIO_PORT, console='')}EOF")
     # Plain mpv: the packaged sway configuration with mpv's command in place of Upright's.
     vm.ssh("sed 's|^exec .*upright.*|exec mpv --no-config --fs --loop --vo=wlshm /srv/upright/clip.mkv|' "
            "/usr/share/upright/kiosk/sway.conf > /etc/upright/plain-mpv.conf && "
@@ -540,6 +542,14 @@ def first_frame_figures(vm, report, rounds):
     vm.ssh(f"cp {greetd} /etc/upright/greetd-upright.toml")
     for config in ("/etc/upright/greetd-plain.toml", "/etc/upright/greetd-upright.toml"):
         vm.ssh(PIXMAN_GREETD.replace("/etc/greetd/config.toml", config))
+    for launch, turned in (("landscape-right", "nothing to turn"), ("portrait", "the output turned at launch")):
+        config = CONFIG.format(port=IIO_PORT, console="") + f'\n[app]\nlaunch = "{launch}"\n'
+        vm.ssh(f"cat > /etc/upright/upright.toml <<'EOF'\n{config}EOF")
+        first_frames(vm, report, rounds, f"launch {launch}: {turned}")
+
+
+def first_frames(vm, report, rounds, setting):
+    """One series of `first_frame_figures`, Upright under `setting`."""
     greetd = "/etc/upright/greetd-upright.toml"
     # One uncounted start of each first (whichever started first would otherwise read the libraries
     # both use from the disk for the other), then `rounds` alternating starts with the files in
@@ -573,7 +583,7 @@ def first_frame_figures(vm, report, rounds):
                 os.remove(black)
             if screen.shows_clip() and kind != "warm-up":
                 times[(who, kind)].append(took)
-            report.check(f"first frame ({who}, {kind}): the clip shows after greetd starts", screen.shows_clip(),
+            report.check(f"first frame ({who}, {setting}, {kind}): the clip shows after greetd starts", screen.shows_clip(),
                          f"{took:.1f} s")
     vm.ssh("systemctl stop greetd", check=False)
     for kind in ("warm", "cold"):
@@ -581,7 +591,7 @@ def first_frame_figures(vm, report, rounds):
         if ups and mpvs:
             u = sum(ups) / len(ups)
             m = sum(mpvs) / len(mpvs)
-            report.figure(f"greetd session start to first frame, {kind} ({'caches dropped before each start' if kind == 'cold' else 'after one uncounted start of each'}): "
+            report.figure(f"greetd session start to first frame, {setting}, {kind} ({'caches dropped before each start' if kind == 'cold' else 'after one uncounted start of each'}): "
                           f"Upright {', '.join(f'{t:.1f}' for t in ups)} s (mean {u:.1f}); "
                           f"plain mpv {', '.join(f'{t:.1f}' for t in mpvs)} s (mean {m:.1f}); difference {u - m:+.1f} s")
 
