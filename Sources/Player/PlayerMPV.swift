@@ -51,8 +51,6 @@ extension MPVHandle {
     /// compositor died, and leaks a window's pictures each time), except for the render API
     /// (`vo=libmpv`: tests and the demo's frames), which needs it in this one.
     static func player(options: [(String, String)], hotkeys: [Action: [String]]) throws(MPVError) -> MPVHandle {
-        // The overlays are laid out against the OSD's size: drawn again whenever it changes (a turned
-        // output, a resized window, the first frame of a renderer).
         var bindings: [[String]] = []
         for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
             // KEY_/BTN_ names are read from input devices, not by mpv.
@@ -64,6 +62,8 @@ extension MPVHandle {
             }
         }
         // Not waiting for mpv's process: it may still load libmpv while the session finds its display.
+        // The overlays are laid out against the OSD's size: drawn again whenever it changes (a
+        // turned output, a resized window, the first frame of a renderer).
         return try MPVHandle(
             starting: options, observing: [("osd-width", .int64), ("osd-height", .int64)], commands: bindings,
             separateProcess: options.last { $0.0 == "vo" }?.1 != "libmpv")
