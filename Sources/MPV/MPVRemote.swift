@@ -216,7 +216,8 @@ final class MPVRemote: Sendable {
     func call(_ call: MPVWire.Call, describing description: @autoclosure () -> String) throws(MPVError)
         -> MPVWire.Outcome
     {
-        // The answer's time counts from mpv's start: its process may still be loading libmpv.
+        // The answer's time counts from mpv's start: its process may still be loading libmpv. A
+        // start that failed is thrown here, before anything is sent.
         try waitStarted()
         let slot = Slot()
         guard
@@ -226,10 +227,7 @@ final class MPVRemote: Sendable {
                 s.pending[s.nextID] = slot
                 return s.nextID
             })
-        else {
-            if let failure = startFailure.withLock({ $0 }) { throw failure }
-            throw MPVError(call: description(), message: MPVError.shutDownMessage, code: -3)
-        }
+        else { throw MPVError(call: description(), message: MPVError.shutDownMessage, code: -3) }
         let line = MPVWire.Request(id: id, call: call).frame
         let sent = writing.withLock { _ in UnixSocket.sendAll(socket, line) }
         if !sent { shutdown(SHUT_RDWR) }
@@ -240,7 +238,6 @@ final class MPVRemote: Sendable {
                 message: "mpv did not answer within \(Int(Self.answerTimeout)) s; its process was ended", code: -3)
         }
         guard let outcome = slot.outcome.withLock({ $0 }) else {
-            if let failure = startFailure.withLock({ $0 }) { throw failure }
             throw MPVError(call: description(), message: MPVError.shutDownMessage, code: -3)
         }
         if case .failed(let error) = outcome { throw error }
