@@ -70,6 +70,8 @@ let package = Package(
         .target(name: "CMPVCloseGuard", linkerSettings: [.linkedLibrary("dl")]),
         // Whether the system clock is kept to true time (the kernel's adjtimex state).
         .target(name: "TimeSync", dependencies: ["CTimex"], swiftSettings: strict),
+        // A video wall's schedule, clock offset and correction: pure values.
+        .target(name: "Sync", swiftSettings: strict),
         // glibc's allocator held to what a process uses (both Upright's and its mpv's).
         .target(name: "Memory", dependencies: ["CMalloc"], swiftSettings: strict),
         .target(
@@ -99,7 +101,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "Player", dependencies: ["Blocking", "Files", "MPV", "OrientationCore", "Playback", "Settings"],
+            name: "Player",
+            dependencies: ["Blocking", "Files", "MPV", "OrientationCore", "Playback", "Settings", "Sync"],
             swiftSettings: strict),
         .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
         // Remote playlist items in a cache that survives the network (async-http-client).
@@ -129,7 +132,7 @@ let package = Package(
                 "Picture",
                 "Playback", "Player", "RemoteCache", "Sensors", "Settings",
                 "Session",
-                "Systemd", "UnixSocket", "Web",
+                "Sync", "Systemd", "UnixSocket", "Web",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -226,6 +229,11 @@ let package = Package(
             dependencies: [
                 "Session", "OrientationCore", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SyncTests",
+            dependencies: ["Sync", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -33,6 +33,7 @@ struct ConfigReader {
             "url", "ca_file", "username", "password", "password_file", "prefix", "device", "discovery",
             "discovery_prefix", "screenshot_interval",
         ],
+        "sync": ["group", "follow"],
         "web": ["listen", "auth", "password_file", "certificate", "key", "uploads", "upload_max_mb"],
         "cache": ["directory", "max_mb", "refresh", "ca_file"],
         "classifier": classifierKeys,
@@ -205,6 +206,7 @@ struct ConfigReader {
         if let i = section(root, "input") { readInput(i, into: &c.input, presses: &policy.clipPresses) }
         if let m = section(root, "metrics") { readMetrics(m, into: &c.metrics) }
         if let m = section(root, "mqtt") { readMQTT(m, into: &c.mqtt) }
+        if let s = section(root, "sync") { readSync(s, into: &c.sync, mqtt: c.mqtt) }
         if let w = section(root, "web") { readWeb(w, into: &c.web) }
         if let k = section(root, "cache") { readCache(k, into: &c.cache) }
         if let p = section(root, "proof_of_play") { readProofOfPlay(p, into: &c.proofOfPlay) }
@@ -554,6 +556,33 @@ struct ConfigReader {
                 error(
                     "'mqtt.screenshot_interval' must be 10 to 86400 seconds, or 0 for no screenshots, not \(i)",
                     at: ["mqtt", "screenshot_interval"])
+            }
+        }
+    }
+
+    /// `[sync]`: the group a wall's screens share, and what they follow. The group's messages go
+    /// through `[mqtt]`'s broker, so a group needs its URL.
+    mutating func readSync(_ t: TOMLTable, into s: inout SyncSettings, mqtt: MQTTSettings) {
+        if let group = string(t, ["sync", "group"]) {
+            if group.contains("#") || group.contains("+") || group.contains("/") {
+                error("'sync.group' must be a topic level without /, # or +, not '\(group)'", at: ["sync", "group"])
+            } else if !group.isEmpty, mqtt.url.isEmpty {
+                error(
+                    "'sync.group' needs [mqtt] url: the group's screens find each other through the broker",
+                    at: ["sync", "group"])
+            } else {
+                s.group = group
+            }
+        }
+        if let text = string(t, ["sync", "follow"]) {
+            if let follow = SyncSettings.Follow(rawValue: text) {
+                s.follow = follow
+            } else if text == "leader" {
+                error(
+                    "'sync.follow' = \"leader\" is not in this version yet; \"clock\" (the same playlist on every screen) is",
+                    at: ["sync", "follow"])
+            } else {
+                error("'sync.follow' must be \"clock\", not '\(text)'", at: ["sync", "follow"])
             }
         }
     }

@@ -21,6 +21,8 @@ public struct UprightConfiguration: Sendable {
     public var metrics = MetricsSettings()
     /// MQTT, with Home Assistant discovery: off without a broker URL.
     public var mqtt = MQTTSettings()
+    /// A video wall's sync group (`[sync]`): off without a group.
+    public var sync = SyncSettings()
     /// The proof-of-play log (`[proof_of_play]`): off without a file.
     public var proofOfPlay = ProofOfPlaySettings()
     /// The operator's page (`[web]`): off unless `listen` is set.
@@ -333,6 +335,20 @@ public struct MQTTSettings: Sendable, Hashable {
         let cleaned = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
         return cleaned.isEmpty ? "upright" : cleaned
     }
+}
+
+/// The `[sync]` settings: the screens of a wall play in step through `[mqtt]`'s broker.
+public struct SyncSettings: Sendable, Hashable {
+    /// What a node follows.
+    public enum Follow: String, Sendable, Hashable, CaseIterable {
+        /// The same playlist on every node, the item and position from the group's clock.
+        case clock
+    }
+    /// Nodes with the same group play in step; empty: this screen plays on its own.
+    public var group = ""
+    public var follow = Follow.clock
+
+    public init() {}
 }
 
 /// Why a file could not be read.

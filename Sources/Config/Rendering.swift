@@ -130,6 +130,7 @@ extension UprightConfiguration {
         out += "password = \(q(mqtt.password.isEmpty ? "" : "********"))\npassword_file = \(q(mqtt.passwordFile))\n"
         out += "prefix = \(q(mqtt.prefix))\ndevice = \(q(mqtt.device))\ndiscovery = \(mqtt.discovery)\n"
         out += "discovery_prefix = \(q(mqtt.discoveryPrefix))\nscreenshot_interval = \(mqtt.screenshotInterval)\n"
+        out += "\n[sync]\ngroup = \(q(sync.group))\nfollow = \(q(sync.follow.rawValue))\n"
         out +=
             "\n[web]\nlisten = \(q(web.listen.map { ($0.host.contains(":") ? "[\($0.host)]" : $0.host) + ":\($0.port)" } ?? ""))\n"
         out += "auth = \(q(web.auth.rawValue))\npassword_file = \(q(web.passwordFile))\n"

@@ -419,6 +419,66 @@ public final class MPVHandle: @unchecked Sendable {
         }
     }
 
+    /// The length of `path` in seconds as mpv reads it (for a wall's schedule), by a core of its
+    /// own that shows and plays nothing, given up after `timeout` seconds; `nil` for a file without
+    /// one (a still image, a live stream). In mpv's process when the player has one.
+    public func probeLength(_ path: String, timeout: Double = 10) throws(MPVError) -> Double? {
+        if let remote {
+            let answer = try remote.call(.probeLength(path, timeout: timeout), describing: "probe of \(path)")
+            if case .value(.double(let d)) = answer { return d }
+            return nil
+        }
+        return try Self.probeLengthHere(path, timeout: timeout)
+    }
+
+    static func probeLengthHere(_ path: String, timeout: Double) throws(MPVError) -> Double? {
+        let call = "probe of \(path)"
+        setlocale(LC_NUMERIC, "C")
+        let h = try MPVCores.creating { () throws(MPVError) -> OpaquePointer in
+            guard let h = upright_mpv_create() else {
+                let why = upright_mpv_load_failure().map { String(cString: $0) } ?? "mpv_create() failed"
+                throw MPVError(call: call, message: why, code: -1)
+            }
+            return h
+        }
+        defer {
+            upright_mpv_terminate_destroy(h)
+            MPVCores.destroyed()
+        }
+        let options = [
+            ("vo", "null"), ("ao", "null"), ("pause", "yes"), ("idle", "yes"), ("config", "no"), ("terminal", "no"),
+            ("load-scripts", "no"), ("ytdl", "no"), ("osc", "no"), ("input-default-bindings", "no"),
+        ]
+        for (name, value) in options { try MPVError.check(upright_mpv_set_option_string(h, name, value), call) }
+        try MPVError.check(upright_mpv_initialize(h), call)
+        try MPVError.check(Self.withCStrings(["loadfile", path]) { upright_mpv_command(h, $0) }, call)
+        let deadline = DispatchTime.now() + timeout
+        while DispatchTime.now() < deadline {
+            let left =
+                Double(
+                    deadline.uptimeNanoseconds - min(deadline.uptimeNanoseconds, DispatchTime.now().uptimeNanoseconds))
+                / 1e9
+            guard let e = upright_mpv_wait_event(h, left) else { continue }
+            switch e.pointee.event_id {
+            case MPV_EVENT_FILE_LOADED:
+                var length = 0.0
+                guard upright_mpv_get_property(h, "duration", MPV_FORMAT_DOUBLE, &length) >= 0, length.isFinite,
+                    length > 0
+                else { return nil }
+                return length
+            case MPV_EVENT_END_FILE:
+                let end = e.pointee.data.assumingMemoryBound(to: mpv_event_end_file.self).pointee
+                let why =
+                    end.error < 0 ? String(cString: upright_mpv_error_string(end.error)) : "it ended before it loaded"
+                throw MPVError(call: call, message: why, code: end.error)
+            case MPV_EVENT_SHUTDOWN:
+                throw MPVError(call: call, message: MPVError.shutDownMessage, code: -3)
+            default: continue
+            }
+        }
+        throw MPVError(call: call, message: "not loaded within \(timeout) s", code: -1)
+    }
+
     /// A screenshot as 4-byte pixels (`screenshot-raw MODE`): `window` is what the window shows,
     /// OSD included, where the video output can take one (gpu); `subtitles` is the video frame
     /// with subtitles, which every output that shows video can give.

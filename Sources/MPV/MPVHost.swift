@@ -103,6 +103,8 @@ public enum MPVHost {
                 let f = try mpv.screenshot(mode)
                 return .frame(width: f.width, height: f.height, stride: f.stride, pixels: f.pixels)
             case .quit: mpv.quit()
+            case .probeLength(let path, let timeout):
+                return try MPVHandle.probeLengthHere(path, timeout: timeout).map { .value(.double($0)) } ?? .done
             }
             return .done
         } catch {

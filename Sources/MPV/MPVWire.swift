@@ -35,6 +35,8 @@ enum MPVWire {
         case observe(String, MPVValue.Kind)
         case command([String])
         case screenshot(String)
+        /// A file's length, read by a core of its own (``MPVHandle/probeLength(_:timeout:)``).
+        case probeLength(String, timeout: Double)
         /// No answer: mpv's process ends.
         case quit
     }
@@ -235,6 +237,10 @@ extension MPVWire.Call {
             w.byte(5)
             w.string(mode)
         case .quit: w.byte(6)
+        case .probeLength(let path, let timeout):
+            w.byte(7)
+            w.string(path)
+            w.double(timeout)
         }
     }
 }
@@ -285,6 +291,7 @@ extension WireReader {
         case 4: strings().map { .command($0) }
         case 5: string().map { .screenshot($0) }
         case 6: .quit
+        case 7: string().flatMap { path in double().map { .probeLength(path, timeout: $0) } }
         default: nil
         }
     }

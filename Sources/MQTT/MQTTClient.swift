@@ -9,7 +9,9 @@ public enum MQTTEvent: Sendable, Hashable {
     case connected
     /// The connection was refused or lost, with the reason; libmosquitto tries again with back-off.
     case disconnected(String)
-    case message(topic: String, payload: [UInt8])
+    /// A message, with when it arrived (the system clock, in Unix seconds: an exchange of clocks
+    /// reads it as near the wire as it can).
+    case message(topic: String, payload: [UInt8], at: Double)
 }
 
 /// An MQTT client through libmosquitto's threaded interface: it connects in the background,
@@ -65,6 +67,8 @@ public final class MQTTClient: Sendable {
             try check(mosquitto_tls_set(m, endpoint.caFile, caPath, nil, nil, nil), "TLS")
         }
         mosquitto_reconnect_delay_set(m, 1, 30, true)
+        // Small messages go at once (a wall's clock exchanges would wait for Nagle's 40 ms).
+        mosquitto_int_option(m, MOSQ_OPT_TCP_NODELAY, 1)
         Self.setCallbacks(m)
         try check(mosquitto_loop_start(m), "the MQTT thread")
         // An unreachable broker is not an error here: the thread keeps trying with back-off.
@@ -95,26 +99,43 @@ public final class MQTTClient: Sendable {
         mosquitto_message_callback_set(m) { _, data, message in
             guard let data, let message else { return }
             let h = Unmanaged<Handle>.fromOpaque(data).takeUnretainedValue()
+            let at = MQTTClient.systemTime()
             let msg = message.pointee
             let topic = String(cString: msg.topic)
             let payload =
                 msg.payloadlen > 0
                 ? Array(UnsafeRawBufferPointer(start: msg.payload, count: Int(msg.payloadlen))) : []
-            h.continuation.yield(.message(topic: topic, payload: payload))
+            h.continuation.yield(.message(topic: topic, payload: payload, at: at))
         }
+    }
+
+    /// The system clock (`CLOCK_REALTIME`) in Unix seconds.
+    public static func systemTime() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// Publishes `payload` to `topic` (QoS 1); queued while disconnected is not kept: the state is
     /// published again at each connection.
+    /// `atMostOnce` (QoS 0): no acknowledgement from the broker, whose packet would go just ahead
+    /// of an answer and hold it back (a clock exchange's) until this side's TCP acknowledges it.
     @discardableResult
-    public func publish(_ topic: String, _ payload: String, retain: Bool = false) -> Bool {
-        publish(topic, bytes: Array(payload.utf8), retain: retain)
+    public func publish(_ topic: String, _ payload: String, retain: Bool = false, atMostOnce: Bool = false) -> Bool {
+        publish(topic, bytes: Array(payload.utf8), retain: retain, atMostOnce: atMostOnce)
     }
 
     /// Publishes bytes as they are (a picture).
     @discardableResult
-    public func publish(_ topic: String, bytes: [UInt8], retain: Bool = false) -> Bool {
-        mosquitto_publish(handle.pointer, nil, topic, Int32(bytes.count), bytes, 1, retain) == MOSQ_ERR_SUCCESS.rawValue
+    public func publish(_ topic: String, bytes: [UInt8], retain: Bool = false, atMostOnce: Bool = false) -> Bool {
+        mosquitto_publish(handle.pointer, nil, topic, Int32(bytes.count), bytes, atMostOnce ? 0 : 1, retain)
+            == MOSQ_ERR_SUCCESS.rawValue
+    }
+
+    /// Subscribes at most once (QoS 0): what comes is not acknowledged (``publish(_:_:retain:atMostOnce:)``).
+    @discardableResult
+    public func subscribeAtMostOnce(_ pattern: String) -> Bool {
+        mosquitto_subscribe(handle.pointer, nil, pattern, 0) == MOSQ_ERR_SUCCESS.rawValue
     }
 
     @discardableResult

@@ -411,6 +411,22 @@ public struct PlaybackCore: Sendable {
         return remote.origin.flatMap { settings.itemOptions[$0] } ?? settings.itemOptions[remote.entry]
     }
 
+    /// How long `item` plays in a wall's schedule.
+    public enum ScheduledLength: Sendable, Hashable {
+        /// An image: its display duration.
+        case fixed(Double)
+        /// A live stream: it has no length, and a wall cannot follow it.
+        case live
+        /// A file: as long as mpv reads it to be.
+        case probe
+    }
+
+    public func scheduledLength(of item: String) -> ScheduledLength {
+        if isLive(item) { return .live }
+        if MediaFiles.isImage(item) { return .fixed(options(of: item)?.duration ?? settings.imageDuration) }
+        return .probe
+    }
+
     /// The live stream playing (by its URL) and the latency it is held at; `nil` when none plays.
     public var liveStream: (url: String, latency: Double?)? {
         guard let current, firstFrameShown, isLive(current) else { return nil }

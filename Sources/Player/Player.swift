@@ -4,6 +4,7 @@ import Foundation
 public import MPV
 public import OrientationCore
 public import Playback
+import Sync
 import Synchronization
 
 /// The video player: libmpv carrying out what ``PlaybackCore`` decides. One actor holds the core;
@@ -40,6 +41,8 @@ public actor Player {
     public private(set) var isShuttingDown = false
     /// The mpv now has ended, or is left alone (until a ``restart()``).
     private var handleEnded = false
+    /// A wall's schedule followed (``follow(groupTime:)``).
+    private var following: Following?
 
     /// The player's mpv, for a renderer.
     public nonisolated var mpvHandle: MPVHandle { handleBox.withLock { $0 } }
@@ -123,6 +126,7 @@ public actor Player {
         placementNeedsNudge = nil
         pump(handle)
         feed(.restarted)
+        following?.follower?.rejoin()
     }
 
     /// The display went away: nothing more is sent to this mpv (it closes its window, or lives
@@ -215,6 +219,7 @@ public actor Player {
     public func shutdown(timeout: Double = 5) async -> Bool {
         isShuttingDown = true
         timer?.task.cancel()
+        following?.task.cancel()
         sourceWatch?.stop.set()
         sourceWatch = nil
         folders?.watch.stop()
@@ -224,6 +229,25 @@ public actor Player {
         let done = await mpv.shutdown(timeout: timeout)
         if handleEnded { continuation.finish() }  // else when its events end (``ended(_:)``)
         return done
+    }
+
+    // MARK: - Following a wall (Player+Follow.swift)
+
+    var currentFollowing: Following? { following }
+    func setFollowing(_ f: Following?) { following = f }
+    func stopFollowing() {
+        guard let f = following else { return }
+        f.task.cancel()
+        following = nil
+        if f.follower?.speed != 1, !handleEnded { _ = try? mpv.set("speed", .double(1)) }
+    }
+    var playlistItems: [String] { core.items }
+    var playingItem: String? { core.clip == nil ? core.current : nil }
+    func scheduledLength(of item: String) -> PlaybackCore.ScheduledLength { core.scheduledLength(of: item) }
+    /// Plays `item`'s entry now (mpv's events tell the core).
+    func playEntry(of item: String) {
+        guard let entry = core.entries.first(where: { $0.path == item })?.id else { return }
+        _ = run(.play(entry: entry))
     }
 
     // MARK: - The loop

@@ -105,12 +105,14 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     /// Each remote item of the playlist: cached, stale, downloading or missing, and why (the shell
     /// adds it; empty without one).
     public var cache: [RemoteItemStatus] = []
+    /// The wall's sync group, and how this screen follows it (the shell adds it); `nil` without one.
+    public var sync: SyncReport?
 
     enum CodingKeys: String, CodingKey {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
-            next, failed, cache, stream
+            next, failed, cache, stream, sync
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -139,6 +141,43 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encode(next, forKey: .next)
         try c.encode(failed, forKey: .failed)
         try c.encode(cache, forKey: .cache)
+        try c.encodeIfPresent(sync, forKey: .sync)
+    }
+}
+
+/// A wall's sync group as `ctl status` shows it.
+public struct SyncReport: Codable, Sendable, Hashable {
+    public var group: String
+    /// What the group follows (`clock`).
+    public var follow: String
+    /// This node's name, the members heard lately (itself included) and the one whose clock is
+    /// the group's.
+    public var device: String
+    public var members: [String] = []
+    public var reference: String?
+    /// How far this node's clock is ahead of the group's (negative: behind), in milliseconds;
+    /// `nil` until it is known. And the quickest round trip to the reference it was measured by.
+    public var offsetMS: Double?
+    public var roundTripMS: Double?
+    /// How far the picture was ahead of the schedule (negative: behind) at the last sample, in
+    /// milliseconds; the last correction (`speed 0.995`, `seek to 12.3 s`); the speed now.
+    public var errorMS: Double?
+    public var correction: String?
+    public var speed: Double?
+    /// Why the playlist cannot be followed, if it cannot.
+    public var problem: String?
+    /// The broker, as the group's connection sees it.
+    public var broker: String = ""
+
+    public init(group: String, follow: String, device: String) {
+        self.group = group
+        self.follow = follow
+        self.device = device
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case group, follow, device, members, reference, offsetMS = "offset_ms", roundTripMS = "round_trip_ms",
+            errorMS = "error_ms", correction, speed, problem, broker
     }
 }
 

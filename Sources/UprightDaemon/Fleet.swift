@@ -87,7 +87,7 @@ struct MQTTService: Service {
                     if why != said { logger.warning("mqtt: \(settings.url): \(why); trying again") }
                     session.noteMQTT("\(settings.url): \(why); trying again")
                     said = why
-                case .message(let topic, let payload):
+                case .message(let topic, let payload, _):
                     if let refusal = await command(topic: topic, payload: String(decoding: payload, as: UTF8.self)) {
                         await published.refuse(refusal)
                     }
@@ -114,15 +114,7 @@ struct MQTTService: Service {
         }
     }
 
-    /// The password: `password_file`'s first line, else `password`.
-    func password() -> String? {
-        if !settings.passwordFile.isEmpty,
-            let text = try? String(contentsOfFile: settings.passwordFile, encoding: .utf8)
-        {
-            return text.split(separator: "\n").first.map(String.init)
-        }
-        return settings.password.isEmpty ? nil : settings.password
-    }
+    func password() -> String? { MQTTPassword.read(settings) }
 
     /// A message on a command topic: its action asked of the session, the reply logged. Returns
     /// why it was refused or could not be read, or `nil` when it was carried out.
@@ -267,5 +259,17 @@ actor PublishedState {
         guard s != last else { return false }
         last = s
         return true
+    }
+}
+
+/// The broker's password: `password_file`'s first line, else `password`.
+enum MQTTPassword {
+    static func read(_ settings: MQTTSettings) -> String? {
+        if !settings.passwordFile.isEmpty,
+            let text = try? String(contentsOfFile: settings.passwordFile, encoding: .utf8)
+        {
+            return text.split(separator: "\n").first.map(String.init)
+        }
+        return settings.password.isEmpty ? nil : settings.password
     }
 }

@@ -59,7 +59,10 @@ public actor PlaySession {
             cec: configuration.screenCEC,
             sensor: configuration.sensor, classifier: configuration.classifier, environment: environment,
             videoOutput: extraMPV.last { $0.0 == "vo" }?.1 ?? configuration.player.mpv["vo"],
-            kiosk: configuration.display.kiosk, remote: remote, log: log, logger: logger, feed: feed)
+            kiosk: configuration.display.kiosk, remote: remote,
+            sync: configuration.sync.group.isEmpty || configuration.mqtt.url.isEmpty
+                ? nil : SyncLink(settings: configuration.sync, mqtt: configuration.mqtt, logger: logger),
+            log: log, logger: logger, feed: feed)
     }
 
     /// The session's Prometheus metrics.

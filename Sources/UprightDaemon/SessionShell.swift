@@ -37,6 +37,8 @@ struct SessionShell: Sendable {
     let kiosk: Bool
     /// The playlist's remote files in the cache.
     let remote: RemoteItems
+    /// The wall's sync group (`[sync]`); `nil`: this screen plays on its own.
+    var sync: SyncLink? = nil
     let log: @Sendable (RotationDecision) -> Void
     let logger: Logger
     let feed: AsyncStream<SessionInput>.Continuation
@@ -92,6 +94,14 @@ struct SessionShell: Sendable {
                 reply.status?.next = await player.upcoming
                 reply.status?.gravity = monitor.gravity.map { [$0.x, $0.y, $0.z].map { ($0 * 1000).rounded() / 1000 } }
                 reply.status?.cache = await remote.status()
+                if let sync {
+                    var report = sync.report()
+                    if let f = await player.followStatus {
+                        report.errorMS = f.error.map(SyncLink.milliseconds)
+                        (report.correction, report.speed, report.problem) = (f.correction, f.speed, f.problem)
+                    }
+                    reply.status?.sync = report
+                }
             }
             done.replies.append((request, reply))
         case .status(let line): logger.notice("\(line)")
@@ -181,7 +191,12 @@ struct SessionShell: Sendable {
     func startSources<C: Clock>(stop: AsyncStream<Void>, clock: C) -> [Task<Void, Never>]
     where C.Duration == Duration {
         let monitorEvents = monitor.events
-        return [
+        var wall: [Task<Void, Never>] = []
+        if let sync {
+            wall.append(Task { await sync.run() })
+            wall.append(Task { [player] in await player.follow(groupTime: { sync.groupTime() }) })
+        }
+        return wall + [
             Task {
                 for await e in monitorEvents {
                     switch e {

@@ -136,6 +136,22 @@ struct ConfigTests {
             "u.toml:2:9: error: 'player.hwdec' must be \"board\" or one of mpv's hwdec values (no, auto-safe, vaapi, ...), not ''"
         ),
         (
+            "[sync]\ngroup = \"lobby-wall\"\n",
+            "u.toml:2:9: error: 'sync.group' needs [mqtt] url: the group's screens find each other through the broker"
+        ),
+        (
+            "[mqtt]\nurl = \"mqtt://b\"\n[sync]\ngroup = \"lobby/wall\"\n",
+            "u.toml:4:9: error: 'sync.group' must be a topic level without /, # or +, not 'lobby/wall'"
+        ),
+        (
+            "[sync]\nfollow = \"leader\"\n",
+            "u.toml:2:10: error: 'sync.follow' = \"leader\" is not in this version yet; \"clock\" (the same playlist on every screen) is"
+        ),
+        (
+            "[sync]\nfollow = \"beat\"\n",
+            "u.toml:2:10: error: 'sync.follow' must be \"clock\", not 'beat'"
+        ),
+        (
             "[mqtt]\nscreenshot_interval = 5\n",
             "u.toml:2:23: error: 'mqtt.screenshot_interval' must be 10 to 86400 seconds, or 0 for no screenshots, not 5.0"
         ),

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import MPV
 import Playback
@@ -157,6 +158,19 @@ struct MPVHandleTests {
         ) {
             _ = try MPVSoftwareRenderer(mpv)
         }
+    }
+
+    @Test(arguments: [false, true]) func aFilesLengthIsProbedWithoutPlayingIt(separateProcess: Bool) throws {
+        let dir = NSTemporaryDirectory() + "probe-\(getpid())-\(separateProcess)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Clips.pattern(dir + "/two.mkv", seconds: 2)
+        let mpv = try MPVHandle(options: headless, separateProcess: separateProcess)
+        let length = try #require(try mpv.probeLength(dir + "/two.mkv", timeout: 10))
+        #expect(abs(length - 2) < 0.05)
+        // What the player's own mpv plays is untouched.
+        #expect(mpv.string("path") == nil)
+        #expect(throws: MPVError.self) { try mpv.probeLength(dir + "/none.mkv", timeout: 10) }
     }
 
     @Test func clientAPIVersion() {

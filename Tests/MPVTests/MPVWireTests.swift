@@ -57,6 +57,7 @@ struct MPVWireTests {
         .set("pause", .flag(false)), .set("speed", .double(1.0005)), .set("video-rotate", .int64(270)),
         .set("vf", .string("")), .string("mpv-version"), .observe("osd-height", .int64),
         .command(["loadfile", "/srv/clip one.mkv", "replace"]), .command([]), .screenshot("window"), .quit,
+        .probeLength("/srv/wall clip.mkv", timeout: 2.5),
     ]
 
     @Test func everyMessageComesBackAsWritten() {

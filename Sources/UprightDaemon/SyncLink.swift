@@ -1,0 +1,195 @@
+import Config
+import Foundation
+import Logging
+import MQTT
+import Session
+import Settings
+import Sync
+import Synchronization
+
+/// This screen as a node of a wall's sync group on `[mqtt]`'s broker: it says it is there, finds
+/// the others, and keeps an estimate of the group's clock (the reference's: the least device name
+/// heard, ``GroupMembers``) from NTP-style exchanges with it. Topics, under `PREFIX/sync/GROUP/`:
+/// - `node/DEVICE`: what the node follows (retained), emptied by its last will and at its end;
+/// - `beat/DEVICE`: a heartbeat every second (at most once, as the exchanges);
+/// - `ping/DEVICE` ← `FROM ID T1`; `pong/FROM` ← `DEVICE ID T1 T2 T3`: one exchange of clocks.
+/// A broker that is down leaves the estimate as it was: the wall plays on its own clocks and
+/// is whole again when the broker returns.
+final class SyncLink: Sendable {
+    let settings: SyncSettings
+    let mqtt: MQTTSettings
+    let logger: Logger
+    private let state: Mutex<State>
+    private let start = ContinuousClock.now
+
+    struct State {
+        var members: GroupMembers
+        var reference: String
+        var offset = ClockOffset()
+        /// The estimate before the reference changed, kept until the new one answers.
+        var previous: Double?
+        /// Pings sent and not answered, by id: when.
+        var pending: [Int: Double] = [:]
+        var nextID = 0
+        var broker = "connecting"
+        var exchangesSinceChange = 0
+    }
+
+    init(settings: SyncSettings, mqtt: MQTTSettings, logger: Logger) {
+        self.settings = settings
+        self.mqtt = mqtt
+        self.logger = logger
+        state = Mutex(State(members: GroupMembers(me: mqtt.device), reference: mqtt.device))
+    }
+
+    var base: String { "\(mqtt.prefix)/sync/\(settings.group)" }
+    var me: String { mqtt.device }
+
+    /// Seconds on this process's monotonic clock.
+    private var uptime: Double { start.duration(to: .now).seconds }
+
+    /// The group's time now (Unix seconds): this node's clock corrected by its estimate; this
+    /// node's own clock when it is the reference, or when no reference has answered within 5 s.
+    /// `nil` before that.
+    func groupTime() -> Double? {
+        let now = MQTTClient.systemTime()
+        return state.withLock { s -> Double? in
+            if s.reference == me { return now }
+            if let o = s.offset.offset(at: now) ?? s.previous { return now + o }
+            return uptime > 5 ? now : nil
+        }
+    }
+
+    /// The group as `ctl status` shows it (the player adds how it follows).
+    func report() -> SyncReport {
+        let now = MQTTClient.systemTime()
+        let up = uptime
+        return state.withLock { s in
+            var r = SyncReport(group: settings.group, follow: settings.follow.rawValue, device: me)
+            r.members = s.members.members(at: up)
+            r.reference = s.reference
+            r.broker = s.broker
+            if s.reference == me {
+                r.offsetMS = 0
+            } else if let o = s.offset.offset(at: now) ?? s.previous {
+                r.offsetMS = Self.milliseconds(-o)
+            }
+            r.roundTripMS = s.offset.quickest.map(Self.milliseconds)
+            return r
+        }
+    }
+
+    static func milliseconds(_ seconds: Double) -> Double { (seconds * 10_000).rounded() / 10 }
+
+    /// Runs until cancelled: the connection, the heartbeats and the exchanges.
+    func run() async {
+        guard case .success(var endpoint) = MQTTEndpoint.parse(mqtt.url) else { return }
+        if !mqtt.caFile.isEmpty { endpoint.caFile = mqtt.caFile }
+        if !mqtt.username.isEmpty { endpoint.username = mqtt.username }
+        endpoint.password = MQTTPassword.read(mqtt)
+        let client: MQTTClient
+        do {
+            client = try MQTTClient(
+                id: "upright-\(me)-sync-\(getpid())", endpoint: endpoint, will: (base + "/node/" + me, ""))
+        } catch {
+            logger.error("sync: \(error); the wall's group is off")
+            return
+        }
+        logger.info("sync: group \(settings.group) as \(me) through \(mqtt.url)")
+        let beats = Task { [self] in
+            // A quarter-second tick: the heartbeat at one, a ping half a second later, so that no
+            // packet of this node's goes just ahead of the answer.
+            var tick = 0
+            while !Task.isCancelled {
+                if tick % 4 == 0 { client.publish(base + "/beat/" + me, "", atMostOnce: true) }
+                if tick % 4 == 2 { ping(client, tick: tick) }
+                tick += 1
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        defer {
+            beats.cancel()
+            client.close(finalMessage: (base + "/node/" + me, ""))
+        }
+        var said: String?
+        for await event in client.events {
+            if Task.isCancelled { break }
+            switch event {
+            case .connected:
+                logger.notice("sync: connected to \(mqtt.url)")
+                said = nil
+                state.withLock { $0.broker = "connected to \(mqtt.url)" }
+                client.subscribe(base + "/node/+")
+                for topic in ["beat/+", "ping/" + me, "pong/" + me] { client.subscribeAtMostOnce(base + "/" + topic) }
+                client.publish(base + "/node/" + me, settings.follow.rawValue, retain: true)
+            case .disconnected(let why):
+                if why != said {
+                    logger.warning("sync: \(mqtt.url): \(why); the wall plays on its own clocks meanwhile")
+                }
+                said = why
+                state.withLock { $0.broker = "\(mqtt.url): \(why); trying again" }
+            case .message(let topic, let payload, let at):
+                handle(topic: topic, payload: String(decoding: payload, as: UTF8.self), at: at, client: client)
+            }
+        }
+    }
+
+    /// One message of the group.
+    private func handle(topic: String, payload: String, at: Double, client: MQTTClient) {
+        guard topic.hasPrefix(base + "/") else { return }
+        let path = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        guard path.count == 2 else { return }
+        let (kind, device) = (path[0], String(path[1]))
+        let up = uptime
+        switch kind {
+        case "beat": state.withLock { $0.members.heard(device, at: up) }
+        case "node": if payload.isEmpty { state.withLock { $0.members.left(device) } }
+        case "ping":
+            // `FROM ID T1`: answered at once, with when it came and when the answer goes.
+            let words = payload.split(separator: " ")
+            guard words.count == 3, device == me else { return }
+            client.publish(
+                base + "/pong/" + words[0], "\(me) \(words[1]) \(words[2]) \(at) \(MQTTClient.systemTime())",
+                atMostOnce: true)
+        case "pong":
+            let words = payload.split(separator: " ")
+            guard words.count == 5, device == me, let id = Int(words[1]), let t2 = Double(words[3]),
+                let t3 = Double(words[4])
+            else { return }
+            let from = String(words[0])
+            state.withLock { s in
+                s.members.heard(from, at: up)
+                guard let sent = s.pending.removeValue(forKey: id), from == s.reference else { return }
+                s.offset.add(ClockExchange(sent: sent, remoteReceived: t2, remoteSent: t3, received: at))
+                s.exchangesSinceChange += 1
+            }
+        default: break
+        }
+    }
+
+    /// Pings the reference (every second for its first exchanges, then every 2 s); a new
+    /// reference starts a new estimate.
+    private func ping(_ client: MQTTClient, tick: Int) {
+        let up = uptime
+        let target: (String, Int)? = state.withLock { s in
+            let reference = s.members.reference(at: up)
+            if reference != s.reference {
+                s.previous = s.reference == me ? 0 : s.offset.offset(at: MQTTClient.systemTime()) ?? s.previous
+                s.reference = reference
+                s.offset.reset()
+                s.pending = [:]
+                s.exchangesSinceChange = 0
+                logger.notice("sync: the group's time comes from \(reference == me ? "this node" : reference)")
+            }
+            guard reference != me else { return nil }
+            if s.exchangesSinceChange >= 8, tick % 8 != 2 { return nil }
+            s.nextID += 1
+            s.pending = s.pending.filter { _, sent in MQTTClient.systemTime() - sent < 5 }
+            return (reference, s.nextID)
+        }
+        guard let (reference, id) = target else { return }
+        let sent = MQTTClient.systemTime()
+        state.withLock { $0.pending[id] = sent }
+        client.publish(base + "/ping/" + reference, "\(me) \(id) \(sent)", atMostOnce: true)
+    }
+}

@@ -1,0 +1,119 @@
+import Blocking
+import Foundation
+import Glibc
+import Picture
+import TestSupport
+import Testing
+
+/// A wall's sync group with a real mosquitto broker on loopback: `upright play` nodes with the
+/// same playlist (a clip whose frames carry their number), judged by the frames their screenshots
+/// show, not by what they report.
+@Suite("A wall's sync group", .serialized)
+struct SyncGroupTests {
+    /// A folder with the counter clip (20 s at 30 fps) and a broker.
+    struct Wall {
+        let dir: String
+        let port: Int
+        let clip: String
+        let broker: MQTTTests.Collected
+
+        init(_ name: String) async throws {
+            dir = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            clip = dir + "/counter.mkv"
+            try Clips.counter(clip, seconds: 20, fps: 30, size: "320x180")
+            port = try MetricsTests.freePort()
+            broker = try MQTTTests.broker(port: port, directory: dir)
+            try await Task.sleep(for: .milliseconds(300))
+        }
+
+        /// A node named `device`: its configuration and its `upright play`, with its control socket.
+        func node(_ device: String) throws -> (SignalTests.Play, String) {
+            let config = dir + "/\(device).toml"
+            try """
+            [lock]
+            evdev = "none"
+            [player]
+            playlist = ["\(clip)"]
+            [mqtt]
+            url = "mqtt://127.0.0.1:\(port)"
+            device = "\(device)"
+            discovery = false
+            screenshot_interval = 0
+            [sync]
+            group = "lobby-wall"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+            let socket = dir + "/\(device).sock"
+            let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
+            return (play, socket)
+        }
+
+        func remove() {
+            broker.stop()
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+    }
+
+    /// The frame a node shows (`ctl screenshot` of the video), read from its pixels.
+    static func frame(_ socket: String, dir: String, name: String) async throws -> Int? {
+        let png = dir + "/\(name).png", ppm = dir + "/\(name).ppm"
+        let run = try await upright(["ctl", "--socket", socket, "screenshot", "--out", png])
+        guard run.status == 0 else { return nil }
+        return try await Blocking.run {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            p.arguments = ["-loglevel", "error", "-y", "-i", png, "-f", "image2", "-c:v", "ppm", ppm]
+            try p.run()
+            p.waitUntilExit()
+            guard let bytes = FileManager.default.contents(atPath: ppm), let picture = Picture(ppm: Array(bytes))
+            else { return nil }
+            return Clips.frameNumber(picture)
+        }
+    }
+
+    /// The difference in frames between what two nodes show, screenshots asked of both at once,
+    /// over `pairs` pairs (the clip's 600 frames a round: the nearest way round).
+    static func differences(_ a: String, _ b: String, dir: String, pairs: Int) async throws -> [Int] {
+        var out: [Int] = []
+        for n in 0..<pairs {
+            async let fa = frame(a, dir: dir, name: "a\(n)")
+            async let fb = frame(b, dir: dir, name: "b\(n)")
+            guard let x = try await fa, let y = try await fb else { continue }
+            var d = abs(x - y) % 600
+            if d > 300 { d = 600 - d }
+            out.append(d)
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        return out
+    }
+
+    static func sync(_ socket: String) async throws -> [String: Any] {
+        try await RemoteItemsTests.status(socket)["sync"] as? [String: Any] ?? [:]
+    }
+
+    @Test func aNodeStarted30SecondsLateIsInStepWithin5Seconds() async throws {
+        let wall = try await Wall("sync-late")
+        defer { wall.remove() }
+        let (first, a) = try wall.node("wall-a")
+        defer { first.process.send(SIGKILL) }
+        #expect(await first.waitFor("sync: connected to"), "\(first.stderr)")
+        try await Task.sleep(for: .seconds(30))
+        let (late, b) = try wall.node("wall-b")
+        defer { late.process.send(SIGKILL) }
+        #expect(await late.waitFor("playing "), "\(late.stderr)")
+        try await Task.sleep(for: .seconds(5))
+        let differences = try await Self.differences(a, b, dir: wall.dir, pairs: 7)
+        #expect(differences.count >= 5, "\(first.stderr)\n\(late.stderr)")
+        // Screenshots asked at once come back a few milliseconds apart: a frame either way.
+        let median = differences.sorted()[differences.count / 2]
+        #expect(median <= 1, "frames apart: \(differences)")
+        // The late node knows the group: the reference, its offset (one machine: one clock).
+        let status = try await Self.sync(b)
+        #expect(status["group"] as? String == "lobby-wall")
+        #expect(status["reference"] as? String == "wall-a")
+        #expect(status["members"] as? [String] == ["wall-a", "wall-b"])
+        let offset = try #require(status["offset_ms"] as? Double, "\(status)")
+        #expect(abs(offset) < 5, "\(status)")
+        #expect(status["error_ms"] is Double, "\(status)")
+    }
+}
