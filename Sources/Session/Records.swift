@@ -496,6 +496,9 @@ public struct MQTTState: Codable, Sendable, Hashable {
     public var remote: String?
     /// The first remote item that fails, and why, shortened; `nil` while none does.
     public var remoteProblem: String?
+    /// A wall's node: its clock's offset to the group's, in milliseconds to the nearest 5 (the
+    /// state is sent when it changes); `nil` without a group.
+    public var syncOffsetMS: Double?
 
     public init(
         device: DeviceOrientation, interface: InterfaceOrientation, locked: Bool, scene: String, playing: String?,
@@ -535,6 +538,7 @@ public struct MQTTState: Codable, Sendable, Hashable {
         case refusedAt = "refused_at"
         case remote
         case remoteProblem = "remote_problem"
+        case syncOffsetMS = "sync_offset_ms"
     }
 }
 

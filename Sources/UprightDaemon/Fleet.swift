@@ -75,8 +75,9 @@ struct MQTTService: Service {
                     client.subscribe(base + "/command/+")
                     client.publish(availability, "online", retain: true)
                     if settings.discovery {
-                        let plan = await session.currentStatus()?.powerPlanFollowed != nil
-                        for (topic, config) in discovery(powerPlan: plan) {
+                        let status = await session.currentStatus()
+                        let (plan, wall) = (status?.powerPlanFollowed != nil, status?.sync != nil)
+                        for (topic, config) in discovery(powerPlan: plan, wall: wall) {
                             client.publish(topic, config, retain: true)
                         }
                     }
@@ -102,10 +103,11 @@ struct MQTTService: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             if let s = await session.currentStatus() {
                 let refusal = await published.refusal
-                let state = State(
+                var state = State(
                     device: s.device, interface: s.interface, locked: s.locked, scene: s.scenes.last ?? "",
                     playing: s.playing, sensor: s.sensor, clip: s.clip, powerPlan: s.powerPlanFollowed,
                     refused: refusal?.text, refusedAt: refusal?.at, remote: s.cache)
+                state.syncOffsetMS = s.sync?.offsetMS.map { ($0 / 5).rounded() * 5 }
                 if await published.changed(to: state) {
                     client.publish(base + "/state", JSONLine.encode(state), retain: true)
                 }
@@ -151,8 +153,8 @@ struct MQTTService: Service {
     }
 
     /// Home Assistant's discovery messages: the screen as a device with its entities (the power
-    /// plan's switch when there is a plan).
-    func discovery(powerPlan: Bool = false) -> [(String, String)] {
+    /// plan's switch when there is a plan, the clock's offset for a wall's screen).
+    func discovery(powerPlan: Bool = false, wall: Bool = false) -> [(String, String)] {
         let node = "upright_" + HomeAssistantDiscovery.id(settings.device)
         let device = HomeAssistantDiscovery.Device(
             identifiers: [node], name: "Upright \(settings.device)", manufacturer: "Upright",
@@ -226,6 +228,15 @@ struct MQTTService: Service {
                     HomeAssistantDiscovery(
                         name: "Power plan", commandTopic: base + "/command/power-plan", stateTopic: state,
                         valueTemplate: "{{ 'ON' if value_json.power_plan else 'OFF' }}", icon: "mdi:calendar-clock")))
+        }
+        if wall {
+            out.append(
+                entity(
+                    "sensor", "sync_offset",
+                    HomeAssistantDiscovery(
+                        name: "Wall clock offset (ms)", stateTopic: state,
+                        valueTemplate: "{{ value_json.sync_offset_ms | default('unknown', true) }}",
+                        icon: "mdi:clock-fast")))
         }
         if settings.screenshotInterval > 0 {
             var image = HomeAssistantDiscovery(name: "Screen")

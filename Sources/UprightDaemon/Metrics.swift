@@ -121,6 +121,25 @@ public final class SessionMetrics: Sendable {
 
     func transition(_ t: Transition) { transitions.record(t.duration) }
 
+    /// A wall's node: its clock's offset to the group's and how far the picture was from the
+    /// schedule, in seconds (made at the first report: a screen on its own has neither).
+    func sync(_ report: SyncReport) {
+        if let ms = report.offsetMS {
+            registry.makeGauge(
+                descriptor: Self.descriptor(
+                    "sync_offset", "seconds", "How far this screen's clock is ahead of its wall's group's"),
+                labels: [("group", report.group)]
+            ).set(to: ms / 1000)
+        }
+        if let ms = report.errorMS {
+            registry.makeGauge(
+                descriptor: Self.descriptor(
+                    "sync_error", "seconds", "How far the picture was ahead of the wall's schedule at the last sample"),
+                labels: [("group", report.group)]
+            ).set(to: ms / 1000)
+        }
+    }
+
     func applied(in duration: Duration, failed: Bool) {
         applies.record(duration)
         if failed { displayFaults.increment() }

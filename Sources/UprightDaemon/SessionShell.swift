@@ -94,14 +94,7 @@ struct SessionShell: Sendable {
                 reply.status?.next = await player.upcoming
                 reply.status?.gravity = monitor.gravity.map { [$0.x, $0.y, $0.z].map { ($0 * 1000).rounded() / 1000 } }
                 reply.status?.cache = await remote.status()
-                if let sync {
-                    var report = sync.report()
-                    if let f = await player.followStatus {
-                        report.errorMS = f.error.map(SyncLink.milliseconds)
-                        (report.correction, report.speed, report.problem) = (f.correction, f.speed, f.problem)
-                    }
-                    reply.status?.sync = report
-                }
+                reply.status?.sync = await syncReport()
             }
             done.replies.append((request, reply))
         case .status(let line): logger.notice("\(line)")
@@ -123,6 +116,17 @@ struct SessionShell: Sendable {
         case .end(let failure): done.end = .some(failure)
         }
         return nil
+    }
+
+    /// The wall's group and how the player follows it; `nil` without a group.
+    func syncReport() async -> SyncReport? {
+        guard let sync else { return nil }
+        var report = sync.report()
+        if let f = await player.followStatus {
+            report.errorMS = f.error.map(SyncLink.milliseconds)
+            (report.correction, report.speed, report.problem) = (f.correction, f.speed, f.problem)
+        }
+        return report
     }
 
     /// Finds the display backend (again, for a compositor that came back) and says what it can do.
@@ -232,6 +236,7 @@ struct SessionShell: Sendable {
                 while !Task.isCancelled {
                     metrics.decoder(await player.decoder())
                     metrics.remote(await remote.status())
+                    if let report = await syncReport() { metrics.sync(report) }
                     try? await clock.sleep(for: .seconds(5), tolerance: nil)
                 }
             },

@@ -42,6 +42,9 @@ struct SyncGroupTests {
             screenshot_interval = 0
             [sync]
             group = "lobby-wall"
+            [metrics]
+            textfile = "\(dir)/\(device).prom"
+            interval = 1
             """.write(toFile: config, atomically: true, encoding: .utf8)
             let socket = dir + "/\(device).sock"
             let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
@@ -115,5 +118,9 @@ struct SyncGroupTests {
         let offset = try #require(status["offset_ms"] as? Double, "\(status)")
         #expect(abs(offset) < 5, "\(status)")
         #expect(status["error_ms"] is Double, "\(status)")
+        // Prometheus's textfile carries the offset and the error.
+        let metrics = (try? String(contentsOfFile: wall.dir + "/wall-b.prom", encoding: .utf8)) ?? ""
+        #expect(metrics.contains(#"upright_sync_offset_seconds{group="lobby-wall"}"#), "\(metrics)")
+        #expect(metrics.contains(#"upright_sync_error_seconds{group="lobby-wall"}"#), "\(metrics)")
     }
 }
