@@ -69,6 +69,9 @@ public struct ClockFollower: Sendable, Hashable {
     public var settle = 0.6
     /// How many errors the speed is decided on (mpv's position moves by whole frames).
     public var window = 8
+    /// A step of the group's clock against the caller's larger than this (a first estimate, a
+    /// new reference, a clock set) is a new join.
+    public var clockStep = 0.02
 
     /// The speed last asked for.
     public private(set) var speed = 1.0
@@ -84,6 +87,8 @@ public struct ClockFollower: Sendable, Hashable {
     private var quietUntil = -Double.infinity
     private var errors: [Double] = []
     private var seeking = false
+    /// The group's time less the caller's at the last sample.
+    private var skew: Double?
 
     public init(schedule: ClockSchedule) {
         self.schedule = schedule
@@ -108,6 +113,9 @@ public struct ClockFollower: Sendable, Hashable {
             errors = []
             return nil
         }
+        let skew = sample.groupTime - now
+        defer { self.skew = skew }
+        if let last = self.skew, abs(skew - last) > clockStep { rejoin() }
         guard now >= quietUntil else { return nil }
         let halfFrame = sample.frame.map { $0 > 0 && $0 < 1 ? $0 / 2 : 0 } ?? 0
         let e = schedule.error(item: item, position: position + halfFrame, at: sample.groupTime)

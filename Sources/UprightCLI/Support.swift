@@ -80,7 +80,7 @@ extension Upright {
     /// ``MPVHost/argument``. `notify-relay` runs here too, while the process has one thread
     /// (``NotifyRelayCommand``), and never returns.
     public static func serveMPVWhenAsked() {
-        let first = CommandLine.arguments.dropFirst().first
+        let first = processArguments.dropFirst().first
         if first == "notify-relay" {
             // On this thread, before any other starts: the signals it passes on wait for it in
             // `sigwait`, blocked in every thread (a thread that let one through would end the
@@ -88,7 +88,7 @@ extension Upright {
             NotifyRelay.blockSignals()
             // Told apart from Upright in ps, top and pgrep.
             try? "upright-relay".write(toFile: "/proc/self/comm", atomically: false, encoding: .utf8)
-            NotifyRelayCommand.main(Array(CommandLine.arguments.dropFirst(2)))
+            NotifyRelayCommand.main(Array(processArguments.dropFirst(2)))
         }
         guard first == MPVHost.argument || first == "play" else { return }
         Allocator.limitArenas()
@@ -101,6 +101,17 @@ extension Upright {
         MPVHost.serve()
     }
 
+    /// The process's arguments, the program's path first: the runtime's, or the kernel's
+    /// `/proc/self/cmdline` when the runtime has none (a preloaded library, libfaketime 0.9.10 for
+    /// one, hides them from Swift's runtime: `upright play` would print the overview and exit).
+    static let processArguments: [String] = {
+        if !CommandLine.arguments.isEmpty { return CommandLine.arguments }
+        guard let data = FileManager.default.contents(atPath: "/proc/self/cmdline") else { return [] }
+        return data.split(separator: 0, omittingEmptySubsequences: false).dropLast().map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }()
+
     /// Runs the command line; worded failures print as `upright: error: ...` and exit with status 1.
     public static func run(arguments: [String]? = nil) async {
         // A network sensor (iiod) that goes away must be an error to retry, not a SIGPIPE that ends us.
@@ -109,7 +120,7 @@ extension Upright {
         MPVHost.servedByThisProgram()
         LoggingSystem.bootstrap { _ in StandardErrorLogHandler() }
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parseAsRoot(arguments ?? Array(processArguments.dropFirst()))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

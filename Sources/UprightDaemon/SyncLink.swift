@@ -24,7 +24,8 @@ final class SyncLink: Sendable {
 
     struct State {
         var members: GroupMembers
-        var reference: String
+        /// `nil` until the others have had time to be heard (a second and a half).
+        var reference: String?
         var offset = ClockOffset()
         /// The estimate before the reference changed, kept until the new one answers.
         var previous: Double?
@@ -39,7 +40,7 @@ final class SyncLink: Sendable {
         self.settings = settings
         self.mqtt = mqtt
         self.logger = logger
-        state = Mutex(State(members: GroupMembers(me: mqtt.device), reference: mqtt.device))
+        state = Mutex(State(members: GroupMembers(me: mqtt.device), reference: nil))
     }
 
     var base: String { "\(mqtt.prefix)/sync/\(settings.group)" }
@@ -49,14 +50,15 @@ final class SyncLink: Sendable {
     private var uptime: Double { start.duration(to: .now).seconds }
 
     /// The group's time now (Unix seconds): this node's clock corrected by its estimate; this
-    /// node's own clock when it is the reference, or when no reference has answered within 5 s.
-    /// `nil` before that.
+    /// node's own clock when it is the reference, or when no reference has answered within 5 s
+    /// (no broker: the wall plays on its own clocks). `nil` before that.
     func groupTime() -> Double? {
         let now = MQTTClient.systemTime()
+        let up = uptime
         return state.withLock { s -> Double? in
             if s.reference == me { return now }
             if let o = s.offset.offset(at: now) ?? s.previous { return now + o }
-            return uptime > 5 ? now : nil
+            return up > 5 ? now : nil
         }
     }
 
@@ -171,10 +173,13 @@ final class SyncLink: Sendable {
     /// reference starts a new estimate.
     private func ping(_ client: MQTTClient, tick: Int) {
         let up = uptime
+        guard up >= 1.2 else { return }  // the others' heartbeats heard first
         let target: (String, Int)? = state.withLock { s in
             let reference = s.members.reference(at: up)
             if reference != s.reference {
-                s.previous = s.reference == me ? 0 : s.offset.offset(at: MQTTClient.systemTime()) ?? s.previous
+                if let old = s.reference {
+                    s.previous = old == me ? 0 : s.offset.offset(at: MQTTClient.systemTime()) ?? s.previous
+                }
                 s.reference = reference
                 s.offset.reset()
                 s.pending = [:]

@@ -198,6 +198,10 @@ private struct SimulatedPlayer {
         #expect(f.follow(.init(item: 0, position: 20, groupTime: 22), at: 1) == .seek(22))
         // Paused: no correction.
         #expect(f.follow(.init(item: 0, position: 20, groupTime: 40, paused: true), at: 5) == nil)
+        // The group's clock steps by 0.2 s (its first estimate, a new reference): a new join.
+        var h = ClockFollower(schedule: schedule)
+        #expect(h.follow(.init(item: 0, position: 10, groupTime: 10), at: 0) == nil)
+        #expect(h.follow(.init(item: 0, position: 10.21, groupTime: 10.21 + 0.2), at: 0.21) == .seek(10.41))
         // The wrong item: the right one, from its place.
         let two = try #require(ClockSchedule(durations: [10, 10]))
         var g = ClockFollower(schedule: two)

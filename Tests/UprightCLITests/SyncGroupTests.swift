@@ -15,7 +15,7 @@ struct SyncGroupTests {
         let dir: String
         let port: Int
         let clip: String
-        let broker: MQTTTests.Collected
+        var broker: MQTTTests.Collected
 
         init(_ name: String) async throws {
             dir = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString.prefix(8))"
@@ -28,7 +28,8 @@ struct SyncGroupTests {
         }
 
         /// A node named `device`: its configuration and its `upright play`, with its control socket.
-        func node(_ device: String) throws -> (SignalTests.Play, String) {
+        /// `environment`: added to the test's own (libfaketime's, to put a node's clocks off).
+        func node(_ device: String, environment: [String: String] = [:]) throws -> (SignalTests.Play, String) {
             let config = dir + "/\(device).toml"
             try """
             [lock]
@@ -47,8 +48,17 @@ struct SyncGroupTests {
             interval = 1
             """.write(toFile: config, atomically: true, encoding: .utf8)
             let socket = dir + "/\(device).sock"
-            let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
+            var inherited = ProcessInfo.processInfo.environment
+            for name in ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK"] { inherited[name] = nil }
+            let play = try SignalTests.Play(
+                ["--config", config, "--uri", "none", "--vo", "null", "--control", socket],
+                environment: inherited.merging(environment) { $1 })
             return (play, socket)
+        }
+
+        /// The broker killed, and (`back`) started again on the same port.
+        mutating func restartBroker() throws {
+            broker = try MQTTTests.broker(port: port, directory: dir)
         }
 
         func remove() {
@@ -122,5 +132,65 @@ struct SyncGroupTests {
         let metrics = (try? String(contentsOfFile: wall.dir + "/wall-b.prom", encoding: .utf8)) ?? ""
         #expect(metrics.contains(#"upright_sync_offset_seconds{group="lobby-wall"}"#), "\(metrics)")
         #expect(metrics.contains(#"upright_sync_error_seconds{group="lobby-wall"}"#), "\(metrics)")
+    }
+
+    @Test func theBrokerGoneFor30SecondsEveryNodePlaysOnAndTheGroupIsWholeAgain() async throws {
+        var wall = try await Wall("sync-broker")
+        defer { wall.remove() }
+        let (first, a) = try wall.node("wall-a")
+        defer { first.process.send(SIGKILL) }
+        let (second, b) = try wall.node("wall-b")
+        defer { second.process.send(SIGKILL) }
+        #expect(await first.waitFor("playing "), "\(first.stderr)")
+        #expect(await second.waitFor("playing "), "\(second.stderr)")
+        try await Task.sleep(for: .seconds(5))
+        #expect(try await Self.sync(b)["members"] as? [String] == ["wall-a", "wall-b"])
+        wall.broker.stop()
+        try await Task.sleep(for: .seconds(15))
+        // Without the broker: each plays on, on the estimate it had; the status says why.
+        let alone = try await Self.sync(b)
+        #expect((alone["broker"] as? String)?.contains("trying again") == true, "\(alone)")
+        #expect(alone["members"] as? [String] == ["wall-b"], "\(alone)")
+        let apart = try await Self.differences(a, b, dir: wall.dir, pairs: 3)
+        #expect(apart.count == 3 && apart.allSatisfy { $0 <= 2 }, "frames apart: \(apart)")
+        try await Task.sleep(for: .seconds(15))
+        try wall.restartBroker()
+        // libmosquitto tries again after 1 s, doubling to 30 s: within 35 s of the loss.
+        var whole = false
+        for _ in 0..<80 where !whole {
+            try await Task.sleep(for: .milliseconds(500))
+            whole = try await Self.sync(b)["members"] as? [String] == ["wall-a", "wall-b"]
+        }
+        let seen = try await Self.sync(b)
+        #expect(whole, "\(seen)")
+        let together = try await Self.differences(a, b, dir: wall.dir, pairs: 5)
+        #expect(together.count >= 4, "\(first.stderr)\n\(second.stderr)")
+        #expect(together.sorted()[together.count / 2] <= 1, "frames apart: \(together)")
+        #expect(first.process.isRunning && second.process.isRunning)
+    }
+
+    @Test func aNodeWhoseClockIs200MillisecondsAheadShowsItsOffsetAndPlaysInStep() async throws {
+        let wall = try await Wall("sync-ahead")
+        defer { wall.remove() }
+        let (first, a) = try wall.node("wall-a")
+        defer { first.process.send(SIGKILL) }
+        // The second node's system clock 200 ms ahead (libfaketime; its monotonic clock left
+        // alone: libdispatch's timers under a faked one never fired).
+        let (ahead, b) = try wall.node(
+            "wall-b",
+            environment: [
+                "LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", "FAKETIME": "+0.2",
+                "FAKETIME_DONT_RESET": "1", "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+            ])
+        defer { ahead.process.send(SIGKILL) }
+        #expect(await first.waitFor("playing "), "\(first.stderr)")
+        #expect(await ahead.waitFor("playing "), "\(ahead.stderr)")
+        try await Task.sleep(for: .seconds(6))
+        let status = try await Self.sync(b)
+        let offset = try #require(status["offset_ms"] as? Double, "\(status)")
+        #expect(abs(offset - 200) < 5, "\(status)")
+        let differences = try await Self.differences(a, b, dir: wall.dir, pairs: 7)
+        #expect(differences.count >= 5, "\(first.stderr)\n\(ahead.stderr)")
+        #expect(differences.sorted()[differences.count / 2] <= 1, "frames apart: \(differences)")
     }
 }
