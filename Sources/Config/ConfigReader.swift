@@ -34,6 +34,7 @@ struct ConfigReader {
             "discovery_prefix", "screenshot_interval",
         ],
         "sync": ["group", "follow"],
+        "wall": ["columns", "rows", "column", "row", "bezel"],
         "web": ["listen", "auth", "password_file", "certificate", "key", "uploads", "upload_max_mb"],
         "cache": ["directory", "max_mb", "refresh", "ca_file"],
         "classifier": classifierKeys,
@@ -207,6 +208,7 @@ struct ConfigReader {
         if let m = section(root, "metrics") { readMetrics(m, into: &c.metrics) }
         if let m = section(root, "mqtt") { readMQTT(m, into: &c.mqtt) }
         if let s = section(root, "sync") { readSync(s, into: &c.sync, mqtt: c.mqtt) }
+        if let w = section(root, "wall") { readWall(w, into: &c.player) }
         if let w = section(root, "web") { readWeb(w, into: &c.web) }
         if let k = section(root, "cache") { readCache(k, into: &c.cache) }
         if let p = section(root, "proof_of_play") { readProofOfPlay(p, into: &c.proofOfPlay) }
@@ -585,6 +587,46 @@ struct ConfigReader {
                 error("'sync.follow' must be \"clock\", not '\(text)'", at: ["sync", "follow"])
             }
         }
+    }
+
+    /// `[wall]`: this screen's tile of a video wall: the grid, its place in it, the bezels.
+    mutating func readWall(_ t: TOMLTable, into p: inout PlayerSettings) {
+        func whole(_ key: String, _ range: ClosedRange<Double>) -> Int? {
+            guard let v = number(t, ["wall", key], in: range, key == "columns" || key == "rows" ? "screens" : "") else {
+                return nil
+            }
+            guard v == v.rounded() else {
+                error("'wall.\(key)' must be a whole number, not \(v)", at: ["wall", key])
+                return nil
+            }
+            return Int(v)
+        }
+        let columns = whole("columns", 1...16) ?? 1
+        let rows = whole("rows", 1...16) ?? 1
+        var column = 0
+        var row = 0
+        for (key, count) in [("column", columns), ("row", rows)] {
+            guard let v = number(t, ["wall", key]) else { continue }
+            guard v == v.rounded(), v >= 0, Int(v) < count else {
+                error(
+                    "'wall.\(key)' must be 0 to \(count - 1) (from the \(key == "column" ? "left" : "top"), in a wall of \(count) \(key)s), not \(v)",
+                    at: ["wall", key])
+                continue
+            }
+            if key == "column" { column = Int(v) } else { row = Int(v) }
+        }
+        var bezel = (across: 0.0, down: 0.0)
+        if let v = t["bezel"] {
+            let shares = v.array?.compactMap { $0.double ?? $0.int.map(Double.init) }
+            if let shares, shares.count == 2, v.array?.count == 2, shares.allSatisfy({ (0...0.5).contains($0) }) {
+                bezel = (shares[0], shares[1])
+            } else {
+                error(
+                    "'wall.bezel' must be two shares of a screen hidden behind the bezels, across and down, each 0 to 0.5 ([0.02, 0.0])",
+                    at: ["wall", "bezel"])
+            }
+        }
+        p.wall = WallTile(columns: columns, rows: rows, column: column, row: row, bezel: bezel)
     }
 
     /// `[web]`: the page's address, how a browser logs in, TLS and uploads. A listener that would

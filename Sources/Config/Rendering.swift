@@ -130,6 +130,10 @@ extension UprightConfiguration {
         out += "password = \(q(mqtt.password.isEmpty ? "" : "********"))\npassword_file = \(q(mqtt.passwordFile))\n"
         out += "prefix = \(q(mqtt.prefix))\ndevice = \(q(mqtt.device))\ndiscovery = \(mqtt.discovery)\n"
         out += "discovery_prefix = \(q(mqtt.discoveryPrefix))\nscreenshot_interval = \(mqtt.screenshotInterval)\n"
+        if let w = player.wall {
+            out += "\n[wall]\ncolumns = \(w.columns)\nrows = \(w.rows)\ncolumn = \(w.column)\nrow = \(w.row)\n"
+            out += "bezel = [\(num(w.bezel.across)), \(num(w.bezel.down))]\n"
+        }
         out += "\n[sync]\ngroup = \(q(sync.group))\nfollow = \(q(sync.follow.rawValue))\n"
         out +=
             "\n[web]\nlisten = \(q(web.listen.map { ($0.host.contains(":") ? "[\($0.host)]" : $0.host) + ":\($0.port)" } ?? ""))\n"

@@ -243,13 +243,24 @@ extension PlaybackCore {
     /// Inline keeps the lower part of a portrait screen for the overlays; with the output turned
     /// (interface strategy) or the video turned (surface), "portrait" is the viewer's portrait.
     mutating func applyLayout() -> [PlaybackEffect] {
-        let bottom = layout == .inline && interface.isPortrait ? settings.inlineBottomMargin : 0
+        // A wall's tile fills its screen: no margin below it.
+        let bottom =
+            layout == .inline && interface.isPortrait && settings.wall == nil ? settings.inlineBottomMargin : 0
         // The margin lies on the panel edge that is the viewer's bottom.
         let sides: [(String, Int)] = [("top", 180), ("bottom", 0), ("left", 90), ("right", 270)]
         let sets = sides.map { side, angle -> PlaybackEffect in
             .mpv(.set("video-margin-ratio-\(side)", .double(surfaceAngle == angle ? bottom : 0)))
         }
-        return sets + drawOverlays()
+        return sets + placeTile() + drawOverlays()
+    }
+
+    /// A wall's tile: zoom and pan for the window and the picture now (nothing until both are known).
+    func placeTile() -> [PlaybackEffect] {
+        guard let wall = settings.wall, let p = wall.placement(window: osd, video: videoSize) else { return [] }
+        return [
+            .mpv(.set("video-zoom", .double(p.zoom))), .mpv(.set("video-pan-x", .double(p.panX))),
+            .mpv(.set("video-pan-y", .double(p.panY))),
+        ]
     }
 
     /// How to accept the rotate suggestion: its key when one is bound, else the command.

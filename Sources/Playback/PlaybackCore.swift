@@ -166,6 +166,8 @@ public struct PlaybackCore: Sendable {
     var firstFrameShown = false
     var stalls: [Double] = []
     var shapeFor: String?
+    /// The picture's display size, for a wall's tile.
+    var videoSize = (width: 0, height: 0)
     var shapeAttempts = 0
     var shapeAt: Double?
 
@@ -296,7 +298,11 @@ public struct PlaybackCore: Sendable {
             return out + nothingToPlay(at: now)
         case .osdSize(let w, let h):
             osd = (w, h)
-            return drawOverlays()
+            return settings.wall == nil ? drawOverlays() : applyLayout()
+        case .videoSize(let w, let h):
+            guard (w, h) != videoSize else { return [] }
+            videoSize = (w, h)
+            return settings.wall == nil ? [] : applyLayout()
         }
     }
 

@@ -15,6 +15,8 @@ public enum MPVInput: Sendable, Hashable {
     case idle
     /// The OSD's size changed (the output turned, the window resized, the first frame).
     case osdSize(width: Int, height: Int)
+    /// The picture's display size changed (`video-out-params/dw`, `dh`, turned by its rotation).
+    case videoSize(width: Int, height: Int)
 }
 
 /// How the shell found mpv's position when the core asked (``PlaybackEffect/samplePosition``).

@@ -35,6 +35,8 @@ public struct PlayerSettings: Sendable, Hashable {
         .fullscreen: ["f", "F11", "MBTN_LEFT_DBL"], .toggleLock: ["l"], .acceptSuggestion: ["a"], .next: [">"],
         .previous: ["<"],
     ]
+    /// This screen's tile of a video wall (`[wall]`); `nil`: the whole picture.
+    public var wall: WallTile?
     /// The share of a portrait screen below the video in the inline layout, left to the overlays.
     public var inlineBottomMargin = 0.4
     /// How long "Cannot play ..." stays over the video at least, even when the next file plays at once.

@@ -29,6 +29,8 @@ public actor Player {
     private var replies: [Int: CheckedContinuation<String?, Never>] = [:]
     private var lastRequest = 0
     private var osd = (width: 0, height: 0)
+    /// The picture's display size, as mpv last said it (a wall's tile needs it).
+    private var picture = (width: 0, height: 0)
     /// A remote item's file in the cache (`nil`: none yet); without it, URLs play as they are.
     private let cached: (@Sendable (String) -> String?)?
     /// The picture's place in the window (zoom, pan, align, margins) was set by the last input.
@@ -69,7 +71,7 @@ public actor Player {
         self.cached = cached
         let options = MPVHandle.options(for: settings, extra: extra)
         self.options = options
-        mpv = try MPVHandle.player(options: options, hotkeys: settings.hotkeys)
+        mpv = try MPVHandle.player(options: options, hotkeys: settings.hotkeys, picture: settings.wall != nil)
         handleBox = Mutex(mpv)
         core = PlaybackCore(settings: settings, rotateByFilter: options.last { $0.0 == "vo" }?.1 == "libmpv")
         (events, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
@@ -118,7 +120,8 @@ public actor Player {
     /// orientation and overlays.
     public func restart() throws(MPVError) {
         guard !isShuttingDown else { return }
-        let handle = try MPVHandle.player(options: options, hotkeys: core.settings.hotkeys)
+        let handle = try MPVHandle.player(
+            options: options, hotkeys: core.settings.hotkeys, picture: core.settings.wall != nil)
         try handle.waitStarted()
         mpv = handle
         handleBox.withLock { $0 = handle }
@@ -277,8 +280,27 @@ public actor Player {
         case .propertyChange("osd-height", .int64(let h)?):
             osd.height = Int(h)
             feed(.mpv(.osdSize(width: osd.width, height: osd.height)))
+        case .propertyChange("video-out-params/dw", .int64(let w)?):
+            picture.width = Int(w)
+            feedPictureSize()
+        case .propertyChange("video-out-params/dh", .int64(let h)?):
+            picture.height = Int(h)
+            feedPictureSize()
         default: break
         }
+    }
+
+    /// The picture's size to the core, turned as its rotation turns it.
+    private func feedPictureSize() {
+        let rotate = (try? mpv.get("video-out-params/rotate", as: .int64)).flatMap { v -> Int? in
+            if case .int64(let r) = v { return Int(r) }
+            return nil
+        }
+        let turned = (rotate ?? 0) % 180 == 90
+        feed(
+            .mpv(
+                .videoSize(
+                    width: turned ? picture.height : picture.width, height: turned ? picture.width : picture.height)))
     }
 
     /// Hands `input` to the core at the time now and carries its effects out, in order; an answer

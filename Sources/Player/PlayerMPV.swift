@@ -49,8 +49,11 @@ extension MPVHandle {
     /// A new mpv with a player's options, its OSD size observed and the hotkeys bound. It runs in a
     /// process of its own (libmpv 0.35 crashes now and then as it tears down a window whose
     /// compositor died, and leaks a window's pictures each time), except for the render API
-    /// (`vo=libmpv`: tests and the demo's frames), which needs it in this one.
-    static func player(options: [(String, String)], hotkeys: [Action: [String]]) throws(MPVError) -> MPVHandle {
+    /// (`vo=libmpv`: tests and the demo's frames), which needs it in this one. `picture`: the
+    /// picture's display size is observed too (a wall's tile).
+    static func player(
+        options: [(String, String)], hotkeys: [Action: [String]], picture: Bool = false
+    ) throws(MPVError) -> MPVHandle {
         var bindings: [[String]] = []
         for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
             // KEY_/BTN_ names are read from input devices, not by mpv.
@@ -64,8 +67,12 @@ extension MPVHandle {
         // Not waiting for mpv's process: it may still load libmpv while the session finds its display.
         // The overlays are laid out against the OSD's size: drawn again whenever it changes (a
         // turned output, a resized window, the first frame of a renderer).
+        // A wall's tile is laid out against the picture's size too.
+        let picture: [(String, MPVValue.Kind)] =
+            picture ? [("video-out-params/dw", .int64), ("video-out-params/dh", .int64)] : []
         return try MPVHandle(
-            starting: options, observing: [("osd-width", .int64), ("osd-height", .int64)], commands: bindings,
+            starting: options, observing: [("osd-width", .int64), ("osd-height", .int64)] + picture,
+            commands: bindings,
             separateProcess: options.last { $0.0 == "vo" }?.1 != "libmpv")
     }
 

@@ -148,6 +148,18 @@ struct ConfigTests {
             "u.toml:2:10: error: 'sync.follow' = \"leader\" is not in this version yet; \"clock\" (the same playlist on every screen) is"
         ),
         (
+            "[wall]\ncolumns = 3\ncolumn = 3\n",
+            "u.toml:3:10: error: 'wall.column' must be 0 to 2 (from the left, in a wall of 3 columns), not 3.0"
+        ),
+        (
+            "[wall]\nbezel = [0.02]\n",
+            "u.toml:2:9: error: 'wall.bezel' must be two shares of a screen hidden behind the bezels, across and down, each 0 to 0.5 ([0.02, 0.0])"
+        ),
+        (
+            "[wall]\nrows = 1.5\n",
+            "u.toml:2:8: error: 'wall.rows' must be a whole number, not 1.5"
+        ),
+        (
             "[sync]\nfollow = \"beat\"\n",
             "u.toml:2:10: error: 'sync.follow' must be \"clock\", not 'beat'"
         ),
