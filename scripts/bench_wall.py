@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""A video wall in step: three `upright play` nodes of one `[sync]` group, each on its own headless
+sway (640x360), one mosquitto broker on loopback, a clip whose frames carry their number (16
+blocks across its top quarter). The three screens are sampled together (three grim processes at
+once; each sample's spread of capture times is reported) and the counters read from the
+screenshots, not from mpv. The inter-screen offset of a sample is the largest difference between
+two screens' frames. Beside it in the same run: plain mpv on each screen, started together with
+no correction; and the group with one node started 10 s late.
+
+Goal: the same frame on every screen in most samples (median 0) and p95 at most one frame (33 ms
+at 30 fps).
+
+  SAMPLES=120 scripts/bench_wall.py BIN_DIR
+"""
+import concurrent.futures
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_appliance import ROOT, stop, stop_sway  # noqa: E402
+
+FPS = 30
+SIZE = (640, 360)
+ROUND = 3600  # frames in the clip: 120 s
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def counter_clip(path):
+    expression = "if(lt(Y,H/4),255*mod(floor(N/pow(2,floor(X*16/W))),2),128)"
+    subprocess.run(['ffmpeg', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i',
+                    'color=c=gray:s=%dx%d:r=%d:d=%d' % (SIZE[0], SIZE[1], FPS, ROUND // FPS),
+                    '-vf', "geq=lum='%s':cb=128:cr=128,format=yuv420p" % expression,
+                    '-c:v', 'mpeg4', '-q:v', '2', '-g', str(FPS), path], check=True)
+
+
+def start_sway(directory):
+    out = subprocess.run([os.path.join(ROOT, 'scripts/headless-sway.sh'), directory, '%dx%d' % SIZE],
+                         capture_output=True, text=True, check=True).stdout
+    return dict(line.split('=', 1) for line in out.split() if '=' in line)
+
+
+def grab(sway):
+    """(when grim was started, the frame number the screen shows or None)."""
+    start = time.monotonic()
+    data = subprocess.run(['grim', '-t', 'ppm', '-'], env=dict(os.environ, WAYLAND_DISPLAY=sway['WAYLAND_DISPLAY']),
+                          capture_output=True).stdout
+    parts = data.split(b'\n', 3)
+    if len(parts) < 4 or parts[0] != b'P6':
+        return start, None
+    w, h = map(int, parts[1].split())
+    px = parts[3]
+    n = 0
+    y = h // 8
+    for b in range(16):
+        x = (2 * b + 1) * w // 32
+        g = px[(y * w + x) * 3 + 1]
+        if g > 192:
+            n |= 1 << b
+        elif g > 64:
+            return start, None
+    return start, n
+
+
+def offsets(sways, samples, pool):
+    """Each sample's largest difference in frames between two screens, and the spread of the
+    grims' start times (ms)."""
+    out, spreads = [], []
+    for _ in range(samples):
+        shots = list(pool.map(grab, sways))
+        frames = [f for _, f in shots]
+        if None in frames:
+            continue
+        spreads.append((max(t for t, _ in shots) - min(t for t, _ in shots)) * 1000)
+        worst = 0
+        for i in range(len(frames)):
+            for j in range(i + 1, len(frames)):
+                d = abs(frames[i] - frames[j]) % ROUND
+                worst = max(worst, min(d, ROUND - d))
+        out.append(worst)
+        if worst > 1 and os.environ.get('SHOW_OUTLIERS'):
+            print('    outlier: frames %s, grims started %s ms apart' % (frames, ['%.1f' % ((t - shots[0][0]) * 1000) for t, _ in shots]))
+        time.sleep(0.1)
+    return out, spreads
+
+
+def report(name, frames, spreads):
+    if not frames:
+        print('  %-44s no sample could be read' % name)
+        return
+    s = sorted(frames)
+    p95 = s[min(len(s) - 1, int(round(0.95 * (len(s) - 1))))]
+    ms = 1000 / FPS
+    same = sum(1 for f in frames if f == 0)
+    print('  %-44s median %3.0f ms, p95 %4.0f ms, max %5.0f ms; same frame on all three %3d of %d (grims %.1f ms apart, median)'
+          % (name, s[len(s) // 2] * ms, p95 * ms, s[-1] * ms, same, len(frames), statistics.median(spreads)))
+
+
+def upright_node(bin_dir, directory, sway, device, clip, port, group=True):
+    conf = os.path.join(directory, device + '.toml')
+    with open(conf, 'w') as f:
+        # The panel's own orientation: nothing turned, the picture filling the screen as plain mpv's.
+        f.write('[app]\nlaunch = "landscape-right"\n[display]\nnatural = "landscape-right"\n'
+                '[lock]\nevdev = "none"\n[player]\nplaylist = ["%s"]\n[player.mpv]\nfullscreen = "yes"\n'
+                '[mqtt]\nurl = "mqtt://127.0.0.1:%d"\ndevice = "%s"\ndiscovery = false\nscreenshot_interval = 0\n'
+                % (clip, port, device))
+        if group:
+            f.write('[sync]\ngroup = "bench-wall"\n')
+    env = dict(os.environ, WAYLAND_DISPLAY=sway['WAYLAND_DISPLAY'], XDG_RUNTIME_DIR=sway['XDG_RUNTIME_DIR'],
+               SWAYSOCK=sway['SWAYSOCK'])
+    return subprocess.Popen([os.path.join(bin_dir, 'upright'), 'play', '--config', conf, '--uri', 'none', '--vo',
+                             'wlshm', '--control', os.path.join(directory, device + '.sock')],
+                            env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, device + '.log'), 'w'))
+
+
+def plain_mpv(sway, clip):
+    env = dict(os.environ, WAYLAND_DISPLAY=sway['WAYLAND_DISPLAY'], XDG_RUNTIME_DIR=sway['XDG_RUNTIME_DIR'])
+    return subprocess.Popen(['mpv', '--no-config', '--vo=wlshm', '--ao=null', '--fs', '--loop-file=inf',
+                             '--really-quiet', clip], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def main():
+    bin_dir = os.path.abspath(sys.argv[1])
+    samples = int(os.environ.get('SAMPLES', '120'))
+    directory = tempfile.mkdtemp(prefix='upright-bench-wall-')
+    os.chmod(directory, 0o755)
+    sways, processes = [], []
+    broker = None
+    pool = concurrent.futures.ThreadPoolExecutor(3)
+    try:
+        clip = os.path.join(directory, 'counter.mkv')
+        counter_clip(clip)
+        os.chmod(clip, 0o644)
+        port = free_port()
+        with open(os.path.join(directory, 'mosquitto.conf'), 'w') as f:
+            f.write('listener %d 127.0.0.1\nallow_anonymous true\n' % port)
+        broker = subprocess.Popen(['/usr/sbin/mosquitto', '-c', os.path.join(directory, 'mosquitto.conf')],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for n in range(3):
+            sways.append(start_sway(os.path.join(directory, 'sway%d' % n)))
+        print('A wall of three screens (headless sway %dx%d each), a %d fps counter clip, %d samples per series:'
+              % (SIZE[0], SIZE[1], FPS, samples))
+
+        def series(name, start, settle):
+            procs = start()
+            processes.extend(procs)
+            time.sleep(settle)
+            frames, spreads = offsets(sways, samples, pool)
+            report(name, frames, spreads)
+            for p in procs:
+                stop(p)
+                processes.remove(p)
+            time.sleep(1)
+
+        series('plain mpv, started together, no correction',
+               lambda: [plain_mpv(s, clip) for s in sways], 8)
+        series('Upright, one [sync] group, started together',
+               lambda: [upright_node(bin_dir, directory, s, 'wall-%d' % n, clip, port) for n, s in enumerate(sways)], 10)
+
+        def late():
+            first = [upright_node(bin_dir, directory, s, 'wall-%d' % n, clip, port) for n, s in enumerate(sways[:2])]
+            time.sleep(10)
+            return first + [upright_node(bin_dir, directory, sways[2], 'wall-2', clip, port)]
+        series('Upright, the third node started 10 s late', late, 8)
+
+        def late_plain():
+            first = [plain_mpv(s, clip) for s in sways[:2]]
+            time.sleep(10)
+            return first + [plain_mpv(sways[2], clip)]
+        series('plain mpv, the third started 10 s late', late_plain, 5)
+    finally:
+        for p in processes:
+            stop(p)
+        if broker:
+            stop(broker)
+        for n, s in enumerate(sways):
+            stop_sway(s, os.path.join(directory, 'sway%d' % n))
+        shutil.rmtree(directory, ignore_errors=True)
+        pool.shutdown()
+
+
+if __name__ == '__main__':
+    main()
