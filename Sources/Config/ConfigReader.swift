@@ -579,12 +579,8 @@ struct ConfigReader {
         if let text = string(t, ["sync", "follow"]) {
             if let follow = SyncSettings.Follow(rawValue: text) {
                 s.follow = follow
-            } else if text == "leader" {
-                error(
-                    "'sync.follow' = \"leader\" is not in this version yet; \"clock\" (the same playlist on every screen) is",
-                    at: ["sync", "follow"])
             } else {
-                error("'sync.follow' must be \"clock\", not '\(text)'", at: ["sync", "follow"])
+                error("'sync.follow' must be \"clock\" or \"leader\", not '\(text)'", at: ["sync", "follow"])
             }
         }
     }

@@ -343,6 +343,9 @@ public struct SyncSettings: Sendable, Hashable {
     public enum Follow: String, Sendable, Hashable, CaseIterable {
         /// The same playlist on every node, the item and position from the group's clock.
         case clock
+        /// One node leads (the least device name heard): the round of the playlist starts when it
+        /// says, and a step on it (`next`, `previous`) moves every screen.
+        case leader
     }
     /// Nodes with the same group play in step; empty: this screen plays on its own.
     public var group = ""

@@ -10,13 +10,17 @@ import Sync
 struct Following {
     /// The group's time now (Unix seconds); `nil` while it is not known yet.
     let groupTime: @Sendable () -> Double?
+    /// When the playlist's round started, in group time; `nil` while it is not known yet.
+    let origin: @Sendable () -> Double?
     var task: Task<Void, Never>
     var follower: ClockFollower?
     /// Each file's length, as mpv read it; `nil`: it has none (it cannot be followed).
     var lengths: [String: Double?] = [:]
     var probing = false
     var problem: String?
-    var speedSet = 1.0
+    /// A step of this node's (it leads): no correction until the new round is announced (its
+    /// origin changes), 2 s at the most.
+    var held: (origin: Double?, until: Double)?
 }
 
 /// How the player follows its wall, for `ctl status`.
@@ -31,9 +35,9 @@ public struct FollowStatus: Sendable, Hashable {
 }
 
 extension Player {
-    /// Follows a wall's schedule on the group's clock (`groupTime`), or stops following (`nil`:
-    /// the speed goes back to 1).
-    public func follow(groupTime: (@Sendable () -> Double?)?) {
+    /// Follows a wall's schedule on the group's clock (`groupTime`), its round started at
+    /// `origin` (the epoch by default), or stops following (`nil`: the speed goes back to 1).
+    public func follow(groupTime: (@Sendable () -> Double?)?, origin: @escaping @Sendable () -> Double? = { 0 }) {
         stopFollowing()
         guard let groupTime else { return }
         let task = Task { [weak self] in
@@ -44,7 +48,7 @@ extension Player {
                 try? await Task.sleep(for: .milliseconds(210))
             }
         }
-        setFollowing(Following(groupTime: groupTime, task: task))
+        setFollowing(Following(groupTime: groupTime, origin: origin, task: task))
     }
 
     /// How the player follows its wall; `nil` when it does not.
@@ -53,6 +57,23 @@ extension Player {
         return FollowStatus(
             error: f.follower?.lastError, correction: f.follower?.lastCorrection?.description,
             speed: f.follower?.speed ?? 1, problem: f.problem)
+    }
+
+    /// The origin of a round whose item playing now started at `groupTime` (a leader's step: the
+    /// group plays on from there); `nil` when the playlist is not followed or not known.
+    public func originForItemStartingNow(at groupTime: Double) -> Double? {
+        guard let schedule = currentFollowing?.follower?.schedule,
+            let index = playingItem.flatMap({ playlistItems.firstIndex(of: $0) }),
+            schedule.durations.indices.contains(index)
+        else { return nil }
+        return groupTime - schedule.offset(of: index)
+    }
+
+    /// A step is under way on this node: the schedule is left alone until its new round is announced.
+    func holdFollowing() {
+        guard var f = currentFollowing else { return }
+        f.held = (f.origin(), ProcessInfo.processInfo.systemUptime + 2)
+        setFollowing(f)
     }
 
     /// One sample, and its correction carried out.
@@ -95,11 +116,21 @@ extension Player {
             return
         }
         f.problem = nil
-        guard let schedule = ClockSchedule(durations: lengths, origin: 0) else { return }
+        guard let origin = f.origin(), let schedule = ClockSchedule(durations: lengths, origin: origin) else {
+            setFollowing(f)
+            return
+        }
         if f.follower == nil {
             f.follower = ClockFollower(schedule: schedule)
         } else if f.follower?.schedule != schedule {
             f.follower?.rejoin(schedule)
+        }
+        if let held = f.held {
+            if f.origin() == held.origin, ProcessInfo.processInfo.systemUptime < held.until {
+                setFollowing(f)
+                return
+            }
+            f.held = nil
         }
         let handle = mpvHandle
         let index = playingItem.flatMap { items.firstIndex(of: $0) }

@@ -167,6 +167,7 @@ public actor Player {
     @discardableResult public func previous() async -> String? { await step(.previous) }
 
     private func step(_ step: PlaylistStep) async -> String? {
+        holdFollowing()
         lastRequest += 1
         let request = lastRequest
         return await withCheckedContinuation { reply in

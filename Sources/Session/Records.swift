@@ -155,6 +155,8 @@ public struct SyncReport: Codable, Sendable, Hashable {
     public var device: String
     public var members: [String] = []
     public var reference: String?
+    /// `follow = "leader"`: the node whose schedule the group plays.
+    public var leader: String?
     /// How far this node's clock is ahead of the group's (negative: behind), in milliseconds;
     /// `nil` until it is known. And the quickest round trip to the reference it was measured by.
     public var offsetMS: Double?
@@ -176,7 +178,7 @@ public struct SyncReport: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case group, follow, device, members, reference, offsetMS = "offset_ms", roundTripMS = "round_trip_ms",
+        case group, follow, device, members, reference, leader, offsetMS = "offset_ms", roundTripMS = "round_trip_ms",
             errorMS = "error_ms", correction, speed, problem, broker
     }
 }

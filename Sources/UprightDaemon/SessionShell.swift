@@ -84,8 +84,21 @@ struct SessionShell: Sendable {
         case .sensorLock(let on): await monitor.setPaused(on)
         case .measureMotion: measureMotion()
         case .playlist(let step, let request):
+            // A wall that follows a leader steps on the leader only, and all its screens with it.
+            if let leader = sync?.ledBy {
+                let why = "this screen follows \(leader), the leader of its wall: step on \(leader)"
+                if let request { done.replies.append((request, .refused(why))) }
+                logger.notice("\(step.rawValue): \(why)")
+                return nil
+            }
             proofOfPlay?.leave()
             let playing = step == .next ? await player.next() : await player.previous()
+            if let sync, sync.leads, let now = sync.groupTime(),
+                let origin = await player.originForItemStartingNow(at: now)
+            {
+                sync.announce(origin: origin)
+                logger.notice("sync: the group plays \(playing ?? "on") from now")
+            }
             if let request { done.replies.append((request, ControlReply(ok: true, playing: playing))) }
         case .reply(let request, var reply):
             if reply.status != nil {
@@ -198,7 +211,8 @@ struct SessionShell: Sendable {
         var wall: [Task<Void, Never>] = []
         if let sync {
             wall.append(Task { await sync.run() })
-            wall.append(Task { [player] in await player.follow(groupTime: { sync.groupTime() }) })
+            wall.append(
+                Task { [player] in await player.follow(groupTime: { sync.groupTime() }, origin: { sync.origin() }) })
         }
         return wall + [
             Task {

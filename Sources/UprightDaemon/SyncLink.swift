@@ -13,6 +13,8 @@ import Synchronization
 /// - `node/DEVICE`: what the node follows (retained), emptied by its last will and at its end;
 /// - `beat/DEVICE`: a heartbeat every second (at most once, as the exchanges);
 /// - `ping/DEVICE` ← `FROM ID T1`; `pong/FROM` ← `DEVICE ID T1 T2 T3`: one exchange of clocks.
+/// - `schedule` (`follow = "leader"`, retained): `LEADER ORIGIN`, the group time at which the
+///   playlist's round started; the leader (the reference) writes it, a new leader keeps it.
 /// A broker that is down leaves the estimate as it was: the wall plays on its own clocks and
 /// is whole again when the broker returns.
 final class SyncLink: Sendable {
@@ -21,6 +23,8 @@ final class SyncLink: Sendable {
     let logger: Logger
     private let state: Mutex<State>
     private let start = ContinuousClock.now
+    /// The connection while it runs (for ``announce(origin:)``).
+    private let client = Mutex<MQTTClient?>(nil)
 
     struct State {
         var members: GroupMembers
@@ -34,6 +38,10 @@ final class SyncLink: Sendable {
         var nextID = 0
         var broker = "connecting"
         var exchangesSinceChange = 0
+        /// `follow = "leader"`: when the playlist's round started (group time), and who said so
+        /// (the retained `schedule`).
+        var origin: Double?
+        var leader: String?
     }
 
     init(settings: SyncSettings, mqtt: MQTTSettings, logger: Logger) {
@@ -62,6 +70,31 @@ final class SyncLink: Sendable {
         }
     }
 
+    /// When the playlist's round started, on the group's clock: the Unix epoch when following the
+    /// clock; the leader's word when following a leader (`nil` until it is known).
+    func origin() -> Double? {
+        guard settings.follow == .leader else { return 0 }
+        return state.withLock { $0.origin }
+    }
+
+    /// This node leads its group (`follow = "leader"` and the least name heard).
+    var leads: Bool { settings.follow == .leader && state.withLock { $0.reference == me } }
+
+    /// Who leads, for a follower's refusal; `nil` when this node leads or follows the clock.
+    var ledBy: String? {
+        guard settings.follow == .leader else { return nil }
+        return state.withLock { s in s.reference == me ? nil : s.leader ?? s.reference }
+    }
+
+    /// The leader's new round: the playlist started at `origin` (a step on it). Published at once.
+    func announce(origin: Double) {
+        state.withLock {
+            $0.origin = origin
+            $0.leader = me
+        }
+        client.withLock { $0 }?.publish(base + "/schedule", "\(me) \(origin)", retain: true)
+    }
+
     /// The group as `ctl status` shows it (the player adds how it follows).
     func report() -> SyncReport {
         let now = MQTTClient.systemTime()
@@ -77,6 +110,7 @@ final class SyncLink: Sendable {
                 r.offsetMS = Self.milliseconds(-o)
             }
             r.roundTripMS = s.offset.quickest.map(Self.milliseconds)
+            if settings.follow == .leader { r.leader = s.leader }
             return r
         }
     }
@@ -98,6 +132,7 @@ final class SyncLink: Sendable {
             return
         }
         logger.info("sync: group \(settings.group) as \(me) through \(mqtt.url)")
+        self.client.withLock { $0 = client }
         let beats = Task { [self] in
             // A quarter-second tick: the heartbeat at one, a ping half a second later, so that no
             // packet of this node's goes just ahead of the answer.
@@ -105,12 +140,14 @@ final class SyncLink: Sendable {
             while !Task.isCancelled {
                 if tick % 4 == 0 { client.publish(base + "/beat/" + me, "", atMostOnce: true) }
                 if tick % 4 == 2 { ping(client, tick: tick) }
+                if tick % 2 == 0, settings.follow == .leader { lead(client) }
                 tick += 1
                 try? await Task.sleep(for: .milliseconds(250))
             }
         }
         defer {
             beats.cancel()
+            self.client.withLock { $0 = nil }
             client.close(finalMessage: (base + "/node/" + me, ""))
         }
         var said: String?
@@ -122,6 +159,7 @@ final class SyncLink: Sendable {
                 said = nil
                 state.withLock { $0.broker = "connected to \(mqtt.url)" }
                 client.subscribe(base + "/node/+")
+                if settings.follow == .leader { client.subscribe(base + "/schedule") }
                 for topic in ["beat/+", "ping/" + me, "pong/" + me] { client.subscribeAtMostOnce(base + "/" + topic) }
                 client.publish(base + "/node/" + me, settings.follow.rawValue, retain: true)
             case .disconnected(let why):
@@ -140,6 +178,15 @@ final class SyncLink: Sendable {
     private func handle(topic: String, payload: String, at: Double, client: MQTTClient) {
         guard topic.hasPrefix(base + "/") else { return }
         let path = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        if path == ["schedule"] {
+            let words = payload.split(separator: " ")
+            guard words.count == 2, let origin = Double(words[1]), origin.isFinite else { return }
+            state.withLock {
+                $0.leader = String(words[0])
+                $0.origin = origin
+            }
+            return
+        }
         guard path.count == 2 else { return }
         let (kind, device) = (path[0], String(path[1]))
         let up = uptime
@@ -167,6 +214,23 @@ final class SyncLink: Sendable {
             }
         default: break
         }
+    }
+
+    /// The leader's part, every half second: a group without a schedule gets one (its round starting
+    /// now); a schedule another leader wrote is kept, and said again as this node's. Only after
+    /// 2.5 s, when the retained schedule has arrived.
+    private func lead(_ client: MQTTClient) {
+        guard uptime >= 2.5 else { return }
+        let now = MQTTClient.systemTime()
+        let word: String? = state.withLock { s in
+            guard s.reference == me else { return nil }
+            if s.origin == nil { s.origin = (now * 1000).rounded() / 1000 }
+            guard s.leader != me, let origin = s.origin else { return nil }
+            s.leader = me
+            logger.notice("sync: this node leads the group \(settings.group)")
+            return "\(me) \(origin)"
+        }
+        if let word { client.publish(base + "/schedule", word, retain: true) }
     }
 
     /// Pings the reference (every second for its first exchanges, then every 2 s); a new

@@ -144,10 +144,6 @@ struct ConfigTests {
             "u.toml:4:9: error: 'sync.group' must be a topic level without /, # or +, not 'lobby/wall'"
         ),
         (
-            "[sync]\nfollow = \"leader\"\n",
-            "u.toml:2:10: error: 'sync.follow' = \"leader\" is not in this version yet; \"clock\" (the same playlist on every screen) is"
-        ),
-        (
             "[wall]\ncolumns = 3\ncolumn = 3\n",
             "u.toml:3:10: error: 'wall.column' must be 0 to 2 (from the left, in a wall of 3 columns), not 3.0"
         ),
@@ -161,7 +157,7 @@ struct ConfigTests {
         ),
         (
             "[sync]\nfollow = \"beat\"\n",
-            "u.toml:2:10: error: 'sync.follow' must be \"clock\", not 'beat'"
+            "u.toml:2:10: error: 'sync.follow' must be \"clock\" or \"leader\", not 'beat'"
         ),
         (
             "[mqtt]\nscreenshot_interval = 5\n",

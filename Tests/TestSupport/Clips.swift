@@ -6,8 +6,11 @@ public enum Clips {
     /// A clip of `seconds` at `fps` whose frames carry their own number: the top quarter is 16
     /// blocks across, block `b` white when bit `b` of the frame's number is set, else black (read
     /// back by ``frameNumber(gray:width:height:)``); the rest grey. Made once per path.
-    public static func counter(_ path: String, seconds: Double, fps: Int = 30, size: String = "640x360") throws {
-        let expression = "if(lt(Y,H/4),255*mod(floor(N/pow(2,floor(X*16/W))),2),128)"
+    /// `first`: the number of its first frame (two clips told apart by their numbers).
+    public static func counter(
+        _ path: String, seconds: Double, fps: Int = 30, size: String = "640x360", first: Int = 0
+    ) throws {
+        let expression = "if(lt(Y,H/4),255*mod(floor((N+\(first))/pow(2,floor(X*16/W))),2),128)"
         try ffmpeg([
             "-f", "lavfi", "-i", "color=c=gray:s=\(size):r=\(fps):d=\(seconds)",
             "-vf", "geq=lum='\(expression)':cb=128:cr=128,format=yuv420p",

@@ -28,14 +28,17 @@ struct SyncGroupTests {
         }
 
         /// A node named `device`: its configuration and its `upright play`, with its control socket.
-        /// `environment`: added to the test's own (libfaketime's, to put a node's clocks off).
-        func node(_ device: String, environment: [String: String] = [:]) throws -> (SignalTests.Play, String) {
+        /// `environment`: added to the test's own (libfaketime's, to put a node's clocks off);
+        /// `playlist`: the counter clip's by default; `follow`: what the group follows.
+        func node(
+            _ device: String, environment: [String: String] = [:], playlist: [String]? = nil, follow: String = "clock"
+        ) throws -> (SignalTests.Play, String) {
             let config = dir + "/\(device).toml"
             try """
             [lock]
             evdev = "none"
             [player]
-            playlist = ["\(clip)"]
+            playlist = [\((playlist ?? [clip]).map { "\"\($0)\"" }.joined(separator: ", "))]
             [mqtt]
             url = "mqtt://127.0.0.1:\(port)"
             device = "\(device)"
@@ -43,6 +46,7 @@ struct SyncGroupTests {
             screenshot_interval = 0
             [sync]
             group = "lobby-wall"
+            follow = "\(follow)"
             [metrics]
             textfile = "\(dir)/\(device).prom"
             interval = 1
@@ -94,6 +98,7 @@ struct SyncGroupTests {
             guard let x = try await fa, let y = try await fb else { continue }
             var d = abs(x - y) % 600
             if d > 300 { d = 600 - d }
+            if (x >= 10_000) != (y >= 10_000) { d = 10_000 }  // another clip
             out.append(d)
             try await Task.sleep(for: .milliseconds(300))
         }
@@ -192,5 +197,53 @@ struct SyncGroupTests {
         let differences = try await Self.differences(a, b, dir: wall.dir, pairs: 7)
         #expect(differences.count >= 5, "\(first.stderr)\n\(ahead.stderr)")
         #expect(differences.sorted()[differences.count / 2] <= 1, "frames apart: \(differences)")
+    }
+
+    @Test func theLeaderKilledAnotherLeadsWithin5SecondsAndAStepOnItMovesEveryScreen() async throws {
+        let wall = try await Wall("sync-leader")
+        defer { wall.remove() }
+        let second = wall.dir + "/second.mkv"
+        try Clips.counter(second, seconds: 20, fps: 30, size: "320x180", first: 10_000)
+        let playlist = [wall.clip, second]
+        var nodes: [String: (SignalTests.Play, String)] = [:]
+        for device in ["wall-a", "wall-b", "wall-c"] {
+            nodes[device] = try wall.node(device, playlist: playlist, follow: "leader")
+        }
+        defer { for (play, _) in nodes.values { play.process.send(SIGKILL) } }
+        let (a, b, c) = (nodes["wall-a"]!, nodes["wall-b"]!, nodes["wall-c"]!)
+        for (play, _) in [a, b, c] { #expect(await play.waitFor("playing "), "\(play.stderr)") }
+        var led = false
+        for _ in 0..<40 where !led {
+            try await Task.sleep(for: .milliseconds(250))
+            led = try await Self.sync(c.1)["leader"] as? String == "wall-a"
+        }
+        let first = try await Self.sync(c.1)
+        #expect(led, "\(first)")
+        try await Task.sleep(for: .seconds(3))
+        // The leader killed: another leads within 5 s, the screens in step throughout.
+        a.0.process.send(SIGKILL)
+        let killed = Date()
+        var next: String?
+        while Date().timeIntervalSince(killed) < 8, next != "wall-b" {
+            try await Task.sleep(for: .milliseconds(100))
+            next = try await Self.sync(c.1)["leader"] as? String
+        }
+        let took = Date().timeIntervalSince(killed)
+        #expect(next == "wall-b" && took <= 5, "leader \(String(describing: next)) after \(took) s")
+        let after = try await Self.differences(b.1, c.1, dir: wall.dir, pairs: 5)
+        #expect(after.count >= 4 && after.sorted()[after.count / 2] <= 1, "frames apart: \(after)")
+        // A follower does not step on its own; the leader's step moves every screen.
+        let refused = try await upright(["ctl", "--socket", c.1, "next"])
+        #expect(refused.stdout.contains("this screen follows wall-b"), "\(refused.stdout)")
+        let stepped = try await upright(["ctl", "--socket", b.1, "next"])
+        #expect(stepped.status == 0, "\(stepped.stdout)\(stepped.stderr)")
+        try await Task.sleep(for: .seconds(3))
+        let frameB = try await Self.frame(b.1, dir: wall.dir, name: "sb")
+        let frameC = try await Self.frame(c.1, dir: wall.dir, name: "sc")
+        #expect(
+            (frameB ?? 0) >= 10_000 && (frameC ?? 0) >= 10_000,
+            "\(String(describing: frameB)) \(String(describing: frameC))")
+        let moved = try await Self.differences(b.1, c.1, dir: wall.dir, pairs: 5)
+        #expect(moved.count >= 4 && moved.sorted()[moved.count / 2] <= 1, "frames apart: \(moved)")
     }
 }
