@@ -137,7 +137,8 @@ struct SessionShell: Sendable {
         var report = sync.report()
         if let f = await player.followStatus {
             report.errorMS = f.error.map(SyncLink.milliseconds)
-            (report.correction, report.speed, report.problem) = (f.correction, f.speed, f.problem)
+            (report.correction, report.speed) = (f.correction, f.speed)
+            report.problem = f.problem ?? report.problem
         }
         return report
     }

@@ -23,6 +23,8 @@ final class SyncLink: Sendable {
     let logger: Logger
     private let state: Mutex<State>
     private let start = ContinuousClock.now
+    /// This process's mark in its heartbeats: another node's under the same name is told apart.
+    private let mark = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     /// The connection while it runs (for ``announce(origin:)``).
     private let client = Mutex<MQTTClient?>(nil)
 
@@ -42,6 +44,8 @@ final class SyncLink: Sendable {
         /// (the retained `schedule`).
         var origin: Double?
         var leader: String?
+        /// Another node's heartbeat came under this node's name.
+        var sameName = false
     }
 
     init(settings: SyncSettings, mqtt: MQTTSettings, logger: Logger) {
@@ -111,8 +115,13 @@ final class SyncLink: Sendable {
             }
             r.roundTripMS = s.offset.quickest.map(Self.milliseconds)
             if settings.follow == .leader { r.leader = s.leader }
+            if s.sameName { r.problem = Self.sameNameProblem(me) }
             return r
         }
+    }
+
+    static func sameNameProblem(_ name: String) -> String {
+        "another node of the group is named \(name) too: give each screen its own [mqtt] device (nodes on one machine share its host name)"
     }
 
     static func milliseconds(_ seconds: Double) -> Double { (seconds * 10_000).rounded() / 10 }
@@ -138,7 +147,7 @@ final class SyncLink: Sendable {
             // packet of this node's goes just ahead of the answer.
             var tick = 0
             while !Task.isCancelled {
-                if tick % 4 == 0 { client.publish(base + "/beat/" + me, "", atMostOnce: true) }
+                if tick % 4 == 0 { client.publish(base + "/beat/" + me, mark, atMostOnce: true) }
                 if tick % 4 == 2 { ping(client, tick: tick) }
                 if tick % 2 == 0, settings.follow == .leader { lead(client) }
                 tick += 1
@@ -191,7 +200,16 @@ final class SyncLink: Sendable {
         let (kind, device) = (path[0], String(path[1]))
         let up = uptime
         switch kind {
-        case "beat": state.withLock { $0.members.heard(device, at: up) }
+        case "beat":
+            if device == me, !payload.isEmpty, payload != mark {
+                let first = state.withLock { s in
+                    defer { s.sameName = true }
+                    return !s.sameName
+                }
+                if first { logger.error("sync: \(Self.sameNameProblem(me))") }
+                return
+            }
+            state.withLock { $0.members.heard(device, at: up) }
         case "node": if payload.isEmpty { state.withLock { $0.members.left(device) } }
         case "ping":
             // `FROM ID T1`: answered at once, with when it came and when the answer goes.

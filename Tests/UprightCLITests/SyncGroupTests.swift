@@ -32,9 +32,11 @@ struct SyncGroupTests {
         /// `environment`: added to the test's own (libfaketime's, to put a node's clocks off);
         /// `playlist`: the counter clip's by default; `follow`: what the group follows.
         func node(
-            _ device: String, environment: [String: String] = [:], playlist: [String]? = nil, follow: String = "clock"
+            _ device: String, environment: [String: String] = [:], playlist: [String]? = nil, follow: String = "clock",
+            files: String? = nil
         ) throws -> (SignalTests.Play, String) {
-            let config = dir + "/\(device).toml"
+            let files = files ?? device
+            let config = dir + "/\(files).toml"
             try """
             [lock]
             evdev = "none"
@@ -49,10 +51,10 @@ struct SyncGroupTests {
             group = "lobby-wall"
             follow = "\(follow)"
             [metrics]
-            textfile = "\(dir)/\(device).prom"
+            textfile = "\(dir)/\(files).prom"
             interval = 1
             """.write(toFile: config, atomically: true, encoding: .utf8)
-            let socket = dir + "/\(device).sock"
+            let socket = dir + "/\(files).sock"
             var inherited = ProcessInfo.processInfo.environment
             for name in ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK"] { inherited[name] = nil }
             let play = try SignalTests.Play(
@@ -246,5 +248,17 @@ struct SyncGroupTests {
             "\(String(describing: frameB)) \(String(describing: frameC))")
         let moved = try await Self.differences(b.1, c.1, dir: wall.dir, pairs: 5)
         #expect(moved.count >= 4 && moved.sorted()[moved.count / 2] <= 1, "frames apart: \(moved)")
+    }
+
+    @Test func twoNodesWithOneNameAreToldSo() async throws {
+        let wall = try await Wall("sync-same")
+        defer { wall.remove() }
+        let (first, a) = try wall.node("wall-a")
+        defer { first.process.send(SIGKILL) }
+        let (twin, _) = try wall.node("wall-a", files: "twin")
+        defer { twin.process.send(SIGKILL) }
+        #expect(await first.waitFor("another node of the group is named wall-a too"), "\(first.stderr)")
+        let status = try await Self.sync(a)
+        #expect((status["problem"] as? String)?.contains("give each screen its own [mqtt] device") == true, "\(status)")
     }
 }
