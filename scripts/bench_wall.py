@@ -10,7 +10,13 @@ no correction; and the group with one node started 10 s late.
 Goal: the same frame on every screen in most samples (median 0) and p95 at most one frame (33 ms
 at 30 fps).
 
+With `DURATION=SECONDS` it runs one long series instead: the three nodes of the group, the third
+one's system clock 200 ms ahead (libfaketime, a constant offset: its rate, or a faked monotonic
+clock, stops Swift's timers), sampled every 10 s; the first and the last fifth side by side, and
+the offset the third node estimates (`ctl status`).
+
   SAMPLES=120 scripts/bench_wall.py BIN_DIR
+  DURATION=1800 scripts/bench_wall.py BIN_DIR
 """
 import concurrent.futures
 import os
@@ -106,7 +112,11 @@ def report(name, frames, spreads):
           % (name, s[len(s) // 2] * ms, p95 * ms, s[-1] * ms, same, len(frames), statistics.median(spreads)))
 
 
-def upright_node(bin_dir, directory, sway, device, clip, port, group=True):
+FAKETIME = {'LD_PRELOAD': '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', 'FAKETIME': '+0.2',
+            'FAKETIME_DONT_RESET': '1', 'FAKETIME_DONT_FAKE_MONOTONIC': '1'}
+
+
+def upright_node(bin_dir, directory, sway, device, clip, port, group=True, extra_env=None):
     conf = os.path.join(directory, device + '.toml')
     with open(conf, 'w') as f:
         # The panel's own orientation: nothing turned, the picture filling the screen as plain mpv's.
@@ -117,7 +127,7 @@ def upright_node(bin_dir, directory, sway, device, clip, port, group=True):
         if group:
             f.write('[sync]\ngroup = "bench-wall"\n')
     env = dict(os.environ, WAYLAND_DISPLAY=sway['WAYLAND_DISPLAY'], XDG_RUNTIME_DIR=sway['XDG_RUNTIME_DIR'],
-               SWAYSOCK=sway['SWAYSOCK'])
+               SWAYSOCK=sway['SWAYSOCK'], **(extra_env or {}))
     return subprocess.Popen([os.path.join(bin_dir, 'upright'), 'play', '--config', conf, '--uri', 'none', '--vo',
                              'wlshm', '--control', os.path.join(directory, device + '.sock')],
                             env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, device + '.log'), 'w'))
@@ -127,6 +137,35 @@ def plain_mpv(sway, clip):
     env = dict(os.environ, WAYLAND_DISPLAY=sway['WAYLAND_DISPLAY'], XDG_RUNTIME_DIR=sway['XDG_RUNTIME_DIR'])
     return subprocess.Popen(['mpv', '--no-config', '--vo=wlshm', '--ao=null', '--fs', '--loop-file=inf',
                              '--really-quiet', clip], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def long_run(bin_dir, directory, sways, clip, port, duration, pool, processes):
+    procs = [upright_node(bin_dir, directory, s, 'wall-%d' % n, clip, port,
+                          extra_env=FAKETIME if n == 2 else None) for n, s in enumerate(sways)]
+    processes.extend(procs)
+    time.sleep(10)
+    end = time.monotonic() + duration
+    samples = []
+    while time.monotonic() < end:
+        frames, spreads = offsets(sways, 1, pool)
+        if frames:
+            samples.append((time.monotonic(), frames[0], spreads[0]))
+        time.sleep(10)
+    status = subprocess.run([os.path.join(bin_dir, 'upright'), 'ctl', '--socket', os.path.join(directory, 'wall-2.sock'),
+                             'status'], capture_output=True, text=True).stdout
+    offset = None
+    for part in status.split(','):
+        if '"offset_ms"' in part:
+            offset = part.split(':')[1].strip()
+    fifth = max(1, len(samples) // 5)
+    print('%d s, the third node\'s system clock 200 ms ahead (libfaketime), a sample every 10 s:' % duration)
+    report('first fifth', [f for _, f, _ in samples[:fifth]], [s for _, _, s in samples[:fifth]])
+    report('last fifth', [f for _, f, _ in samples[-fifth:]], [s for _, _, s in samples[-fifth:]])
+    report('all', [f for _, f, _ in samples], [s for _, _, s in samples])
+    print('  the third node\'s estimated offset to the group at the end: %s ms' % offset)
+    for p in procs:
+        stop(p)
+        processes.remove(p)
 
 
 def main():
@@ -162,6 +201,10 @@ def main():
                 processes.remove(p)
             time.sleep(1)
 
+        duration = int(os.environ.get('DURATION', '0'))
+        if duration:
+            long_run(bin_dir, directory, sways, clip, port, duration, pool, processes)
+            return
         series('plain mpv, started together, no correction',
                lambda: [plain_mpv(s, clip) for s in sways], 8)
         series('Upright, one [sync] group, started together',
