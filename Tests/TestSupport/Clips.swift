@@ -39,6 +39,13 @@ public enum Clips {
         return n
     }
 
+    /// A PNG read as a picture (ffmpeg writes it out as PPM at `ppm`); `nil` when it cannot be.
+    public static func picture(png: String, ppm: String) throws -> Picture? {
+        try ffmpeg(["-i", png, "-f", "image2", "-c:v", "ppm", ppm])
+        guard let bytes = FileManager.default.contents(atPath: ppm) else { return nil }
+        return Picture(ppm: Array(bytes))
+    }
+
     static func ffmpeg(_ arguments: [String]) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")

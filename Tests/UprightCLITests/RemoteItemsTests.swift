@@ -47,13 +47,7 @@ struct RemoteItemsTests {
         let at = Date()
         guard run.status == 0 else { return nil }
         let colour: (Int, Int, Int)? = try await Blocking.run {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-            p.arguments = ["-loglevel", "error", "-y", "-i", png, "-f", "image2", "-c:v", "ppm", ppm]
-            try p.run()
-            p.waitUntilExit()
-            guard let bytes = FileManager.default.contents(atPath: ppm), let picture = Picture(ppm: Array(bytes))
-            else { return nil }
+            guard let picture = try Clips.picture(png: png, ppm: ppm) else { return nil }
             let c = picture.rgb(picture.width / 2, picture.height / 2)
             return (Int(c.r), Int(c.g), Int(c.b))
         }

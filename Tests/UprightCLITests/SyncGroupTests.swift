@@ -79,16 +79,7 @@ struct SyncGroupTests {
         let png = dir + "/\(name).png", ppm = dir + "/\(name).ppm"
         let run = try await upright(["ctl", "--socket", socket, "screenshot", "--out", png])
         guard run.status == 0 else { return nil }
-        return try await Blocking.run {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-            p.arguments = ["-loglevel", "error", "-y", "-i", png, "-f", "image2", "-c:v", "ppm", ppm]
-            try p.run()
-            p.waitUntilExit()
-            guard let bytes = FileManager.default.contents(atPath: ppm), let picture = Picture(ppm: Array(bytes))
-            else { return nil }
-            return Clips.frameNumber(picture)
-        }
+        return try await Blocking.run { try Clips.picture(png: png, ppm: ppm).flatMap(Clips.frameNumber) }
     }
 
     /// In step, as two `ctl screenshot`s asked at once can tell: on a loaded machine (the suite's
