@@ -124,18 +124,13 @@ public final class SessionMetrics: Sendable {
     /// A wall's node: its clock's offset to the group's and how far the picture was from the
     /// schedule, in seconds (made at the first report: a screen on its own has neither).
     func sync(_ report: SyncReport) {
-        if let ms = report.offsetMS {
+        let gauges = [
+            ("sync_offset", "How far this screen's clock is ahead of its wall's group's", report.offsetMS),
+            ("sync_error", "How far the picture was ahead of the wall's schedule at the last sample", report.errorMS),
+        ]
+        for case (let name, let help, let ms?) in gauges {
             registry.makeGauge(
-                descriptor: Self.descriptor(
-                    "sync_offset", "seconds", "How far this screen's clock is ahead of its wall's group's"),
-                labels: [("group", report.group)]
-            ).set(to: ms / 1000)
-        }
-        if let ms = report.errorMS {
-            registry.makeGauge(
-                descriptor: Self.descriptor(
-                    "sync_error", "seconds", "How far the picture was ahead of the wall's schedule at the last sample"),
-                labels: [("group", report.group)]
+                descriptor: Self.descriptor(name, "seconds", help), labels: [("group", report.group)]
             ).set(to: ms / 1000)
         }
     }
