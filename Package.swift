@@ -296,7 +296,7 @@ let package = Package(
             name: "UprightCLITests",
             dependencies: [
                 "Blocking", "Display", "Input", "UprightCLI", "UprightDaemon", "OrientationCore", "Picture", "Sensors",
-                "Session", "TestSupport", "UnixSocket",
+                "Session", "TestSupport", "TimeSync", "UnixSocket",
                 "upright",
             ],
             resources: [.copy("Fixtures")],

@@ -34,7 +34,7 @@ struct ConfigReader {
             "discovery_prefix", "screenshot_interval",
         ],
         "sync": ["group", "follow"],
-        "wall": ["columns", "rows", "column", "row", "bezel"],
+        "wall": ["columns", "rows", "column", "row", "bezel", "orientation"],
         "web": ["listen", "auth", "password_file", "certificate", "key", "uploads", "upload_max_mb"],
         "cache": ["directory", "max_mb", "refresh", "ca_file"],
         "classifier": classifierKeys,
@@ -208,7 +208,7 @@ struct ConfigReader {
         if let m = section(root, "metrics") { readMetrics(m, into: &c.metrics) }
         if let m = section(root, "mqtt") { readMQTT(m, into: &c.mqtt) }
         if let s = section(root, "sync") { readSync(s, into: &c.sync, mqtt: c.mqtt) }
-        if let w = section(root, "wall") { readWall(w, into: &c.player) }
+        if let w = section(root, "wall") { readWall(w, into: &c.player, launch: policy.launch) }
         if let w = section(root, "web") { readWeb(w, into: &c.web) }
         if let k = section(root, "cache") { readCache(k, into: &c.cache) }
         if let p = section(root, "proof_of_play") { readProofOfPlay(p, into: &c.proofOfPlay) }
@@ -585,8 +585,9 @@ struct ConfigReader {
         }
     }
 
-    /// `[wall]`: this screen's tile of a video wall: the grid, its place in it, the bezels.
-    mutating func readWall(_ t: TOMLTable, into p: inout PlayerSettings) {
+    /// `[wall]`: this screen's tile of a video wall: the grid, its place in it, the bezels, and the
+    /// interface orientation the grid is given in (`[app] launch` unless it says).
+    mutating func readWall(_ t: TOMLTable, into p: inout PlayerSettings, launch: InterfaceOrientation) {
         func whole(_ key: String, _ range: ClosedRange<Double>) -> Int? {
             guard let v = number(t, ["wall", key], in: range, key == "columns" || key == "rows" ? "screens" : "") else {
                 return nil
@@ -622,7 +623,8 @@ struct ConfigReader {
                     at: ["wall", "bezel"])
             }
         }
-        p.wall = WallTile(columns: columns, rows: rows, column: column, row: row, bezel: bezel)
+        let hung = orientation(t, ["wall", "orientation"]) ?? launch
+        p.wall = WallTile(columns: columns, rows: rows, column: column, row: row, bezel: bezel, orientation: hung)
     }
 
     /// `[web]`: the page's address, how a browser logs in, TLS and uploads. A listener that would

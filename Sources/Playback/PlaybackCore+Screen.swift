@@ -254,9 +254,12 @@ extension PlaybackCore {
         return sets + placeTile() + drawOverlays()
     }
 
-    /// A wall's tile: zoom and pan for the window and the picture now (nothing until both are known).
+    /// A wall's tile: zoom and pan for the window and the picture now (nothing until both are
+    /// known), the wall as a viewer sees it in the interface orientation now.
     func placeTile() -> [PlaybackEffect] {
-        guard let wall = settings.wall, let p = wall.placement(window: osd, video: videoSize) else { return [] }
+        guard let wall = settings.wall,
+            let p = wall.seen(in: interface).placement(window: osd, video: videoSize, surfaceAngle: surfaceAngle)
+        else { return [] }
         return [
             .mpv(.set("video-zoom", .double(p.zoom))), .mpv(.set("video-pan-x", .double(p.panX))),
             .mpv(.set("video-pan-y", .double(p.panY))),

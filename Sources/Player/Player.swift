@@ -30,7 +30,7 @@ public actor Player {
     private var lastRequest = 0
     private var osd = (width: 0, height: 0)
     /// The picture's display size, as mpv last said it (a wall's tile needs it).
-    private var picture = (width: 0, height: 0)
+    private var picture = (width: 0, height: 0, rotate: 0)
     /// A remote item's file in the cache (`nil`: none yet); without it, URLs play as they are.
     private let cached: (@Sendable (String) -> String?)?
     /// The picture's place in the window (zoom, pan, align, margins) was set by the last input.
@@ -287,17 +287,16 @@ public actor Player {
         case .propertyChange("video-out-params/dh", .int64(let h)?):
             picture.height = Int(h)
             feedPictureSize()
+        case .propertyChange("video-out-params/rotate", .int64(let r)?):
+            picture.rotate = Int(r)
+            feedPictureSize()
         default: break
         }
     }
 
     /// The picture's size to the core, turned as its rotation turns it.
     private func feedPictureSize() {
-        let rotate = (try? mpv.get("video-out-params/rotate", as: .int64)).flatMap { v -> Int? in
-            if case .int64(let r) = v { return Int(r) }
-            return nil
-        }
-        let turned = (rotate ?? 0) % 180 == 90
+        let turned = picture.rotate % 180 == 90
         feed(
             .mpv(
                 .videoSize(

@@ -69,7 +69,9 @@ extension MPVHandle {
         // turned output, a resized window, the first frame of a renderer).
         // A wall's tile is laid out against the picture's size too.
         let picture: [(String, MPVValue.Kind)] =
-            picture ? [("video-out-params/dw", .int64), ("video-out-params/dh", .int64)] : []
+            picture
+            ? [("video-out-params/dw", .int64), ("video-out-params/dh", .int64), ("video-out-params/rotate", .int64)]
+            : []
         return try MPVHandle(
             starting: options, observing: [("osd-width", .int64), ("osd-height", .int64)] + picture,
             commands: bindings,

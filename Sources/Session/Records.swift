@@ -170,6 +170,9 @@ public struct SyncReport: Codable, Sendable, Hashable {
     public var problem: String?
     /// The broker, as the group's connection sees it.
     public var broker: String = ""
+    /// The wall's orientation last read by a node's accelerometer, and whose
+    /// (`landscape-left (lobby-wall-1)`); `nil` until one is.
+    public var orientation: String?
 
     public init(group: String, follow: String, device: String) {
         self.group = group
@@ -179,7 +182,7 @@ public struct SyncReport: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case group, follow, device, members, reference, leader, offsetMS = "offset_ms", roundTripMS = "round_trip_ms",
-            errorMS = "error_ms", correction, speed, problem, broker
+            errorMS = "error_ms", correction, speed, problem, broker, orientation
     }
 }
 

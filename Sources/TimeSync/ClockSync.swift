@@ -1,4 +1,5 @@
 import CTimex
+import Glibc
 
 /// Whether the system clock is kept to true time, as the kernel knows it: chrony,
 /// systemd-timesyncd and ntpd each clear the kernel's "unsynchronised" flag while they discipline
@@ -30,6 +31,18 @@ public struct ClockSync: Sendable, Hashable {
         guard state >= 0 else { return nil }
         return ClockSync(
             state: state, status: t.status, estimatedMicroseconds: t.esterror, maximumMicroseconds: t.maxerror)
+    }
+
+    /// The time services whose run-time files are there under `root` (`/`): chrony
+    /// (`/run/chrony/chronyd.pid`), systemd-timesyncd (`/run/systemd/timesync/`), ntpd
+    /// (`/run/ntpd.pid`).
+    public static func services(root: String = "/") -> [String] {
+        let marks = [
+            ("chrony", "run/chrony/chronyd.pid"), ("systemd-timesyncd", "run/systemd/timesync"),
+            ("ntpd", "run/ntpd.pid"),
+        ]
+        let base = root.hasSuffix("/") ? root : root + "/"
+        return marks.filter { access(base + $0.1, F_OK) == 0 }.map(\.0)
     }
 
     /// One line for `upright doctor`.

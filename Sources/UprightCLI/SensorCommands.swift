@@ -432,7 +432,18 @@ func doctorDecoder(_ configuration: UprightConfiguration) {
 
 func doctorScreen(_ configuration: UprightConfiguration, problems: inout [String]) {
     // Not a problem by itself: a machine without a time service plays; its times may be off.
-    print("system clock: " + (ClockSync.now()?.summary ?? "its state cannot be read (adjtimex)"))
+    let clock = ClockSync.now()
+    let services = ClockSync.services()
+    print(
+        "system clock: " + (clock?.summary ?? "its state cannot be read (adjtimex)")
+            + (services.isEmpty ? "" : "; running: " + services.joined(separator: ", ")))
+    // A wall's screens keep in step by the group's clock whatever their own, but a screen that
+    // restarts, or a broker that is away, leaves each on its own clock: keep them right.
+    if !configuration.sync.group.isEmpty, clock?.synchronised != true {
+        print(
+            "warning: this screen is in the wall group \(configuration.sync.group) and its clock is not synchronised: "
+                + "run chrony (with the LAN's time server, or PTP) or systemd-timesyncd on every screen of the wall")
+    }
     guard let plan = configuration.screenPlan, let on = plan.from, let off = plan.until else {
         print("screen power plan: none (the screen is never switched)")
         return

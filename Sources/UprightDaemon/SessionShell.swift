@@ -214,6 +214,15 @@ struct SessionShell: Sendable {
             wall.append(Task { await sync.run() })
             wall.append(
                 Task { [player] in await player.follow(groupTime: { sync.groupTime() }, origin: { sync.origin() }) })
+            wall.append(
+                Task { [feed] in
+                    // The wall's orientation, taken by every node at the instant the group said.
+                    for await (o, at) in sync.turns {
+                        let wait = min(2, max(0, at - (sync.groupTime() ?? at)))
+                        if wait > 0 { try? await clock.sleep(for: .seconds(wait), tolerance: nil) }
+                        feed.yield(.device(o))
+                    }
+                })
         }
         return wall + [
             Task {
@@ -221,7 +230,8 @@ struct SessionShell: Sendable {
                     switch e {
                     case .orientation(let o, _):
                         metrics.device(o)
-                        feed.yield(.device(o))
+                        // A wall turns as one: its screens take this reading at one instant.
+                        if let sync { sync.share(o) } else { feed.yield(.device(o)) }
                     case .status(let s):
                         metrics.sensor(s)
                         feed.yield(.sensorStatus("\(s)"))

@@ -2,6 +2,7 @@ import Config
 import Foundation
 import Logging
 import MQTT
+import OrientationCore
 import Session
 import Settings
 import Sync
@@ -15,6 +16,9 @@ import Synchronization
 /// - `ping/DEVICE` ← `FROM ID T1`; `pong/FROM` ← `DEVICE ID T1 T2 T3`: one exchange of clocks.
 /// - `schedule` (`follow = "leader"`, retained): `LEADER ORIGIN`, the group time at which the
 ///   playlist's round started; the leader (the reference) writes it, a new leader keeps it.
+/// - `orientation` (retained): `DEVICE ORIENTATION AT`, the wall's orientation as a node's
+///   accelerometer reads it, to be taken by every node at group time `AT` (a quarter second
+///   after it was read), so that the whole wall turns at one instant.
 /// A broker that is down leaves the estimate as it was: the wall plays on its own clocks and
 /// is whole again when the broker returns.
 final class SyncLink: Sendable {
@@ -46,13 +50,32 @@ final class SyncLink: Sendable {
         var leader: String?
         /// Another node's heartbeat came under this node's name.
         var sameName = false
+        /// The wall's orientation last shared, and by whom.
+        var orientation: (device: DeviceOrientation, from: String)?
     }
+
+    /// The wall's orientation, each with the group time at which every node takes it: this
+    /// node's accelerometer's (``share(_:)``) and the others'.
+    let turns: AsyncStream<(orientation: DeviceOrientation, at: Double)>
+    private let turnsInput: AsyncStream<(orientation: DeviceOrientation, at: Double)>.Continuation
+    /// How long after its reading the group takes an orientation: the broker's delivery to every node.
+    static let turnLead = 0.25
 
     init(settings: SyncSettings, mqtt: MQTTSettings, logger: Logger) {
         self.settings = settings
         self.mqtt = mqtt
         self.logger = logger
         state = Mutex(State(members: GroupMembers(me: mqtt.device), reference: nil))
+        (turns, turnsInput) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
+    }
+
+    /// This node's accelerometer read `orientation`: the whole wall takes it, this node too, at
+    /// one instant a little ahead (this node on its own when the broker is away).
+    func share(_ orientation: DeviceOrientation) {
+        let at = (groupTime() ?? MQTTClient.systemTime()) + Self.turnLead
+        state.withLock { $0.orientation = (orientation, me) }
+        turnsInput.yield((orientation, at))
+        client.withLock { $0 }?.publish(base + "/orientation", "\(me) \(orientation.name) \(at)", retain: true)
     }
 
     var base: String { "\(mqtt.prefix)/sync/\(settings.group)" }
@@ -115,6 +138,9 @@ final class SyncLink: Sendable {
             }
             r.roundTripMS = s.offset.quickest.map(Self.milliseconds)
             if settings.follow == .leader { r.leader = s.leader }
+            r.orientation = s.orientation.map {
+                "\($0.device.name) (\($0.from == me ? "this node's sensor" : $0.from))"
+            }
             if s.sameName { r.problem = Self.sameNameProblem(me) }
             return r
         }
@@ -169,6 +195,7 @@ final class SyncLink: Sendable {
                 state.withLock { $0.broker = "connected to \(mqtt.url)" }
                 client.subscribe(base + "/node/+")
                 if settings.follow == .leader { client.subscribe(base + "/schedule") }
+                client.subscribe(base + "/orientation")
                 for topic in ["beat/+", "ping/" + me, "pong/" + me] { client.subscribeAtMostOnce(base + "/" + topic) }
                 client.publish(base + "/node/" + me, settings.follow.rawValue, retain: true)
             case .disconnected(let why):
@@ -187,6 +214,16 @@ final class SyncLink: Sendable {
     private func handle(topic: String, payload: String, at: Double, client: MQTTClient) {
         guard topic.hasPrefix(base + "/") else { return }
         let path = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        if path == ["orientation"] {
+            // Another node's reading (this node's own has been taken already).
+            let words = payload.split(separator: " ")
+            guard words.count == 3, words[0] != me, let o = DeviceOrientation(name: String(words[1])),
+                let at = Double(words[2]), at.isFinite
+            else { return }
+            state.withLock { $0.orientation = (o, String(words[0])) }
+            turnsInput.yield((o, at))
+            return
+        }
         if path == ["schedule"] {
             let words = payload.split(separator: " ")
             guard words.count == 2, let origin = Double(words[1]), origin.isFinite else { return }

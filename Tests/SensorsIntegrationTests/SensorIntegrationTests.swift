@@ -1,5 +1,6 @@
 import Foundation
 import Session
+import TestSupport
 import Testing
 
 /// The real libiio reading a fake sysfs tree in a private mount namespace, and a real iiod.

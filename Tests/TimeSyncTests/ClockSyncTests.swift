@@ -1,4 +1,5 @@
 import CTimex
+import Foundation
 import Testing
 import TimeSync
 
@@ -23,6 +24,17 @@ struct ClockSyncTests {
             state: state, status: status, estimatedMicroseconds: 16_000_000, maximumMicroseconds: 16_000_000)
         #expect(!c.synchronised)
         #expect(c.summary.hasPrefix("not synchronised (no time service keeps it: chrony or systemd-timesyncd"))
+    }
+
+    @Test func theTimeServicesAreToldByTheirRunTimeFiles() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("clock-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/run/chrony", withIntermediateDirectories: true)
+        #expect(ClockSync.services(root: root).isEmpty)
+        _ = FileManager.default.createFile(atPath: root + "/run/chrony/chronyd.pid", contents: Data("42\n".utf8))
+        try FileManager.default.createDirectory(
+            atPath: root + "/run/systemd/timesync", withIntermediateDirectories: true)
+        #expect(ClockSync.services(root: root) == ["chrony", "systemd-timesyncd"])
     }
 
     /// This machine's clock is read (whatever its state).

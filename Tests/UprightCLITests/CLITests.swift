@@ -3,6 +3,7 @@ import Foundation
 import OrientationCore
 import Session
 import Testing
+import TimeSync
 
 @testable import UprightCLI
 
@@ -248,6 +249,18 @@ struct CheckConfigTests {
         #expect(
             run.stdout.contains("system clock: synchronised (estimated error ")
                 || run.stdout.contains("system clock: not synchronised (no time service keeps it"), "\(run.stdout)")
+    }
+
+    /// A wall's screen is told when nothing keeps its clock (the kernel's state, as it is here).
+    @Test func doctorWarnsAWallsScreenWhoseClockIsNotSynchronised() async throws {
+        let config = try temporaryFile(
+            "[sensor]\nuri = \"none\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:1\"\ndevice = \"wall-1\"\n[sync]\ngroup = \"lobby\"\n"
+        )
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let run = try await upright(["doctor", "--config", config])
+        let warned = run.stdout.contains(
+            "warning: this screen is in the wall group lobby and its clock is not synchronised: run chrony")
+        #expect(warned == (ClockSync.now()?.synchronised != true), "\(run.stdout)")
     }
 
     @Test func errorsAndExitStatusOne() async throws {

@@ -261,14 +261,19 @@ struct CompositorTests {
 
     /// `upright play` (no sensor) beside `sway` with `config`, its configuration file and control
     /// socket in sway's directory (removed with it).
-    static func play(beside sway: HeadlessSway, config: String, vo: String) throws -> (SignalTests.Play, String) {
+    /// `upright play` on `sway` with `config`; `uri` its sensor, `launcher` what runs it (a fake
+    /// accelerometer's namespace).
+    static func play(
+        beside sway: HeadlessSway, config: String, vo: String, uri: String = "none", launcher: [String] = []
+    ) throws -> (SignalTests.Play, String) {
         let file = sway.directory + "/upright.toml"
         try config.write(toFile: file, atomically: true, encoding: .utf8)
         let socket = sway.directory + "/control.sock"
         var environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
         environment["XDG_RUNTIME_DIR"] = sway.runtimeDirectory
         let play = try SignalTests.Play(
-            ["--config", file, "--uri", "none", "--vo", vo, "--control", socket], environment: environment)
+            ["--config", file, "--uri", uri, "--vo", vo, "--control", socket], environment: environment,
+            launcher: launcher)
         return (play, socket)
     }
 

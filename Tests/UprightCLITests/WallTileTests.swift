@@ -91,4 +91,107 @@ struct WallTileTests {
                 natural = "landscape-left"
                 """)
     }
+
+    /// A wall on a swivel mount: three landscape screens side by side (each on its own headless
+    /// sway, its own `upright play`, one broker), the first with an accelerometer (a fake sysfs
+    /// tree read by the real libiio). The mount turned to portrait: every screen's output turns
+    /// and each shows its third of a picture made for the column of three the wall became, the
+    /// left screen at the bottom; the others say whose sensor turned them.
+    @Test func aTurnOfTheGroupsAccelerometerReLaysAllThreeTiles() async throws {
+        let dir = NSTemporaryDirectory() + "wall-turn-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let port = try MetricsTests.freePort()
+        let broker = try MQTTTests.broker(port: port, directory: dir)
+        defer { broker.stop() }
+        // The column of three 360 × 640 screens, 5 % of a screen's height behind each bezel.
+        let (width, height, gap) = (360, 640, 32)
+        let picture = dir + "/column.png"
+        try Self.gradient(picture, width: width, height: 3 * height + 2 * gap)
+        let fake = try FakeIIO()
+        try fake.landscapeRight()  // the interface landscape-left: the panels as they are
+        var sways: [HeadlessSway] = []
+        var nodes: [(SignalTests.Play, String)] = []
+        defer {
+            for (play, _) in nodes { play.process.send(SIGKILL) }
+            for sway in sways { sway.stop() }
+        }
+        for column in 0..<3 {
+            let sway = try HeadlessSway(mode: "640x360")
+            sways.append(sway)
+            let node = try CompositorTests.play(
+                beside: sway,
+                config: """
+                    [app]
+                    supported = ["portrait", "landscape-left", "landscape-right"]
+                    launch = "landscape-left"
+                    [display]
+                    kiosk = true
+                    natural = "landscape-left"
+                    [scenes.idle]
+                    supported = ["portrait", "landscape-left"]
+                    autorotate = true
+                    [scenes.inline]
+                    supported = ["portrait", "landscape-left"]
+                    autorotate = true
+                    [lock]
+                    evdev = "none"
+                    [player]
+                    playlist = ["\(picture)"]
+                    image_duration = 600
+                    [player.mpv]
+                    fullscreen = "yes"
+                    [mqtt]
+                    url = "mqtt://127.0.0.1:\(port)"
+                    device = "wall-\(column)"
+                    discovery = false
+                    screenshot_interval = 0
+                    [sync]
+                    group = "swivel"
+                    [wall]
+                    columns = 3
+                    column = \(column)
+                    bezel = [0.05, 0.0]
+                    """, vo: "wlshm", uri: column == 0 ? "local:" : "none", launcher: column == 0 ? fake.namespace : [])
+            nodes.append(node)
+        }
+        for (play, _) in nodes { #expect(await play.waitFor("playing "), "\(play.stderr)") }
+        // As hung: a 3 × 1 wall, the picture (made for the column) a narrow strip down the middle
+        // of the middle screen; the sides show none of it.
+        for (column, sway) in sways.enumerated() {
+            let asHung = await CompositorTests.eventually(15) {
+                let shot = try sway.screenshot()
+                guard shot.width == 640, shot.height == 360 else { return false }
+                let centre = shot.rgb(320, 180)
+                return column == 1 ? centre.g > 100 && centre.g < 156 : centre.r < 20 && centre.g < 20
+            }
+            #expect(
+                asHung,
+                "screen \(column) as hung: \((try? sway.screenshot()).map { "\($0.width)x\($0.height) \($0.rgb(320, 180))" } ?? "none")"
+            )
+        }
+        try fake.portrait()
+        // Turned a quarter counter-clockwise: screen c is row 2 − c of the column.
+        for (column, sway) in sways.enumerated() {
+            let top = Double((2 - column) * (height + gap))
+            let total = Double(3 * height + 2 * gap)
+            let expected = (top: 255 * top / total, bottom: 255 * (top + Double(height)) / total)
+            var seen = "none"
+            let turned = await CompositorTests.eventually(15) {
+                let shot = try sway.screenshot()
+                seen = "\(shot.width)x\(shot.height)"
+                guard shot.width == width, shot.height == height else { return false }
+                let (t, b) = (shot.rgb(width / 2, 1), shot.rgb(width / 2, height - 2))
+                let (l, r) = (shot.rgb(1, height / 2), shot.rgb(width - 2, height / 2))
+                seen += " top \(t) bottom \(b) left \(l) right \(r)"
+                return abs(Double(t.g) - expected.top) <= 6 && abs(Double(b.g) - expected.bottom) <= 6 && l.r < 8
+                    && r.r > 247
+            }
+            #expect(
+                turned,
+                "screen \(column) turned: \(seen), expected green \(expected)\n\(nodes[column].0.stderr.suffix(2000))")
+        }
+        let status = try await SyncGroupTests.sync(nodes[2].1)
+        #expect(status["orientation"] as? String == "portrait (wall-0)", "\(status)")
+    }
 }
