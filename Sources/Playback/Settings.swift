@@ -37,6 +37,9 @@ public struct PlayerSettings: Sendable, Hashable {
     ]
     /// This screen's tile of a video wall (`[wall]`); `nil`: the whole picture.
     public var wall: WallTile?
+    /// A wall's node (`[sync] group`): each item of the playlist starts paused at its first frame
+    /// (its file opened, its first picture shown), for its schedule to start it at its instant.
+    public var holdStarts = false
     /// The share of a portrait screen below the video in the inline layout, left to the overlays.
     public var inlineBottomMargin = 0.4
     /// How long "Cannot play ..." stays over the video at least, even when the next file plays at once.

@@ -21,6 +21,21 @@ struct Following {
     /// A step of this node's (it leads): no correction until the new round is announced (its
     /// origin changes), 2 s at the most.
     var held: (origin: Double?, until: Double)?
+    /// An item held at its first frame is to be started (``Player/releaseHeldStart()``) by this task.
+    var release: Task<Void, Never>?
+    /// How far from its instant the last held item started (positive: late), in seconds.
+    var lastStart: Double?
+    /// The next item is asked for a little before the one playing ends on the schedule
+    /// (``Player/advanceAhead()``): by this task, for the item at this index.
+    var advance: (item: Int, task: Task<Void, Never>)?
+    /// When the last advance was asked (uptime), and the last loads' times: from the ask to the
+    /// next item's first frame.
+    var advancedAt: Double?
+    var loadTimes: [Double] = []
+
+    /// How long before an item's scheduled end the next is asked for: the longest of the last
+    /// eight loads, and 20 ms more (0.15 s until one is measured; 0.5 s at most).
+    var loadMargin: Double { loadTimes.isEmpty ? 0.15 : min(0.5, (loadTimes.max() ?? 0) + 0.02) }
 }
 
 /// How the player follows its wall, for `ctl status`.
@@ -32,6 +47,8 @@ public struct FollowStatus: Sendable, Hashable {
     public var speed: Double
     /// Why the playlist cannot be followed (a live stream, a file without a length).
     public var problem: String?
+    /// How far from its instant the last item held at its first frame started (positive: late).
+    public var lastStart: Double?
 }
 
 extension Player {
@@ -56,7 +73,7 @@ extension Player {
         guard let f = currentFollowing else { return nil }
         return FollowStatus(
             error: f.follower?.lastError, correction: f.follower?.lastCorrection?.description,
-            speed: f.follower?.speed ?? 1, problem: f.problem)
+            speed: f.follower?.speed ?? 1, problem: f.problem, lastStart: f.lastStart)
     }
 
     /// The origin of a round whose item playing now started at `groupTime` (a leader's step: the
@@ -76,8 +93,91 @@ extension Player {
         setFollowing(f)
     }
 
+    /// An item held at its first frame (``PlayerSettings/holdStarts``) is started at the instant
+    /// its schedule starts it: at once when that has passed (a late node, a join: the follower's
+    /// seeks take the rest up when it is more than its join's 50 ms), when it is more than 2 s
+    /// ahead (another item than the schedule's: the follower loads that), or when no schedule is
+    /// known. Called at each item's first frame and each sample; the screen's own pause is left alone.
+    func releaseHeldStart() {
+        guard var f = currentFollowing, holdsStarts, f.release == nil, !screenPaused, !isShuttingDown else { return }
+        let handle = mpvHandle
+        guard handle.value(.pause) == true, !(handle.value(.idleActive) ?? false) else { return }
+        let index = playingItem.flatMap { playlistItems.firstIndex(of: $0) }
+        var wait = 0.0
+        if let index, let follower = f.follower, f.problem == nil, let groupTime = f.groupTime(),
+            follower.schedule.durations.indices.contains(index)
+        {
+            let early = follower.schedule.error(item: index, position: 0, at: groupTime)
+            wait = early > 2 ? 0 : early
+        }
+        f.advance = nil
+        f.release = Task { [weak self] in
+            if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+            await self?.startHeld(late: wait > 0 ? 0 : -wait)
+        }
+        setFollowing(f)
+    }
+
+    /// An item's first frame after an advance: how long its load took, for the next margin.
+    func loaded() {
+        guard var f = currentFollowing, let asked = f.advancedAt else { return }
+        f.advancedAt = nil
+        f.loadTimes = (f.loadTimes + [ProcessInfo.processInfo.systemUptime - asked]).suffix(8)
+        setFollowing(f)
+    }
+
+    /// The item playing ends on the schedule soon: the next is asked for its load margin before
+    /// that end (``Following/loadMargin``), so that it waits, opened and held at its first frame,
+    /// for its instant (the item's last frames, that long, are not shown). One item round and
+    /// round is loaded again the same way.
+    func advanceAhead() {
+        guard var f = currentFollowing, holdsStarts, !screenPaused, !isShuttingDown,
+            let index = playingItem.flatMap({ playlistItems.firstIndex(of: $0) }), f.advance?.item != index,
+            f.release == nil, mpvHandle.value(.pause) != true, let follower = f.follower, follower.joined,
+            let groupTime = f.groupTime(), let left = follower.schedule.remaining(item: index, at: groupTime)
+        else { return }
+        let wait = left - f.loadMargin
+        guard wait < 0.5 else { return }  // asked again at the next sample
+        f.advance?.task.cancel()
+        f.advance = (
+            index,
+            Task { [weak self] in
+                if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+                await self?.advance(from: index)
+            }
+        )
+        setFollowing(f)
+    }
+
+    private func advance(from index: Int) {
+        guard var f = currentFollowing, f.advance?.item == index else { return }
+        defer { setFollowing(f) }
+        guard !Task.isCancelled, !screenPaused, !isShuttingDown,
+            playingItem.flatMap({ playlistItems.firstIndex(of: $0) }) == index
+        else {
+            f.advance = nil
+            return
+        }
+        f.advancedAt = ProcessInfo.processInfo.systemUptime
+        _ = try? mpvHandle.command(["playlist-next", "force"])
+    }
+
+    /// The held item starts now, `late` seconds after its instant.
+    private func startHeld(late: Double) {
+        guard var f = currentFollowing else { return }
+        f.release = nil
+        if !screenPaused, !isShuttingDown {
+            _ = try? mpvHandle.set("pause", .flag(false))
+            f.lastStart = late
+            if let follower = f.follower, late > follower.joinWithin { f.follower?.rejoin() }
+        }
+        setFollowing(f)
+    }
+
     /// One sample, and its correction carried out.
     func followStep() async {
+        releaseHeldStart()
+        advanceAhead()
         guard var f = currentFollowing, !isShuttingDown else { return }
         let items = playlistItems
         guard !items.isEmpty else { return }

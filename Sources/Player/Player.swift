@@ -45,6 +45,8 @@ public actor Player {
     private var handleEnded = false
     /// A wall's schedule followed (``follow(groupTime:)``).
     private var following: Following?
+    /// The screen is off: mpv is paused for it (``setPaused(_:)``), not held for an item's start.
+    private(set) var screenPaused = false
 
     /// The player's mpv, for a renderer.
     public nonisolated var mpvHandle: MPVHandle { handleBox.withLock { $0 } }
@@ -158,7 +160,10 @@ public actor Player {
         feed(.overlays(next))
     }
     /// Pauses playback (the screen is off) or resumes it.
-    public func setPaused(_ paused: Bool) { feed(.pause(paused)) }
+    public func setPaused(_ paused: Bool) {
+        screenPaused = paused
+        feed(.pause(paused))
+    }
     /// Plays `file` once, then goes back to the loop where it was.
     public func playClip(_ file: String) { feed(.clip(file, position: mpv.value(.timePosition))) }
     /// Goes to the next entry of the playlist; returns it once mpv has started it.
@@ -242,10 +247,14 @@ public actor Player {
     func stopFollowing() {
         guard let f = following else { return }
         f.task.cancel()
+        f.release?.cancel()
+        f.advance?.task.cancel()
         following = nil
         if f.follower?.speed != 1, !handleEnded { _ = try? mpv.set("speed", .double(1)) }
     }
     var playlistItems: [String] { core.items }
+    /// A wall's node: its items start held at their first frame (``PlayerSettings/holdStarts``).
+    var holdsStarts: Bool { core.settings.holdStarts }
     var playingItem: String? { core.clip == nil ? core.current : nil }
     func scheduledLength(of item: String) -> PlaybackCore.ScheduledLength { core.scheduledLength(of: item) }
     /// Plays `item`'s entry now (mpv's events tell the core).
@@ -268,7 +277,10 @@ public actor Player {
         case .log("upright-mpv", _, let text): continuation.yield(.problem(text))  // its process crashed
         case .startFile(let entry): feed(.mpv(.startFile(entry: entry, path: mpv.entryPath(entry))))
         case .fileLoaded: feed(.mpv(.fileLoaded))
-        case .playbackRestart: feed(.mpv(.playbackRestart))
+        case .playbackRestart:
+            feed(.mpv(.playbackRestart))
+            loaded()
+            releaseHeldStart()
         case .endFile(let reason, let error, let entry):
             feed(.mpv(.endFile(entry: entry, error: reason == "error" ? error ?? "unknown error" : nil)))
         case .idle:

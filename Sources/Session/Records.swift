@@ -166,6 +166,9 @@ public struct SyncReport: Codable, Sendable, Hashable {
     public var errorMS: Double?
     public var correction: String?
     public var speed: Double?
+    /// How far from its instant the last item started (each waits, paused at its first frame,
+    /// for it), in milliseconds; positive: late.
+    public var startMS: Double?
     /// Why the playlist cannot be followed, if it cannot.
     public var problem: String?
     /// The broker, as the group's connection sees it.
@@ -182,7 +185,7 @@ public struct SyncReport: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case group, follow, device, members, reference, leader, offsetMS = "offset_ms", roundTripMS = "round_trip_ms",
-            errorMS = "error_ms", correction, speed, problem, broker, orientation
+            errorMS = "error_ms", correction, speed, startMS = "start_ms", problem, broker, orientation
     }
 }
 

@@ -34,6 +34,16 @@ public struct ClockSchedule: Sendable, Hashable {
         return (0, 0)
     }
 
+    /// How long until item `index`'s scheduled end, when the schedule has it playing at `t`;
+    /// `nil` when another item is scheduled then.
+    public func remaining(item index: Int, at t: Double) -> Double? {
+        guard durations.indices.contains(index) else { return nil }
+        var within = (t - origin - offset(of: index)).truncatingRemainder(dividingBy: round)
+        if within < 0 { within += round }
+        guard within < durations[index] else { return nil }
+        return durations[index] - within
+    }
+
     /// How far item `index` at `position` is ahead of where the schedule has it at `t`, in
     /// seconds (negative: behind), taken at the item's nearest scheduled run: a position just past
     /// the end of a round and one just before its start are both near, not a round apart.

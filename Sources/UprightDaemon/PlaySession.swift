@@ -41,6 +41,7 @@ public actor PlaySession {
         (inputs, feed) = AsyncStream.makeStream(of: SessionInput.self)
         var settings = configuration.player
         if !playlist.isEmpty { settings.playlist = playlist }
+        settings.holdStarts = !configuration.sync.group.isEmpty
         let remote = RemoteItems(
             settings: configuration.cache, playlist: settings.playlist, options: settings.itemOptions, logger: logger)
         shell = SessionShell(

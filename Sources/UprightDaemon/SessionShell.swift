@@ -137,6 +137,7 @@ struct SessionShell: Sendable {
         var report = sync.report()
         if let f = await player.followStatus {
             report.errorMS = f.error.map(SyncLink.milliseconds)
+            report.startMS = f.lastStart.map(SyncLink.milliseconds)
             (report.correction, report.speed) = (f.correction, f.speed)
             report.problem = f.problem ?? report.problem
         }

@@ -109,6 +109,27 @@ import Testing
             })
     }
 
+    /// A wall's node loads each item to start paused at its first frame (its schedule starts
+    /// it); the splash is not held.
+    @Test func aWallsItemsStartHeldAtTheirFirstFrame() {
+        var settings = PlayerSettings.folder(splash: "/s.png")
+        settings.holdStarts = true
+        var d = Drive(settings, files: ["/d/1.mp4": "a", "/d/2.png": "b"])
+        d.send(.start)
+        d.advance(1)
+        let loads = d.commands.compactMap { c -> (String, [String])? in
+            if case .load(let path, _, let options) = c { (path, options) } else { nil }
+        }
+        let held = Set(loads.filter { $0.1.contains("pause=yes") }.map(\.0))
+        #expect(held == ["/d/1.mp4", "/d/2.png"], "\(loads)")
+        #expect(loads.contains { $0.0 == "/s.png" }, "\(loads)")
+        settings.holdStarts = false
+        var plain = Drive(settings, files: ["/d/1.mp4": "a"])
+        plain.send(.start)
+        plain.advance(1)
+        #expect(!plain.commands.contains { if case .load(_, _, let o) = $0 { o.contains("pause=yes") } else { false } })
+    }
+
     @Test func theCoreLaysTheTileOutOnceTheWindowAndThePictureAreKnown() {
         var settings = PlayerSettings.folder()
         settings.wall = WallTile(columns: 3, rows: 1, column: 2, row: 0)

@@ -17,6 +17,18 @@ import Testing
         #expect(ClockSchedule(durations: [.infinity]) == nil)
     }
 
+    @Test func theTimeLeftOfTheItemTheScheduleHasPlaying() throws {
+        let s = try #require(ClockSchedule(durations: [10, 5, 2.5], origin: 1000))
+        #expect(s.remaining(item: 1, at: 1012) == 3)
+        #expect(s.remaining(item: 0, at: 1012) == nil)
+        #expect(s.remaining(item: 2, at: 1000 - 1) == 1)
+        #expect(abs((s.remaining(item: 0, at: 1000 + 17.5 * 2 + 9.5) ?? 0) - 0.5) < 1e-9)
+        #expect(s.remaining(item: 3, at: 1000) == nil)
+        // One item, round and round: always its own.
+        let one = try #require(ClockSchedule(durations: [3]))
+        #expect(abs((one.remaining(item: 0, at: 3000.5) ?? 0) - 2.5) < 1e-9)
+    }
+
     @Test func aPositionAndTheTimeItIsScheduledAtAgree() async {
         await propertyCheck(
             count: 500, input: Gen.double(in: 0.04...600).array(of: 1...6), Gen.double(in: 0...2_000_000_000),
