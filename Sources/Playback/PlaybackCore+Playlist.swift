@@ -88,8 +88,6 @@ extension PlaybackCore {
             if MediaFiles.isImage(item) { pairs.append("video-latency-hacks=no") }
             if let d = options(of: item)?.duration { pairs.append("image-display-duration=\(d)") }
             if let m = options(of: item)?.mute { pairs.append("mute=\(m ? "yes" : "no")") }
-            // A wall's item waits for its instant, opened and showing its first picture.
-            if settings.holdStarts, why == .item, !isLive(item) { pairs.append("pause=yes") }
             if isLive(item), let latency = options(of: item)?.latency {
                 // Played `latency` behind: mpv buffers that much before it starts, and the speed
                 // holds it (``PlaybackCore/holdLatency(_:)``); the file's own speed goes with it.
@@ -107,6 +105,8 @@ extension PlaybackCore {
                 }
             }
         }
+        // A wall's item or clip waits for its instant, opened and showing its first picture.
+        if settings.holdStarts, why == .item || why == .clip, !isLive(item) { pairs.append("pause=yes") }
         if !append { entries = [] }
         adding.append((item, why))
         return .load(item, append: append, options: pairs)

@@ -32,6 +32,8 @@ struct Following {
     /// next item's first frame.
     var advancedAt: Double?
     var loadTimes: [Double] = []
+    /// The group time the next clip starts at (a clip of the group's).
+    var clipAt: Double?
 
     /// How long before an item's scheduled end the next is asked for: the longest of the last
     /// eight loads, and 20 ms more (0.15 s until one is measured; 0.5 s at most).
@@ -104,7 +106,11 @@ extension Player {
         guard handle.value(.pause) == true, !(handle.value(.idleActive) ?? false) else { return }
         let index = playingItem.flatMap { playlistItems.firstIndex(of: $0) }
         var wait = 0.0
-        if let index, let follower = f.follower, f.problem == nil, let groupTime = f.groupTime(),
+        if playsClip {
+            // A clip of the group's starts at its instant; another clip at once.
+            if let at = f.clipAt, let groupTime = f.groupTime() { wait = min(2, at - groupTime) }
+            f.clipAt = nil
+        } else if let index, let follower = f.follower, f.problem == nil, let groupTime = f.groupTime(),
             follower.schedule.durations.indices.contains(index)
         {
             let early = follower.schedule.error(item: index, position: 0, at: groupTime)
@@ -115,6 +121,13 @@ extension Player {
             if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
             await self?.startHeld(late: wait > 0 ? 0 : -wait)
         }
+        setFollowing(f)
+    }
+
+    /// The next clip is the group's: it starts at `groupTime` (held at its first frame until then).
+    public func startClip(at groupTime: Double) {
+        guard var f = currentFollowing else { return }
+        f.clipAt = groupTime
         setFollowing(f)
     }
 

@@ -256,6 +256,7 @@ public actor Player {
     /// A wall's node: its items start held at their first frame (``PlayerSettings/holdStarts``).
     var holdsStarts: Bool { core.settings.holdStarts }
     var playingItem: String? { core.clip == nil ? core.current : nil }
+    var playsClip: Bool { core.clip != nil }
     func scheduledLength(of item: String) -> PlaybackCore.ScheduledLength { core.scheduledLength(of: item) }
     /// Plays `item`'s entry now (mpv's events tell the core).
     func playEntry(of item: String) {
@@ -365,10 +366,12 @@ public actor Player {
             guard let url else { return [] }
             let stop = SourceWatchStop()
             sourceWatch = (url, stop)
-            // Off the actor, for as long as the stream plays.
-            Task { [weak self] in
-                let gone = await Blocking.run { StreamProbe.watch(url, cancelled: { stop.isSet }) }
-                if gone { await self?.feed(.sourceGone(url)) }
+            // On a thread of its own, for as long as the stream plays: held on one of Dispatch's
+            // few workers, it would make every other blocking call (a probe, a helper) wait for
+            // another.
+            Blocking.thread(named: "upright-source-watch") { [weak self] in
+                guard StreamProbe.watch(url, cancelled: { stop.isSet }) else { return }
+                Task { await self?.feed(.sourceGone(url)) }
             }
         case .probe(let url):
             // Off the actor: a connection may take up to its timeout.

@@ -22,6 +22,8 @@ public enum Origin: String, Sendable, Hashable, Codable {
     case lockSwitch = "switch"
     /// A script of the program's own (the demo).
     case script
+    /// The wall's sync group: a clip asked of one of its screens, played by every screen.
+    case group
 }
 
 /// Everything the session reacts to. Time comes with each input (``SessionCore/handle(_:at:)``).

@@ -131,6 +131,23 @@ struct SessionShell: Sendable {
         return nil
     }
 
+    /// A clip asked of a wall's screen is the wall's: every screen plays it from one instant (its
+    /// own copy comes back as the group's). On a wall that follows a leader, only the leader is
+    /// asked. `nil`: not a wall's clip (the core takes the command).
+    func wallClip(_ input: SessionInput) -> (reply: ControlReply, request: RequestID?)? {
+        guard let sync, case .command(.play(let name), let from, let request) = input, from != .group else {
+            return nil
+        }
+        if let leader = sync.ledBy {
+            let why = "this screen follows \(leader), the leader of its wall: play it on \(leader)"
+            logger.notice("play \(name): \(why)")
+            return (.refused(why), request)
+        }
+        sync.share(clip: name)
+        logger.notice("sync: every screen of the group plays \(name) in half a second")
+        return (ControlReply(ok: true, message: "every screen of the wall plays \(name) in half a second"), request)
+    }
+
     /// The wall's group and how the player follows it; `nil` without a group.
     func syncReport() async -> SyncReport? {
         guard let sync else { return nil }
@@ -215,6 +232,14 @@ struct SessionShell: Sendable {
             wall.append(Task { await sync.run() })
             wall.append(
                 Task { [player] in await player.follow(groupTime: { sync.groupTime() }, origin: { sync.origin() }) })
+            wall.append(
+                Task { [feed, player] in
+                    // A clip of the group's: loaded at once, held at its first frame until its instant.
+                    for await (name, at) in sync.clips {
+                        await player.startClip(at: at)
+                        feed.yield(.command(.play(name), from: .group))
+                    }
+                })
             wall.append(
                 Task { [feed] in
                     // The wall's orientation, taken by every node at the instant the group said.

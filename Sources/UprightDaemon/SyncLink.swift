@@ -16,6 +16,8 @@ import Synchronization
 /// - `ping/DEVICE` ← `FROM ID T1`; `pong/FROM` ← `DEVICE ID T1 T2 T3`: one exchange of clocks.
 /// - `schedule` (`follow = "leader"`, retained): `LEADER ORIGIN`, the group time at which the
 ///   playlist's round started; the leader (the reference) writes it, a new leader keeps it.
+/// - `clip`: `DEVICE AT NAME`, a clip scene asked of a node, played by every node from group
+///   time `AT` (half a second on: each loads it and holds it at its first frame meanwhile).
 /// - `orientation` (retained): `DEVICE ORIENTATION AT`, the wall's orientation as a node's
 ///   accelerometer reads it, to be taken by every node at group time `AT` (a quarter second
 ///   after it was read), so that the whole wall turns at one instant.
@@ -60,6 +62,11 @@ final class SyncLink: Sendable {
     private let turnsInput: AsyncStream<(orientation: DeviceOrientation, at: Double)>.Continuation
     /// How long after its reading the group takes an orientation: the broker's delivery to every node.
     static let turnLead = 0.25
+    /// The clip scenes asked of the group, each with the group time every node starts it at.
+    let clips: AsyncStream<(name: String, at: Double)>
+    private let clipsInput: AsyncStream<(name: String, at: Double)>.Continuation
+    /// How far ahead a clip is started: the broker's delivery, and each node's load of it.
+    static let clipLead = 0.5
 
     init(settings: SyncSettings, mqtt: MQTTSettings, logger: Logger) {
         self.settings = settings
@@ -67,6 +74,17 @@ final class SyncLink: Sendable {
         self.logger = logger
         state = Mutex(State(members: GroupMembers(me: mqtt.device), reference: nil))
         (turns, turnsInput) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
+        (clips, clipsInput) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
+    }
+
+    /// A clip scene asked of this node: every node of the group plays it from one instant, this
+    /// one too (on its own when the broker is away). Returns that instant (group time).
+    @discardableResult
+    func share(clip name: String) -> Double {
+        let at = (groupTime() ?? MQTTClient.systemTime()) + Self.clipLead
+        clipsInput.yield((name, at))
+        client.withLock { $0 }?.publish(base + "/clip", "\(me) \(at) \(name)")
+        return at
     }
 
     /// This node's accelerometer read `orientation`: the whole wall takes it, this node too, at
@@ -196,6 +214,7 @@ final class SyncLink: Sendable {
                 client.subscribe(base + "/node/+")
                 if settings.follow == .leader { client.subscribe(base + "/schedule") }
                 client.subscribe(base + "/orientation")
+                client.subscribe(base + "/clip")
                 for topic in ["beat/+", "ping/" + me, "pong/" + me] { client.subscribeAtMostOnce(base + "/" + topic) }
                 client.publish(base + "/node/" + me, settings.follow.rawValue, retain: true)
             case .disconnected(let why):
@@ -214,6 +233,15 @@ final class SyncLink: Sendable {
     private func handle(topic: String, payload: String, at: Double, client: MQTTClient) {
         guard topic.hasPrefix(base + "/") else { return }
         let path = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        if path == ["clip"] {
+            // Another node's (this node's own has been taken already); one long gone is not played.
+            let words = payload.split(separator: " ", maxSplits: 2)
+            guard words.count == 3, words[0] != me, let at = Double(words[1]), at.isFinite,
+                at > (groupTime() ?? MQTTClient.systemTime()) - 5
+            else { return }
+            clipsInput.yield((String(words[2]), at))
+            return
+        }
         if path == ["orientation"] {
             // Another node's reading (this node's own has been taken already).
             let words = payload.split(separator: " ")

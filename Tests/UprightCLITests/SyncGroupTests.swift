@@ -33,7 +33,7 @@ struct SyncGroupTests {
         /// `playlist`: the counter clip's by default; `follow`: what the group follows.
         func node(
             _ device: String, environment: [String: String] = [:], playlist: [String]? = nil, follow: String = "clock",
-            files: String? = nil
+            files: String? = nil, extra: String = ""
         ) throws -> (SignalTests.Play, String) {
             let files = files ?? device
             let config = dir + "/\(files).toml"
@@ -53,6 +53,7 @@ struct SyncGroupTests {
             [metrics]
             textfile = "\(dir)/\(files).prom"
             interval = 1
+            \(extra)
             """.write(toFile: config, atomically: true, encoding: .utf8)
             let socket = dir + "/\(files).sock"
             var inherited = ProcessInfo.processInfo.environment
@@ -135,7 +136,8 @@ struct SyncGroupTests {
         #expect(status["error_ms"] is Double, "\(status)")
         // The first node's clip has come round at least three times: each round waited, held at
         // its first frame, for its instant (how near, on a quiet machine: the benchmark's).
-        #expect(try await Self.sync(a)["start_ms"] is Double, "\(try await Self.sync(a))")
+        let held = try await Self.sync(a)
+        #expect(held["start_ms"] is Double, "\(held)")
         // Prometheus's textfile carries the offset and the error.
         let metrics = (try? String(contentsOfFile: wall.dir + "/wall-b.prom", encoding: .utf8)) ?? ""
         #expect(metrics.contains(#"upright_sync_offset_seconds{group="lobby-wall"}"#), "\(metrics)")
@@ -207,10 +209,13 @@ struct SyncGroupTests {
         defer { wall.remove() }
         let second = wall.dir + "/second.mkv"
         try Clips.counter(second, seconds: 10, fps: 30, size: "160x90", first: 10_000)
+        let promo = wall.dir + "/promo.mkv"
+        try Clips.counter(promo, seconds: 10, fps: 30, size: "160x90", first: 20_000)
         let playlist = [wall.clip, second]
         var nodes: [String: (SignalTests.Play, String)] = [:]
         for device in ["wall-a", "wall-b", "wall-c"] {
-            nodes[device] = try wall.node(device, playlist: playlist, follow: "leader")
+            nodes[device] = try wall.node(
+                device, playlist: playlist, follow: "leader", extra: "[scenes.promo]\nclip = \"\(promo)\"")
         }
         defer { for (play, _) in nodes.values { play.process.send(SIGKILL) } }
         let (a, b, c) = (nodes["wall-a"]!, nodes["wall-b"]!, nodes["wall-c"]!)
@@ -248,6 +253,21 @@ struct SyncGroupTests {
             "\(String(describing: frameB)) \(String(describing: frameC))")
         let moved = try await Self.differences(b.1, c.1, dir: wall.dir, pairs: 5)
         #expect(moved.count >= 4 && moved.sorted()[moved.count / 2] <= Self.inStep, "frames apart: \(moved)")
+        // A clip: asked of a follower, refused with the leader's name; asked of the leader,
+        // every screen plays it from one instant.
+        let notHere = try await upright(["ctl", "--socket", c.1, "play", "promo"])
+        #expect(notHere.stdout.contains("play it on wall-b"), "\(notHere.stdout)")
+        let played = try await upright(["ctl", "--socket", b.1, "play", "promo"])
+        #expect(played.stdout.contains("every screen of the wall plays promo"), "\(played.stdout)")
+        try await Task.sleep(for: .seconds(2))
+        let clipB = try await Self.frame(b.1, dir: wall.dir, name: "pb")
+        let clipC = try await Self.frame(c.1, dir: wall.dir, name: "pc")
+        #expect(
+            (clipB ?? 0) >= 20_000 && (clipC ?? 0) >= 20_000,
+            "\(String(describing: clipB)) \(String(describing: clipC))\n\(c.0.stderr.suffix(1500))")
+        let together = try await Self.differences(b.1, c.1, dir: wall.dir, pairs: 5)
+        #expect(
+            together.count >= 4 && together.sorted()[together.count / 2] <= Self.inStep, "frames apart: \(together)")
     }
 
     @Test func twoNodesWithOneNameAreToldSo() async throws {
