@@ -2,7 +2,7 @@ import Blocking
 import Foundation
 import MPV
 import Playback
-import Sync
+public import Sync
 
 /// A wall's node: the player follows the group's schedule (``ClockSchedule``: the playlist's items
 /// one after the other from the Unix epoch, on the group's clock), sampled every 0.21 s and
@@ -10,17 +10,21 @@ import Sync
 struct Following {
     /// The group's time now (Unix seconds); `nil` while it is not known yet.
     let groupTime: @Sendable () -> Double?
-    /// When the playlist's round started, in group time; `nil` while it is not known yet.
-    let origin: @Sendable () -> Double?
+    /// Which item starts when (group time); `nil` while it is not known yet.
+    let anchor: @Sendable () -> ScheduleAnchor?
+    /// A leader's word to the group: its next item and when it starts, said a second ahead.
+    let announce: (@Sendable (ScheduleAnchor) -> Void)?
+    /// The anchor the schedule is laid out from now; a newer one takes over near its item's
+    /// start (``Player/advanceAhead()``), or at once when that has passed.
+    var inForce: ScheduleAnchor?
     var task: Task<Void, Never>
     var follower: ClockFollower?
     /// Each file's length, as mpv read it; `nil`: it has none (it cannot be followed).
     var lengths: [String: Double?] = [:]
     var probing = false
     var problem: String?
-    /// A step of this node's (it leads): no correction until the new round is announced (its
-    /// origin changes), 2 s at the most.
-    var held: (origin: Double?, until: Double)?
+    /// A step of this node's (it leads): no correction until its anchor is announced, 2 s at the most.
+    var held: (anchor: ScheduleAnchor?, until: Double)?
     /// An item held at its first frame is to be started (``Player/releaseHeldStart()``) by this task.
     var release: Task<Void, Never>?
     /// How far from its instant the last held item started (positive: late), in seconds.
@@ -54,9 +58,14 @@ public struct FollowStatus: Sendable, Hashable {
 }
 
 extension Player {
-    /// Follows a wall's schedule on the group's clock (`groupTime`), its round started at
-    /// `origin` (the epoch by default), or stops following (`nil`: the speed goes back to 1).
-    public func follow(groupTime: (@Sendable () -> Double?)?, origin: @escaping @Sendable () -> Double? = { 0 }) {
+    /// Follows a wall's schedule on the group's clock (`groupTime`), laid out from `anchor` (the
+    /// first item at the epoch by default), or stops following (`nil`: the speed goes back to 1).
+    /// A leader says its next item ahead through `announce`.
+    public func follow(
+        groupTime: (@Sendable () -> Double?)?,
+        anchor: @escaping @Sendable () -> ScheduleAnchor? = { ScheduleAnchor(item: 0, at: 0) },
+        announce: (@Sendable (ScheduleAnchor) -> Void)? = nil
+    ) {
         stopFollowing()
         guard let groupTime else { return }
         let task = Task { [weak self] in
@@ -67,7 +76,7 @@ extension Player {
                 try? await Task.sleep(for: .milliseconds(210))
             }
         }
-        setFollowing(Following(groupTime: groupTime, origin: origin, task: task))
+        setFollowing(Following(groupTime: groupTime, anchor: anchor, announce: announce, task: task))
     }
 
     /// How the player follows its wall; `nil` when it does not.
@@ -78,20 +87,19 @@ extension Player {
             speed: f.follower?.speed ?? 1, problem: f.problem, lastStart: f.lastStart)
     }
 
-    /// The origin of a round whose item playing now started at `groupTime` (a leader's step: the
-    /// group plays on from there); `nil` when the playlist is not followed or not known.
-    public func originForItemStartingNow(at groupTime: Double) -> Double? {
-        guard let schedule = currentFollowing?.follower?.schedule,
-            let index = playingItem.flatMap({ playlistItems.firstIndex(of: $0) }),
-            schedule.durations.indices.contains(index)
-        else { return nil }
-        return groupTime - schedule.offset(of: index)
+    /// The item playing now, starting at `groupTime` (a leader's step: the group plays on from
+    /// there); `nil` when the playlist is not followed.
+    public func anchorForItemStartingNow(at groupTime: Double) -> ScheduleAnchor? {
+        guard currentFollowing != nil, let index = playingItem.flatMap({ playlistItems.firstIndex(of: $0) }) else {
+            return nil
+        }
+        return ScheduleAnchor(item: index, at: (groupTime * 1000).rounded() / 1000)
     }
 
     /// A step is under way on this node: the schedule is left alone until its new round is announced.
     func holdFollowing() {
         guard var f = currentFollowing else { return }
-        f.held = (f.origin(), ProcessInfo.processInfo.systemUptime + 2)
+        f.held = (f.anchor(), ProcessInfo.processInfo.systemUptime + 2)
         setFollowing(f)
     }
 
@@ -113,7 +121,11 @@ extension Player {
         } else if let index, let follower = f.follower, f.problem == nil, let groupTime = f.groupTime(),
             follower.schedule.durations.indices.contains(index)
         {
-            let early = follower.schedule.error(item: index, position: 0, at: groupTime)
+            // The anchor in force may be newer than the follower's schedule (the leader's next item).
+            let schedule =
+                f.inForce.flatMap { ClockSchedule(durations: follower.schedule.durations, anchor: $0) }
+                ?? follower.schedule
+            let early = schedule.error(item: index, position: 0, at: groupTime)
             wait = early > 2 ? 0 : early
         }
         f.advance = nil
@@ -147,7 +159,11 @@ extension Player {
         guard var f = currentFollowing, holdsStarts, !screenPaused, !isShuttingDown,
             let index = playingItem.flatMap({ playlistItems.firstIndex(of: $0) }), f.advance?.item != index,
             f.release == nil, mpvHandle.value(.pause) != true, let follower = f.follower, follower.joined,
-            let groupTime = f.groupTime(), let left = follower.schedule.remaining(item: index, at: groupTime)
+            let groupTime = f.groupTime()
+        else { return }
+        // The leader's next item, said ahead, or this node's own schedule's next.
+        let upcoming = f.anchor().flatMap { $0 != f.inForce && $0.at > groupTime ? $0 : nil }
+        guard let left = upcoming.map({ $0.at - groupTime }) ?? follower.schedule.remaining(item: index, at: groupTime)
         else { return }
         let wait = left - f.loadMargin
         guard wait < 0.5 else { return }  // asked again at the next sample
@@ -156,13 +172,13 @@ extension Player {
             index,
             Task { [weak self] in
                 if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
-                await self?.advance(from: index)
+                await self?.advance(from: index, to: upcoming)
             }
         )
         setFollowing(f)
     }
 
-    private func advance(from index: Int) {
+    private func advance(from index: Int, to upcoming: ScheduleAnchor?) {
         guard var f = currentFollowing, f.advance?.item == index else { return }
         defer { setFollowing(f) }
         guard !Task.isCancelled, !screenPaused, !isShuttingDown,
@@ -172,7 +188,14 @@ extension Player {
             return
         }
         f.advancedAt = ProcessInfo.processInfo.systemUptime
-        _ = try? mpvHandle.command(["playlist-next", "force"])
+        if let upcoming {
+            // The leader's item (another playlist's order or lengths may differ): it and its time.
+            f.inForce = upcoming
+            let items = playlistItems
+            if !items.isEmpty { playEntry(of: items[upcoming.item % items.count]) }
+        } else {
+            _ = try? mpvHandle.command(["playlist-next", "force"])
+        }
     }
 
     /// The held item starts now, `late` seconds after its instant.
@@ -229,9 +252,20 @@ extension Player {
             return
         }
         f.problem = nil
-        guard let origin = f.origin(), let schedule = ClockSchedule(durations: lengths, origin: origin) else {
+        let groupNow = f.groupTime()
+        if let announced = f.anchor(), announced != f.inForce {
+            // A new word: near its item's start (past its load time) or past it, it takes over.
+            let due = announced.at - f.loadMargin - 0.05
+            if f.inForce == nil || groupNow.map({ $0 >= due }) ?? true { f.inForce = announced }
+        }
+        guard let anchor = f.inForce, let schedule = ClockSchedule(durations: lengths, anchor: anchor) else {
             setFollowing(f)
             return
+        }
+        // A leader says its next item a second ahead.
+        if let announce = f.announce, let groupNow {
+            let next = schedule.next(after: groupNow)
+            if next.at - groupNow <= 1 { announce(next) }
         }
         if f.follower == nil {
             f.follower = ClockFollower(schedule: schedule)
@@ -239,7 +273,7 @@ extension Player {
             f.follower?.rejoin(schedule)
         }
         if let held = f.held {
-            if f.origin() == held.origin, ProcessInfo.processInfo.systemUptime < held.until {
+            if f.anchor() == held.anchor, ProcessInfo.processInfo.systemUptime < held.until {
                 setFollowing(f)
                 return
             }

@@ -55,3 +55,45 @@ public struct ClockSchedule: Sendable, Hashable {
         return e
     }
 }
+
+/// Which item of a playlist starts when, on the group's clock: a leader's word (`follow =
+/// "leader"`: its next item, ahead of its start), or the first item at the Unix epoch (following
+/// the clock). Each node lays its own playlist out from it.
+public struct ScheduleAnchor: Sendable, Hashable {
+    /// The item's index in the playlist (0 first; counted round a shorter playlist).
+    public var item: Int
+    /// When it starts (group time, Unix seconds).
+    public var at: Double
+
+    public init(item: Int, at: Double) {
+        self.item = item
+        self.at = at
+    }
+}
+
+extension ClockSchedule {
+    /// The schedule of `durations` in which `anchor`'s item starts at its time: its origin the
+    /// first round's start after the epoch, to the microsecond, so that every anchor of one
+    /// schedule (another item, another round) gives that schedule back.
+    public init?(durations: [Double], anchor: ScheduleAnchor) {
+        guard !durations.isEmpty, anchor.item >= 0, durations.allSatisfy({ $0.isFinite && $0 > 0 }) else {
+            return nil
+        }
+        let before = durations.prefix(anchor.item % durations.count).reduce(0, +)
+        let round = durations.reduce(0, +)
+        var origin = Self.microseconds(anchor.at - before).truncatingRemainder(dividingBy: round)
+        if origin < 0 { origin += round }
+        self.init(durations: durations, origin: Self.microseconds(origin))
+    }
+
+    /// The item that starts next after `t`, and when (to the microsecond).
+    public func next(after t: Double) -> ScheduleAnchor {
+        let rounds = ((t - origin) / round).rounded(.down)
+        let now = at(t).item
+        let at =
+            now + 1 < durations.count ? origin + rounds * round + offset(of: now + 1) : origin + (rounds + 1) * round
+        return ScheduleAnchor(item: (now + 1) % durations.count, at: Self.microseconds(at))
+    }
+
+    static func microseconds(_ t: Double) -> Double { (t * 1_000_000).rounded() / 1_000_000 }
+}

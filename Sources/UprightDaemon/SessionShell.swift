@@ -11,6 +11,7 @@ import Player
 import Sensors
 import Session
 import Settings
+import Sync
 import Systemd
 
 /// What the session's effects act on, and where its inputs come from: the player, the display,
@@ -94,9 +95,9 @@ struct SessionShell: Sendable {
             proofOfPlay?.leave()
             let playing = step == .next ? await player.next() : await player.previous()
             if let sync, sync.leads, let now = sync.groupTime(),
-                let origin = await player.originForItemStartingNow(at: now)
+                let anchor = await player.anchorForItemStartingNow(at: now)
             {
-                sync.announce(origin: origin)
+                sync.announce(anchor)
                 logger.notice("sync: the group plays \(playing ?? "on") from now")
             }
             if let request { done.replies.append((request, ControlReply(ok: true, playing: playing))) }
@@ -231,7 +232,16 @@ struct SessionShell: Sendable {
         if let sync {
             wall.append(Task { await sync.run() })
             wall.append(
-                Task { [player] in await player.follow(groupTime: { sync.groupTime() }, origin: { sync.origin() }) })
+                Task { [player] in
+                    // A leader says its next item ahead; a follower of the clock has none to say.
+                    if sync.settings.follow == .leader {
+                        await player.follow(
+                            groupTime: { sync.groupTime() }, anchor: { sync.anchor() },
+                            announce: { anchor in sync.announce(anchor) })
+                    } else {
+                        await player.follow(groupTime: { sync.groupTime() }, anchor: { sync.anchor() })
+                    }
+                })
             wall.append(
                 Task { [feed, player] in
                     // A clip of the group's: loaded at once, held at its first frame until its instant.

@@ -14,8 +14,9 @@ import Synchronization
 /// - `node/DEVICE`: what the node follows (retained), emptied by its last will and at its end;
 /// - `beat/DEVICE`: a heartbeat every second (at most once, as the exchanges);
 /// - `ping/DEVICE` ← `FROM ID T1`; `pong/FROM` ← `DEVICE ID T1 T2 T3`: one exchange of clocks.
-/// - `schedule` (`follow = "leader"`, retained): `LEADER ORIGIN`, the group time at which the
-///   playlist's round started; the leader (the reference) writes it, a new leader keeps it.
+/// - `schedule` (`follow = "leader"`, retained): `LEADER ITEM AT`, the playlist's item (0 first)
+///   that starts at group time `AT`: the next one, a second before it starts (a step: the one
+///   stepped to, now). The leader (the reference) writes it; a new leader keeps it and goes on.
 /// - `clip`: `DEVICE AT NAME`, a clip scene asked of a node, played by every node from group
 ///   time `AT` (half a second on: each loads it and holds it at its first frame meanwhile).
 /// - `orientation` (retained): `DEVICE ORIENTATION AT`, the wall's orientation as a node's
@@ -31,7 +32,7 @@ final class SyncLink: Sendable {
     private let start = ContinuousClock.now
     /// This process's mark in its heartbeats: another node's under the same name is told apart.
     private let mark = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    /// The connection while it runs (for ``announce(origin:)``).
+    /// The connection while it runs (for ``announce(item:at:)``).
     private let client = Mutex<MQTTClient?>(nil)
 
     struct State {
@@ -46,9 +47,9 @@ final class SyncLink: Sendable {
         var nextID = 0
         var broker = "connecting"
         var exchangesSinceChange = 0
-        /// `follow = "leader"`: when the playlist's round started (group time), and who said so
+        /// `follow = "leader"`: the item that starts (or started) at a group time, and who said so
         /// (the retained `schedule`).
-        var origin: Double?
+        var anchor: ScheduleAnchor?
         var leader: String?
         /// Another node's heartbeat came under this node's name.
         var sameName = false
@@ -115,11 +116,11 @@ final class SyncLink: Sendable {
         }
     }
 
-    /// When the playlist's round started, on the group's clock: the Unix epoch when following the
-    /// clock; the leader's word when following a leader (`nil` until it is known).
-    func origin() -> Double? {
-        guard settings.follow == .leader else { return 0 }
-        return state.withLock { $0.origin }
+    /// Which item starts when, on the group's clock: the first item at the Unix epoch when
+    /// following the clock; the leader's word when following a leader (`nil` until it is known).
+    func anchor() -> ScheduleAnchor? {
+        guard settings.follow == .leader else { return ScheduleAnchor(item: 0, at: 0) }
+        return state.withLock { $0.anchor }
     }
 
     /// This node leads its group (`follow = "leader"` and the least name heard).
@@ -131,13 +132,17 @@ final class SyncLink: Sendable {
         return state.withLock { s in s.reference == me ? nil : s.leader ?? s.reference }
     }
 
-    /// The leader's new round: the playlist started at `origin` (a step on it). Published at once.
-    func announce(origin: Double) {
-        state.withLock {
-            $0.origin = origin
-            $0.leader = me
+    /// The leader's word: `anchor.item` starts at `anchor.at` (its next item, ahead; the item a
+    /// step moved to, now). Published when this node leads and it is news.
+    func announce(_ anchor: ScheduleAnchor) {
+        let news = state.withLock { s -> Bool in
+            guard s.reference == me, s.anchor != anchor || s.leader != me else { return false }
+            s.anchor = anchor
+            s.leader = me
+            return true
         }
-        client.withLock { $0 }?.publish(base + "/schedule", "\(me) \(origin)", retain: true)
+        guard news, settings.follow == .leader else { return }
+        client.withLock { $0 }?.publish(base + "/schedule", "\(me) \(anchor.item) \(anchor.at)", retain: true)
     }
 
     /// The group as `ctl status` shows it (the player adds how it follows).
@@ -254,10 +259,12 @@ final class SyncLink: Sendable {
         }
         if path == ["schedule"] {
             let words = payload.split(separator: " ")
-            guard words.count == 2, let origin = Double(words[1]), origin.isFinite else { return }
+            guard words.count == 3, let item = Int(words[1]), item >= 0, let at = Double(words[2]), at.isFinite else {
+                return
+            }
             state.withLock {
                 $0.leader = String(words[0])
-                $0.origin = origin
+                $0.anchor = ScheduleAnchor(item: item, at: at)
             }
             return
         }
@@ -307,11 +314,11 @@ final class SyncLink: Sendable {
         let now = MQTTClient.systemTime()
         let word: String? = state.withLock { s in
             guard s.reference == me else { return nil }
-            if s.origin == nil { s.origin = (now * 1000).rounded() / 1000 }
-            guard s.leader != me, let origin = s.origin else { return nil }
+            if s.anchor == nil { s.anchor = ScheduleAnchor(item: 0, at: (now * 1000).rounded() / 1000) }
+            guard s.leader != me, let anchor = s.anchor else { return nil }
             s.leader = me
             logger.notice("sync: this node leads the group \(settings.group)")
-            return "\(me) \(origin)"
+            return "\(me) \(anchor.item) \(anchor.at)"
         }
         if let word { client.publish(base + "/schedule", word, retain: true) }
     }

@@ -29,6 +29,31 @@ import Testing
         #expect(abs((one.remaining(item: 0, at: 3000.5) ?? 0) - 2.5) < 1e-9)
     }
 
+    @Test func anAnchorLaysEachNodesOwnPlaylistOut() throws {
+        // The leader's word: item 1 starts at 1010; a node whose item 0 lasts 10 s starts its
+        // round at 1000, one whose lasts 4 s at 1006.
+        let anchor = ScheduleAnchor(item: 1, at: 1010)
+        let three = try #require(ClockSchedule(durations: [10, 5, 2.5], anchor: anchor))
+        #expect(three.at(1010) == (1, 0) && three.at(1000) == (0, 0))
+        let two = try #require(ClockSchedule(durations: [4, 5], anchor: anchor))
+        #expect(two.at(1010) == (1, 0) && two.at(1006) == (0, 0))
+        // A shorter playlist counts round: item 4 of 3 is item 1.
+        #expect(ClockSchedule(durations: [10, 5, 2.5], anchor: ScheduleAnchor(item: 4, at: 1010)) == three)
+        // What starts next: within the round, and round again at its end.
+        let s = try #require(ClockSchedule(durations: [10, 5, 2.5], origin: 1000))
+        #expect(s.next(after: 1012) == ScheduleAnchor(item: 2, at: 1015))
+        #expect(s.next(after: 1016) == ScheduleAnchor(item: 0, at: 1017.5))
+        #expect(s.next(after: 1036) == ScheduleAnchor(item: 1, at: 1045))
+        // Every anchor of a schedule gives it back, round after round (a real clock's times too).
+        let real = try #require(ClockSchedule(durations: [10.01, 4.966_667, 7.2], anchor: anchor))
+        var t = 1_764_230_000.123_456
+        for _ in 0..<50 {
+            let next = real.next(after: t)
+            #expect(ClockSchedule(durations: real.durations, anchor: next) == real, "\(next)")
+            t = next.at + 0.1
+        }
+    }
+
     @Test func aPositionAndTheTimeItIsScheduledAtAgree() async {
         await propertyCheck(
             count: 500, input: Gen.double(in: 0.04...600).array(of: 1...6), Gen.double(in: 0...2_000_000_000),
