@@ -132,7 +132,7 @@ extension UprightConfiguration {
         out += "discovery_prefix = \(q(mqtt.discoveryPrefix))\nscreenshot_interval = \(mqtt.screenshotInterval)\n"
         if let w = player.wall {
             out += "\n[wall]\ncolumns = \(w.columns)\nrows = \(w.rows)\ncolumn = \(w.column)\nrow = \(w.row)\n"
-            out += "bezel = [\(num(w.bezel.across)), \(num(w.bezel.down))]\n"
+            out += "bezel = [\(num(w.bezel.across)), \(num(w.bezel.down))]\norientation = \(q(w.orientation.name))\n"
         }
         out += "\n[sync]\ngroup = \(q(sync.group))\nfollow = \(q(sync.follow.rawValue))\n"
         out +=

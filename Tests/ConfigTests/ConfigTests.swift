@@ -156,6 +156,10 @@ struct ConfigTests {
             "u.toml:2:8: error: 'wall.rows' must be a whole number, not 1.5"
         ),
         (
+            "[wall]\norientation = \"sideways\"\n",
+            "u.toml:2:15: error: unknown orientation 'sideways'; expected one of: portrait, landscape-right, portrait-upside-down, landscape-left"
+        ),
+        (
             "[sync]\nfollow = \"beat\"\n",
             "u.toml:2:10: error: 'sync.follow' must be \"clock\" or \"leader\", not 'beat'"
         ),
@@ -264,6 +268,19 @@ struct ConfigTests {
 
 @Suite("Effective configuration")
 struct EffectiveConfigurationTests {
+    /// A wall's grid is given in `[app] launch`'s orientation unless it names its own; both read
+    /// back from the rendered file.
+    @Test func aWallsOrientationIsTheLaunchOnesUnlessItSays() throws {
+        let launched = try UprightConfiguration.parse(
+            "[app]\nsupported = [\"landscape-left\", \"portrait\", \"landscape-right\"]\nlaunch = \"landscape-left\"\n"
+                + "[scenes.idle]\nsupported = [\"landscape-left\"]\n[scenes.inline]\nsupported = [\"landscape-left\"]\n"
+                + "[wall]\ncolumns = 3\n")
+        #expect(launched.player.wall?.orientation == .landscapeLeft, "\(launched.warnings)")
+        let own = try UprightConfiguration.parse("[wall]\ncolumns = 3\norientation = \"landscape-right\"\n")
+        #expect(own.player.wall?.orientation == .landscapeRight)
+        #expect(try UprightConfiguration.parse(own.toml).player.wall == own.player.wall)
+    }
+
     @Test func aStreamsLatencyReadsAndRendersBack() throws {
         let c = try UprightConfiguration.parse(
             "[player]\nplaylist = [{ path = \"rtsp://cam/1\", latency = 2.5 }, { path = \"rtsp://cam/2\", latency = 1 }]\n"
