@@ -113,6 +113,14 @@ struct SyncGroupTests {
         return out
     }
 
+    /// Both nodes show the clip whose frames are numbered from `first`, in step.
+    static func bothShow(_ a: String, _ b: String, dir: String, from first: Int) async throws {
+        let x = try await frame(a, dir: dir, name: "show-a"), y = try await frame(b, dir: dir, name: "show-b")
+        #expect((x ?? 0) >= first && (y ?? 0) >= first, "\(String(describing: x)) \(String(describing: y))")
+        let frames = try await differences(a, b, dir: dir, pairs: 5)
+        #expect(inStep(frames), "frames apart: \(frames)")
+    }
+
     /// Most pairs read (four of five), and their median in step.
     static func inStep(_ frames: [Int]) -> Bool {
         frames.count >= 4 && frames.sorted()[frames.count / 2] <= inStep
@@ -256,13 +264,7 @@ struct SyncGroupTests {
         let stepped = try await upright(["ctl", "--socket", b.1, "next"])
         #expect(stepped.status == 0, "\(stepped.stdout)\(stepped.stderr)")
         try await Task.sleep(for: .seconds(3))
-        let frameB = try await Self.frame(b.1, dir: wall.dir, name: "sb")
-        let frameC = try await Self.frame(c.1, dir: wall.dir, name: "sc")
-        #expect(
-            (frameB ?? 0) >= 10_000 && (frameC ?? 0) >= 10_000,
-            "\(String(describing: frameB)) \(String(describing: frameC))")
-        let moved = try await Self.differences(b.1, c.1, dir: wall.dir, pairs: 5)
-        #expect(Self.inStep(moved), "frames apart: \(moved)")
+        try await Self.bothShow(b.1, c.1, dir: wall.dir, from: 10_000)
         // A clip: asked of a follower, refused with the leader's name; asked of the leader,
         // every screen plays it from one instant.
         let notHere = try await upright(["ctl", "--socket", c.1, "play", "promo"])
@@ -270,14 +272,7 @@ struct SyncGroupTests {
         let played = try await upright(["ctl", "--socket", b.1, "play", "promo"])
         #expect(played.stdout.contains("every screen of the wall plays promo"), "\(played.stdout)")
         try await Task.sleep(for: .seconds(2))
-        let clipB = try await Self.frame(b.1, dir: wall.dir, name: "pb")
-        let clipC = try await Self.frame(c.1, dir: wall.dir, name: "pc")
-        #expect(
-            (clipB ?? 0) >= 20_000 && (clipC ?? 0) >= 20_000,
-            "\(String(describing: clipB)) \(String(describing: clipC))\n\(c.0.stderr.suffix(1500))")
-        let together = try await Self.differences(b.1, c.1, dir: wall.dir, pairs: 5)
-        #expect(
-            Self.inStep(together), "frames apart: \(together)")
+        try await Self.bothShow(b.1, c.1, dir: wall.dir, from: 20_000)
     }
 
     /// Following a leader, a screen may play other content: the leader says each next item and

@@ -22,6 +22,19 @@ struct WallTileTests {
         guard p.terminationStatus == 0 else { throw HarnessError("ffmpeg could not make \(path)") }
     }
 
+    /// The configuration's part that shows `picture` full screen, for ten minutes.
+    static func showing(_ picture: String) -> String {
+        """
+        [lock]
+        evdev = "none"
+        [player]
+        playlist = ["\(picture)"]
+        image_duration = 600
+        [player.mpv]
+        fullscreen = "yes"
+        """
+    }
+
     /// Each of three screens of `mode`, as `extra` configures it (turned or not), showing its tile
     /// of a picture as wide as the wall (screens of `screen` logical pixels, `bezel` between them):
     /// the red at its left and right edges, mid-height, beside what the geometry says.
@@ -35,13 +48,7 @@ struct WallTileTests {
             let (play, _) = try CompositorTests.play(
                 beside: sway,
                 config: """
-                    [lock]
-                    evdev = "none"
-                    [player]
-                    playlist = ["\(picture)"]
-                    image_duration = 600
-                    [player.mpv]
-                    fullscreen = "yes"
+                    \(Self.showing(picture))
                     \(extra)
                     [wall]
                     columns = 3
@@ -134,13 +141,7 @@ struct WallTileTests {
                     [scenes.inline]
                     supported = ["portrait", "landscape-left"]
                     autorotate = true
-                    [lock]
-                    evdev = "none"
-                    [player]
-                    playlist = ["\(picture)"]
-                    image_duration = 600
-                    [player.mpv]
-                    fullscreen = "yes"
+                    \(Self.showing(picture))
                     [mqtt]
                     url = "mqtt://127.0.0.1:\(port)"
                     device = "wall-\(column)"
