@@ -251,6 +251,10 @@ public actor Player {
         f.advance?.task.cancel()
         following = nil
         if f.follower?.speed != 1, !handleEnded { _ = try? mpv.set("speed", .double(1)) }
+        // No schedule starts a held item any more: it plays now (unless the screen is off).
+        if holdsStarts, !screenPaused, !handleEnded, mpv.value(.pause) == true {
+            _ = try? mpv.set("pause", .flag(false))
+        }
     }
     var playlistItems: [String] { core.items }
     /// A wall's node: its items start held at their first frame (``PlayerSettings/holdStarts``).

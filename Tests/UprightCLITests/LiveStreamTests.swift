@@ -145,8 +145,10 @@ struct LiveStreamPlayTests {
                 } else if slate.count > cycle || t > slateWithin {
                     wrong.append("cycle \(cycle) at \(String(format: "%.2f", t)) s: \(s)")
                 }
-                // A screenshot takes about 0.1 s: looked at as often, the times are that close.
-                try await Task.sleep(for: .milliseconds(20))
+                // A screenshot takes about 0.1 s: looked at as often until the slate shows, the
+                // times are that close; then twice a second, so that the screenshots (mpv encodes
+                // each in its playback loop) do not make the stream they watch stall.
+                try await Task.sleep(for: .milliseconds(slate.count > cycle ? 500 : 20))
             }
             try server.start()
             let started = Date()
@@ -156,7 +158,7 @@ struct LiveStreamPlayTests {
                     back.append(at.timeIntervalSince(started))
                     break
                 }
-                try await Task.sleep(for: .milliseconds(50))
+                try await Task.sleep(for: .milliseconds(150))
             }
             if back.count == cycle { wrong.append("cycle \(cycle): the stream did not come back") }
             if let last = back.last, back.count == cycle + 1, last > backWithin {
@@ -173,7 +175,7 @@ struct LiveStreamPlayTests {
                     )
                     break
                 }
-                try await Task.sleep(for: .milliseconds(50))
+                try await Task.sleep(for: .milliseconds(250))
             }
         }
         #expect(play.process.isRunning, "\(play.stderr)")
