@@ -190,6 +190,10 @@ public actor Player {
     /// Writes a PNG of what mpv shows to `path`: its window with the overlays (`window`), or the
     /// current video frame (`video`, which mpv takes with no window at all).
     public func screenshot(to path: String, window: Bool) throws(MPVError) {
+        // The null output has no window: asking it costs mpv's playback loop an attempt each time.
+        if window, mpv.string("current-vo") == "null" {
+            throw MPVError(call: "screenshot-to-file window", message: "the null video output has no window", code: -1)
+        }
         try mpv.command(["screenshot-to-file", path, window ? "window" : "video"])
     }
 
