@@ -90,7 +90,7 @@ extension Player {
     /// The item playing now, starting at `groupTime` (a leader's step: the group plays on from
     /// there); `nil` when the playlist is not followed.
     public func anchorForItemStartingNow(at groupTime: Double) -> ScheduleAnchor? {
-        guard currentFollowing != nil, let index = playingItem.flatMap({ playlistItems.firstIndex(of: $0) }) else {
+        guard currentFollowing != nil, let index = playingIndex else {
             return nil
         }
         return ScheduleAnchor(item: index, at: (groupTime * 1000).rounded() / 1000)
@@ -112,7 +112,7 @@ extension Player {
         guard var f = currentFollowing, holdsStarts, f.release == nil, !screenPaused, !isShuttingDown else { return }
         let handle = mpvHandle
         guard handle.value(.pause) == true, !(handle.value(.idleActive) ?? false) else { return }
-        let index = playingItem.flatMap { playlistItems.firstIndex(of: $0) }
+        let index = playingIndex
         var wait = 0.0
         if playsClip {
             // A clip of the group's starts at its instant; another clip at once.
@@ -157,7 +157,7 @@ extension Player {
     /// round is loaded again the same way.
     func advanceAhead() {
         guard var f = currentFollowing, holdsStarts, !screenPaused, !isShuttingDown,
-            let index = playingItem.flatMap({ playlistItems.firstIndex(of: $0) }), f.advance?.item != index,
+            let index = playingIndex, f.advance?.item != index,
             f.release == nil, mpvHandle.value(.pause) != true, let follower = f.follower, follower.joined,
             let groupTime = f.groupTime()
         else { return }
@@ -182,7 +182,7 @@ extension Player {
         guard var f = currentFollowing, f.advance?.item == index else { return }
         defer { setFollowing(f) }
         guard !Task.isCancelled, !screenPaused, !isShuttingDown,
-            playingItem.flatMap({ playlistItems.firstIndex(of: $0) }) == index
+            playingIndex == index
         else {
             f.advance = nil
             return
@@ -280,7 +280,7 @@ extension Player {
             f.held = nil
         }
         let handle = mpvHandle
-        let index = playingItem.flatMap { items.firstIndex(of: $0) }
+        let index = playingIndex
         let position = handle.value(.timePosition)
         let paused = handle.value(.pause) ?? false
         guard let groupTime = f.groupTime() else {

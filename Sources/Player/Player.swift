@@ -265,6 +265,8 @@ public actor Player {
     var holdsStarts: Bool { core.settings.holdStarts }
     var playingItem: String? { core.clip == nil ? core.current : nil }
     var playsClip: Bool { core.clip != nil }
+    /// The playlist's item playing, by its index in the playlist (`nil` for a clip, or none).
+    var playingIndex: Int? { playingItem.flatMap { core.items.firstIndex(of: $0) } }
     func scheduledLength(of item: String) -> PlaybackCore.ScheduledLength { core.scheduledLength(of: item) }
     /// Plays `item`'s entry now (mpv's events tell the core).
     func playEntry(of item: String) {

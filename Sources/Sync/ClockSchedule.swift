@@ -24,8 +24,7 @@ public struct ClockSchedule: Sendable, Hashable {
 
     /// The item playing at group time `t` and the position in it.
     public func at(_ t: Double) -> (item: Int, position: Double) {
-        var within = (t - origin).truncatingRemainder(dividingBy: round)
-        if within < 0 { within += round }
+        var within = Self.wrapped(t - origin, round)
         for (index, d) in durations.enumerated() {
             if within < d { return (index, within) }
             within -= d
@@ -38,8 +37,7 @@ public struct ClockSchedule: Sendable, Hashable {
     /// `nil` when another item is scheduled then.
     public func remaining(item index: Int, at t: Double) -> Double? {
         guard durations.indices.contains(index) else { return nil }
-        var within = (t - origin - offset(of: index)).truncatingRemainder(dividingBy: round)
-        if within < 0 { within += round }
+        let within = Self.wrapped(t - origin - offset(of: index), round)
         guard within < durations[index] else { return nil }
         return durations[index] - within
     }
@@ -81,9 +79,8 @@ extension ClockSchedule {
         }
         let before = durations.prefix(anchor.item % durations.count).reduce(0, +)
         let round = durations.reduce(0, +)
-        var origin = Self.microseconds(anchor.at - before).truncatingRemainder(dividingBy: round)
-        if origin < 0 { origin += round }
-        self.init(durations: durations, origin: Self.microseconds(origin))
+        self.init(
+            durations: durations, origin: Self.microseconds(Self.wrapped(Self.microseconds(anchor.at - before), round)))
     }
 
     /// The item that starts next after `t`, and when (to the microsecond).
@@ -96,4 +93,10 @@ extension ClockSchedule {
     }
 
     static func microseconds(_ t: Double) -> Double { (t * 1_000_000).rounded() / 1_000_000 }
+
+    /// `t` taken round `round`, into 0 ..< `round` (before the origin too).
+    static func wrapped(_ t: Double, _ round: Double) -> Double {
+        let r = t.truncatingRemainder(dividingBy: round)
+        return r < 0 ? r + round : r
+    }
 }
