@@ -10,15 +10,18 @@ no correction; and the group with one node started 10 s late.
 Goal: the same frame on every screen in most samples (median 0) and p95 at most one frame (33 ms
 at 30 fps).
 
-With `DURATION=SECONDS` it runs one long series instead: the three nodes of the group, the third
-one's system clock 200 ms ahead (libfaketime, a constant offset: a rate, `x1.001`, stops Swift's
-timers in the process, its monotonic clock faked or not), sampled every 10 s; the first and the
-last fifth side by side, and the offset the third node estimates (`ctl status`).
+With `DURATION=SECONDS` it runs one long series instead: the three nodes of the group, the second
+one with all its clocks 1000 ppm fast (libfaketime's rate `x1.001`; its timers kept by
+scripts/faketime_timers.c, preloaded first: libfaketime 0.9.10 alone stops a Swift program's
+timers at a rate), the third one's system clock 200 ms ahead (libfaketime, a constant offset),
+sampled every 10 s; the first and the last fifth side by side, and the offsets the second and
+third nodes estimate (`ctl status`).
 
   SAMPLES=120 scripts/bench_wall.py BIN_DIR
   DURATION=1800 scripts/bench_wall.py BIN_DIR
 """
 import concurrent.futures
+import json
 import os
 import shutil
 import socket
@@ -112,8 +115,17 @@ def report(name, frames, spreads):
           % (name, s[len(s) // 2] * ms, p95 * ms, s[-1] * ms, same, len(frames), statistics.median(spreads)))
 
 
-FAKETIME = {'LD_PRELOAD': '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', 'FAKETIME': '+0.2',
-            'FAKETIME_DONT_RESET': '1', 'FAKETIME_DONT_FAKE_MONOTONIC': '1'}
+LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1'
+AHEAD = {'LD_PRELOAD': LIBFAKETIME, 'FAKETIME': '+0.2', 'FAKETIME_DONT_RESET': '1',
+         'FAKETIME_DONT_FAKE_MONOTONIC': '1'}
+
+
+def fast_clocks(directory):
+    """The environment of a process whose every clock runs 1000 ppm fast."""
+    timers = os.path.join(directory, 'faketime_timers.so')
+    subprocess.run(['cc', '-O2', '-shared', '-fPIC', '-o', timers,
+                    os.path.join(ROOT, 'scripts/faketime_timers.c')], check=True)
+    return {'LD_PRELOAD': timers + ' ' + LIBFAKETIME, 'FAKETIME': '+0 x1.001', 'FAKETIME_DONT_RESET': '1'}
 
 
 def upright_node(bin_dir, directory, sway, device, clip, port, group=True, extra_env=None):
@@ -140,8 +152,9 @@ def plain_mpv(sway, clip):
 
 
 def long_run(bin_dir, directory, sways, clip, port, duration, pool, processes):
-    procs = [upright_node(bin_dir, directory, s, 'wall-%d' % n, clip, port,
-                          extra_env=FAKETIME if n == 2 else None) for n, s in enumerate(sways)]
+    clocks = [None, fast_clocks(directory), AHEAD]
+    procs = [upright_node(bin_dir, directory, s, 'wall-%d' % n, clip, port, extra_env=clocks[n])
+             for n, s in enumerate(sways)]
     processes.extend(procs)
     time.sleep(10)
     end = time.monotonic() + duration
@@ -151,19 +164,25 @@ def long_run(bin_dir, directory, sways, clip, port, duration, pool, processes):
         if frames:
             samples.append((time.monotonic(), frames[0], spreads[0]))
         time.sleep(10)
-    def offset(node):
+    def sync_status(node):
+        """The node's `sync` part of `ctl status`."""
         status = subprocess.run([os.path.join(bin_dir, 'upright'), 'ctl', '--socket',
                                  os.path.join(directory, 'wall-%d.sock' % node), 'status'],
                                 capture_output=True, text=True).stdout
-        for part in status.split(','):
-            if '"offset_ms"' in part:
-                return part.split(':')[1].strip()
+        try:
+            return (json.loads(status).get('status') or {}).get('sync') or {}
+        except ValueError:
+            return {}
     fifth = max(1, len(samples) // 5)
-    print('%d s, the third node\'s system clock 200 ms ahead (libfaketime), a sample every 10 s:' % duration)
+    print('%d s, the second node\'s clocks 1000 ppm fast, the third\'s system clock 200 ms ahead (libfaketime), '
+          'a sample every 10 s:' % duration)
     report('first fifth', [f for _, f, _ in samples[:fifth]], [s for _, _, s in samples[:fifth]])
     report('last fifth', [f for _, f, _ in samples[-fifth:]], [s for _, _, s in samples[-fifth:]])
     report('all', [f for _, f, _ in samples], [s for _, _, s in samples])
-    print('  the third node\'s estimated offset to the group at the end: %s ms' % offset(2))
+    for node, clock in enumerate(['its clocks true', 'its clocks 1000 ppm fast', 'its system clock 200 ms ahead']):
+        sync = sync_status(node)
+        print('  node %d (%s) at the end: offset to the group %s ms, error %s ms, speed %s, last correction %s'
+              % (node + 1, clock, sync.get('offset_ms'), sync.get('error_ms'), sync.get('speed'), sync.get('correction')))
     for p in procs:
         stop(p)
         processes.remove(p)
