@@ -27,6 +27,11 @@ extension MPVHandle {
             // bindings off, and each is a Lua state and a thread; a kiosk has no use for them, nor for
             // conditional profiles. [player.mpv] may turn them on again.
             ("load-stats-overlay", "no"), ("load-osd-console", "no"), ("load-auto-profiles", "no"),
+            // mpv's ytdl_hook is a Lua state that mpv_initialize waits for (15 ms here, far more on
+            // a slow board: the first frame waits for it), and it hands every http(s) URL to
+            // yt-dlp first; playlists name media files and streams. [player.mpv] ytdl = "yes" for
+            // pages that need yt-dlp.
+            ("ytdl", "no"),
         ]
         options.append(("loop-playlist", settings.loop ? "inf" : "no"))
         options.append(("image-display-duration", String(settings.imageDuration)))

@@ -317,6 +317,17 @@ struct PlayerLayoutPixelTests {
         #expect(seen?.last == .playing(testPattern))
         _ = await player.shutdown()
     }
+
+    @Test func mpvsYtdlHookIsOffUnlessThePlayersMpvTableTurnsItOn() async throws {
+        let plain = try Player(settings: PlayerSettings(), extra: headless)
+        #expect(plain.mpvHandle.string("ytdl") == "no")
+        _ = await plain.shutdown()
+        var settings = PlayerSettings()
+        settings.mpv["ytdl"] = "yes"
+        let asked = try Player(settings: settings, extra: headless)
+        #expect(asked.mpvHandle.string("ytdl") == "yes")
+        _ = await asked.shutdown()
+    }
 }
 
 @Suite("mpv key names")
