@@ -117,13 +117,30 @@ public struct SessionCore: Sendable {
     /// third of a second on a slow board). The turn still comes first where it counts: the
     /// compositor reads it, and turns the output, long before mpv's window exists; the player's
     /// own turn (`apply`) stays ahead of its start.
+    ///
+    /// A launch orientation that the first scene does not allow is turned from at once (the
+    /// policy's second decision, at the same instant): only the last turn is carried out, in the
+    /// first one's place, so the first frame is laid out, and the output turned, once, as they stay.
     public mutating func launch(presence: DisplayState, at now: Double) -> [SessionEffect] {
-        var effects = start(at: now) + handle(.displayChecked(presence), at: now)
+        var effects = Self.lastTurnsOnly(start(at: now) + handle(.displayChecked(presence), at: now))
         guard let turn = effects.firstIndex(where: { if case .turnOutput = $0 { true } else { false } }),
             let start = effects.firstIndex(of: .player(.start)), start > turn
         else { return effects }
         effects.insert(effects.remove(at: start), at: turn)
         return effects
+    }
+
+    /// `effects` with each kind of turn (the player's, the output's) carried out once: the last
+    /// one, in the first one's place.
+    static func lastTurnsOnly(_ effects: [SessionEffect]) -> [SessionEffect] {
+        let applies = effects.indices.filter { if case .player(.apply) = effects[$0] { true } else { false } }
+        let turns = effects.indices.filter { if case .turnOutput = effects[$0] { true } else { false } }
+        var out = effects
+        for group in [applies, turns] where group.count > 1 {
+            out[group[0]] = effects[group[group.count - 1]]
+        }
+        let dropped = Set(applies.dropFirst() + turns.dropFirst())
+        return out.indices.filter { !dropped.contains($0) }.map { out[$0] }
     }
 
     /// When the next thing is due with no input: a transition's end, a display probe, the end of

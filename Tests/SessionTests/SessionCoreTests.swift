@@ -98,6 +98,29 @@ struct SessionCoreTests {
         #expect(!waiting.launch(presence: .waiting("sway is not there"), at: 0).contains(.player(.start)))
     }
 
+    @Test(arguments: [InterfaceOrientation.portrait, .landscapeLeft, .landscapeRight])
+    func aLaunchTheFirstSceneTurnsFromAtOnceIsLaidOutAndTurnedOnce(launch: InterfaceOrientation) throws {
+        var policy = PolicyConfiguration()
+        policy.launch = launch
+        var core = try SessionCore(policy: policy, locked: false, display: .kiosk)
+        let effects = core.launch(presence: .present, at: 0)
+        let shown = effects.filter { if case .policy = $0 { false } else { true } }
+        let applies = shown.filter { if case .player(.apply) = $0 { true } else { false } }
+        let turns = shown.filter { if case .turnOutput = $0 { true } else { false } }
+        // The inline scene allows portrait alone: whatever the launch, portrait is what stays.
+        #expect(applies == [.player(.apply(.portrait, .interface, .inline))])
+        #expect(turns == [.turnOutput(.portrait)])
+        let apply = try #require(shown.firstIndex(of: applies[0]))
+        let start = try #require(shown.firstIndex(of: .player(.start)))
+        let turn = try #require(shown.firstIndex(of: turns[0]))
+        #expect(apply < start && start < turn)
+        // The decisions are all still said (the log, `ctl status`): the launch and, unless it
+        // was portrait, the scene's turn from it.
+        let turned = effects.filter { if case .policy(.decision(let d)) = $0 { d.kind == .rotate } else { false } }
+        #expect(turned.count == (launch == .portrait ? 1 : 2))
+        #expect(core.status.interface == .portrait)
+    }
+
     @Test func lockingAsksTheMotionFallbackFirstAndSwitchesTheSensorOff() throws {
         var run = try Run()
         run.settle()
