@@ -542,8 +542,13 @@ def first_frame_figures(vm, report, rounds):
     vm.ssh(f"cp {greetd} /etc/upright/greetd-upright.toml")
     for config in ("/etc/upright/greetd-plain.toml", "/etc/upright/greetd-upright.toml"):
         vm.ssh(PIXMAN_GREETD.replace("/etc/greetd/config.toml", config))
+    # Nothing to turn: the launch and the playing scene both the panel's own orientation (the
+    # inline scene allows portrait alone by default, and would turn the output from it at once).
+    panel = '\n[scenes.idle]\nsupported = ["landscape-right"]\n[scenes.inline]\nsupported = ["landscape-right"]\n'
     for launch, turned in (("landscape-right", "nothing to turn"), ("portrait", "the output turned at launch")):
         config = CONFIG.format(port=IIO_PORT, console="") + f'\n[app]\nlaunch = "{launch}"\n'
+        if launch == "landscape-right":
+            config += panel
         vm.ssh(f"cat > /etc/upright/upright.toml <<'EOF'\n{config}EOF")
         first_frames(vm, report, rounds, f"launch {launch}: {turned}")
 
