@@ -4,6 +4,7 @@ import Glibc
 import Picture
 import TestSupport
 import Testing
+import UnixSocket
 
 /// Remote playlist items through a real `upright play` and a real HTTP server on loopback: played
 /// from the cache, kept when the server is gone (a restart too), a new version taken at an item
@@ -40,18 +41,38 @@ struct RemoteItemsTests {
     }
 
     /// The same, with when the screenshot's answer came (before its picture is read: that takes
-    /// a process of its own, which a loaded machine may hold back).
+    /// a process of its own, which a loaded machine may hold back). Asked on the control socket
+    /// from this process, as `ctl screenshot` asks it: an `upright ctl` process's own start, a
+    /// second on a loaded machine, would count as the screen's time.
     static func centreColourAndTime(socket: String, dir: String) async throws -> (colour: (Int, Int, Int), at: Date)? {
         let png = dir + "/shot.png", ppm = dir + "/shot.ppm"
-        let run = try await upright(["ctl", "--socket", socket, "screenshot", "--out", png])
-        let at = Date()
-        guard run.status == 0 else { return nil }
+        guard let (shot, at) = await screenshot(socket: socket) else { return nil }
+        try shot.write(to: URL(fileURLWithPath: png))
         let colour: (Int, Int, Int)? = try await Blocking.run {
             guard let picture = try Clips.picture(png: png, ppm: ppm) else { return nil }
             let c = picture.rgb(picture.width / 2, picture.height / 2)
             return (Int(c.r), Int(c.g), Int(c.b))
         }
         return colour.map { ($0, at) }
+    }
+
+    /// The PNG of a `screenshot` request on the control socket at `socket`, and when its answer
+    /// came; `nil` when none could be taken.
+    static func screenshot(socket: String) async -> (png: Data, at: Date)? {
+        await Blocking.run { () -> (png: Data, at: Date)? in
+            guard let fd = try? UnixSocket.connect(socket, timeout: 5) else { return nil }
+            defer { close(fd) }
+            UnixSocket.setTimeout(fd, seconds: 10)
+            guard UnixSocket.sendAll(fd, Array(#"{"command": "screenshot"}"#.utf8) + [10]) else { return nil }
+            var line: [UInt8] = []
+            while !line.contains(10), let chunk = UnixSocket.read(fd, upTo: 1 << 16), !chunk.isEmpty { line += chunk }
+            let at = Date()
+            guard let reply = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
+                let shot = reply["screenshot"] as? [String: Any], let text = shot["png"] as? String,
+                let png = Data(base64Encoded: text)
+            else { return nil }
+            return (png, at)
+        }
     }
 
     static func status(_ socket: String) async throws -> [String: Any] {
