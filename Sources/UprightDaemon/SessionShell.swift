@@ -234,13 +234,9 @@ struct SessionShell: Sendable {
             wall.append(
                 Task { [player] in
                     // A leader says its next item ahead; a follower of the clock has none to say.
-                    if sync.settings.follow == .leader {
-                        await player.follow(
-                            groupTime: { sync.groupTime() }, anchor: { sync.anchor() },
-                            announce: { anchor in sync.announce(anchor) })
-                    } else {
-                        await player.follow(groupTime: { sync.groupTime() }, anchor: { sync.anchor() })
-                    }
+                    var announce: (@Sendable (ScheduleAnchor) -> Void)?
+                    if sync.settings.follow == .leader { announce = { anchor in sync.announce(anchor) } }
+                    await player.follow(groupTime: { sync.groupTime() }, anchor: { sync.anchor() }, announce: announce)
                 })
             wall.append(
                 Task { [feed, player] in

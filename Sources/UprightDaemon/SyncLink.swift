@@ -32,7 +32,7 @@ final class SyncLink: Sendable {
     private let start = ContinuousClock.now
     /// This process's mark in its heartbeats: another node's under the same name is told apart.
     private let mark = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    /// The connection while it runs (for ``announce(item:at:)``).
+    /// The connection while it runs (for ``announce(_:)``).
     private let client = Mutex<MQTTClient?>(nil)
 
     struct State {

@@ -2,9 +2,10 @@ import Blocking
 import Foundation
 import Glibc
 import Picture
+import Session
 import TestSupport
 import Testing
-import UnixSocket
+import UprightDaemon
 
 /// Remote playlist items through a real `upright play` and a real HTTP server on loopback: played
 /// from the cache, kept when the server is gone (a restart too), a new version taken at an item
@@ -59,20 +60,12 @@ struct RemoteItemsTests {
     /// The PNG of a `screenshot` request on the control socket at `socket`, and when its answer
     /// came; `nil` when none could be taken.
     static func screenshot(socket: String) async -> (png: Data, at: Date)? {
-        await Blocking.run { () -> (png: Data, at: Date)? in
-            guard let fd = try? UnixSocket.connect(socket, timeout: 5) else { return nil }
-            defer { close(fd) }
-            UnixSocket.setTimeout(fd, seconds: 10)
-            guard UnixSocket.sendAll(fd, Array(#"{"command": "screenshot"}"#.utf8) + [10]) else { return nil }
-            var line: [UInt8] = []
-            while !line.contains(10), let chunk = UnixSocket.read(fd, upTo: 1 << 16), !chunk.isEmpty { line += chunk }
-            let at = Date()
-            guard let reply = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
-                let shot = reply["screenshot"] as? [String: Any], let text = shot["png"] as? String,
-                let png = Data(base64Encoded: text)
-            else { return nil }
-            return (png, at)
+        guard let line = try? await ControlClient.send(#"{"command": "screenshot"}"#, to: socket) else { return nil }
+        let at = Date()
+        guard let shot = ControlReply(line: line)?.screenshot, let png = Data(base64Encoded: shot.png) else {
+            return nil
         }
+        return (png, at)
     }
 
     static func status(_ socket: String) async throws -> [String: Any] {
