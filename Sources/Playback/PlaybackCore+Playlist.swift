@@ -23,8 +23,10 @@ extension PlaybackCore {
         entries = []
         (adding, guards) = ([], [])
         sentOverlays = [:]
+        sentPlacement = [:]
         rotateFilter = false
         var out = itemStarted()
+        windowSized = false
         if case .step(_, let request)? = inFlight?.change { out.append(.stepped(request: request, playing: current)) }
         (inFlight, changes) = (nil, changes.filter { if case .step = $0 { true } else { false } })
         if clipState != nil {

@@ -248,22 +248,26 @@ extension PlaybackCore {
             layout == .inline && interface.isPortrait && settings.wall == nil ? settings.inlineBottomMargin : 0
         // The margin lies on the panel edge that is the viewer's bottom.
         let sides: [(String, Int)] = [("top", 180), ("bottom", 0), ("left", 90), ("right", 270)]
-        let sets = sides.map { side, angle -> PlaybackEffect in
-            .mpv(.set("video-margin-ratio-\(side)", .double(surfaceAngle == angle ? bottom : 0)))
+        let margins = sides.map { side, angle in ("video-margin-ratio-\(side)", surfaceAngle == angle ? bottom : 0) }
+        return place(margins + placeTile()) + drawOverlays()
+    }
+
+    /// The placement properties among `values` whose value mpv does not have yet, as sets.
+    mutating func place(_ values: [(String, Double)]) -> [PlaybackEffect] {
+        values.compactMap { name, value in
+            guard sentPlacement[name] != value else { return nil }
+            sentPlacement[name] = value
+            return .mpv(.set(name, .double(value)))
         }
-        return sets + placeTile() + drawOverlays()
     }
 
     /// A wall's tile: zoom and pan for the window and the picture now (nothing until both are
     /// known), the wall as a viewer sees it in the interface orientation now.
-    func placeTile() -> [PlaybackEffect] {
+    func placeTile() -> [(String, Double)] {
         guard let wall = settings.wall,
             let p = wall.seen(in: interface).placement(window: osd, video: videoSize, surfaceAngle: surfaceAngle)
         else { return [] }
-        return [
-            .mpv(.set("video-zoom", .double(p.zoom))), .mpv(.set("video-pan-x", .double(p.panX))),
-            .mpv(.set("video-pan-y", .double(p.panY))),
-        ]
+        return [("video-zoom", p.zoom), ("video-pan-x", p.panX), ("video-pan-y", p.panY)]
     }
 
     /// How to accept the rotate suggestion: its key when one is bound, else the command.
@@ -306,6 +310,7 @@ extension PlaybackCore {
     /// The item's first frame is on screen (or it failed, or a second passed): waiting overlays are drawn.
     mutating func itemStarted() -> [PlaybackEffect] {
         startDeadline = nil
+        if firstFrameShown { windowSized = true }
         guard overlaysWaiting else { return [] }
         overlaysWaiting = false
         return drawOverlays()

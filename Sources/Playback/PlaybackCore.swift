@@ -149,11 +149,24 @@ public struct PlaybackCore: Sendable {
     var overlaysHidden = false
     var osd = (width: 0, height: 0)
     var sentOverlays: [OverlayLevel: String] = [:]
+    /// The picture's place in its window as this mpv was last told it (margins, a tile's zoom and
+    /// pan): a value it has already is not sent again (each write is a round trip, and its video
+    /// output takes a changed option in its own thread, which also answers the compositor).
+    var sentPlacement: [String: Double] = [:]
     var rotateFilter = false
     /// An item is starting until its first frame, or this time at the latest: overlay changes wait.
     var startDeadline: Double?
-    /// Seconds the first text an mpv draws waits after its first frame.
+    /// Seconds the first text an mpv draws waits after its first frame, or after its window's first
+    /// resize when the compositor has not sized the window yet (``firstTextLongestWait`` at most).
     static let firstTextDelay = 0.2
+    /// The longest the first text waits for a window at the video's own size to be sized: libass's
+    /// font setup, in mpv's video output thread, would hold back the compositor's resize (a tiled or
+    /// full-screen window is mapped at the video's size first; the first frame at the screen's size
+    /// comes after that resize).
+    static let firstTextLongestWait = 1.0
+    /// The window has had its size from the compositor (its OSD size changed from a first known
+    /// one), or the first text stopped waiting for it; a new mpv's window has not.
+    var windowSized = false
     var overlaysWaiting = false
 
     // Stalls and shapes.
@@ -264,7 +277,8 @@ public struct PlaybackCore: Sendable {
             // mpv sets libass up (fontconfig) for its first text, in its video output's thread: drawn
             // now, the first frame would wait for it (10 ms here, far more on a slow board).
             if startDeadline != nil, !sentOverlays.values.contains(where: { !$0.isEmpty }) {
-                startDeadline = now + Self.firstTextDelay
+                let unsized = !windowSized && osd != (0, 0)
+                startDeadline = now + (unsized ? Self.firstTextLongestWait : Self.firstTextDelay)
                 return []
             }
             return itemStarted()
@@ -297,6 +311,11 @@ public struct PlaybackCore: Sendable {
             out.append(.event(.idle))
             return out + nothingToPlay(at: now)
         case .osdSize(let w, let h):
+            if !windowSized, osd != (0, 0), osd != (w, h) {
+                windowSized = true
+                // The compositor's size: the first text follows the frame drawn at it.
+                if firstFrameShown, let t = startDeadline { startDeadline = min(t, now + Self.firstTextDelay) }
+            }
             osd = (w, h)
             return settings.wall == nil ? drawOverlays() : applyLayout()
         case .videoSize(let w, let h):

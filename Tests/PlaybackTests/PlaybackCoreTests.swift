@@ -246,6 +246,42 @@ struct PlaybackCoreTests {
         #expect(d.replies[1] == ["/d/2.png"])
     }
 
+    /// A tiled or full-screen window is mapped at the video's own size, and its first frame at the
+    /// screen's size follows the compositor's resize: this mpv's first text (libass's font setup, in
+    /// the thread that answers the compositor) waits for that resize, a second at most.
+    @Test func theFirstTextWaitsForTheCompositorsResizeASecondAtMost() {
+        for resized in [true, false] {
+            var d = Drive(.folder(), files: Self.two)
+            d.send(.start)
+            d.deliver = false
+            d.send(.mpv(.osdSize(width: 640, height: 360)))  // the window at the video's size
+            var content = d.core.overlays
+            content.title = "1.png"
+            d.send(.overlays(content))
+            let before = d.overlayCommands.count
+            d.send(.mpv(.playbackRestart))
+            #expect(d.core.nextDeadline == d.t + 1)
+            d.t += 0.5
+            d.send(.tick)
+            #expect(d.overlayCommands.count == before)
+            if resized {
+                d.send(.mpv(.osdSize(width: 1280, height: 800)))  // the compositor's size
+                #expect(d.core.nextDeadline == d.t + 0.2)
+                d.t += 0.2
+            } else {
+                d.t += 0.5
+            }
+            d.send(.tick)
+            #expect(d.overlayCommands.count == before + 1, "resized: \(resized)")
+            // The window keeps its size: the next item's first frame draws at once.
+            d.send(.mpv(.startFile(entry: 2, path: nil)))
+            content.title = "2.png"
+            d.send(.overlays(content))
+            d.send(.mpv(.playbackRestart))
+            #expect(d.overlayCommands.count == before + 2)
+        }
+    }
+
     @Test func aStepWithNoStartIsAnsweredAfterThreeSeconds() {
         var d = Drive(.folder(), files: Self.two)
         d.send(.start)
@@ -360,6 +396,22 @@ struct PlaybackCoreTests {
             if case .mpv(.command(let w)) = $0 { w.first == "vf" } else { false }
         }
         #expect(filters.count == (angle == 0 ? 0 : 1))
+    }
+
+    /// A margin mpv has already is not written again (each write is a round trip, taken by mpv's
+    /// video output in the thread that also answers the compositor); a new mpv is told them all.
+    @Test func marginsAreWrittenOnlyWhenTheyChangeAndAllToANewMpv() {
+        func margins(_ out: [PlaybackEffect]) -> [String] {
+            out.compactMap { if case .mpv(.set(let name, _)) = $0, name.hasPrefix("video-margin") { name } else { nil } }
+        }
+        var core = PlaybackCore(settings: PlayerSettings())
+        #expect(margins(core.handle(.apply(.portrait, .interface, .inline), at: 0)).count == 4)
+        #expect(margins(core.handle(.layout(.inline), at: 1)).isEmpty)
+        #expect(margins(core.handle(.apply(.portrait, .interface, .inline), at: 2)).isEmpty)
+        #expect(margins(core.handle(.layout(.fullscreen), at: 3)) == ["video-margin-ratio-bottom"])
+        #expect(margins(core.handle(.apply(.landscapeRight, .interface, nil), at: 4)).isEmpty)
+        _ = core.handle(.mpv(.idle), at: 5)
+        #expect(margins(core.handle(.restarted, at: 6)).count == 4)
     }
 
     /// A folder that changes for months: the core's memory of mpv's entries stays bounded.
