@@ -306,7 +306,10 @@ public actor DisplayController {
         }
         let transform = OutputTransform(interface: interface, natural: settings.natural)
         do {
-            if applied != transform || status.problem != nil {
+            // What the output shows as far as Upright knows: its own last turn, else the transform
+            // found at start. An output already showing `transform` is not set again (sway lays
+            // every window out again for it, and answers no client meanwhile).
+            if (applied ?? output.transform) != transform || status.problem != nil {
                 try await setTransform(transform, of: output)
                 _ = try? await backend.mapTouch(to: output, transform: transform)
             }

@@ -19,8 +19,11 @@ struct DisplayControllerTests {
         func outputs() async throws(DisplayError) -> [OutputState] {
             [OutputState(name: "DSI-1", transform: shown.withLock { $0 }, showsUpright: true)]
         }
+        /// How many times the controller set a transform.
+        let sets = Mutex(0)
         func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
             shown.withLock { $0 = transform }
+            sets.withLock { $0 += 1 }
         }
         func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] { [] }
         func turnBySomeoneElse(_ t: OutputTransform) { shown.withLock { $0 = t } }
@@ -50,6 +53,23 @@ struct DisplayControllerTests {
         #expect(await display.status.transform == mine)
         // Nothing changed since: nothing to do, nothing said.
         #expect(await display.reassert().1 == nil)
+    }
+
+    /// An output that shows the wanted transform already is not set again (sway lays every window
+    /// out again for it, and answers no client meanwhile: the launch's first frame waited for it).
+    @Test func anOutputShowingTheWantedTransformIsNotSetAgain() async {
+        let backend = MemoryBackend()
+        let natural = OutputTransform(interface: .landscapeLeft, natural: DisplaySettings().natural)
+        backend.shown.withLock { $0 = natural }  // the output shows landscape-left already
+        let display = Self.controller(backend)
+        _ = await display.start()
+        #expect(await display.apply(.landscapeLeft) == nil)
+        #expect(backend.sets.withLock { $0 } == 0)
+        #expect(await display.apply(.portrait) == nil)
+        #expect(await display.apply(.portrait) == nil)
+        #expect(backend.sets.withLock { $0 } == 1)
+        #expect(await display.apply(.landscapeLeft) == nil)
+        #expect(backend.transform == natural && backend.sets.withLock { $0 } == 2)
     }
 
     @Test func onASharedDesktopAForeignTurnIsFollowedNotFought() async {

@@ -402,7 +402,9 @@ struct PlaybackCoreTests {
     /// video output in the thread that also answers the compositor); a new mpv is told them all.
     @Test func marginsAreWrittenOnlyWhenTheyChangeAndAllToANewMpv() {
         func margins(_ out: [PlaybackEffect]) -> [String] {
-            out.compactMap { if case .mpv(.set(let name, _)) = $0, name.hasPrefix("video-margin") { name } else { nil } }
+            out.compactMap {
+                if case .mpv(.set(let name, _)) = $0, name.hasPrefix("video-margin") { name } else { nil }
+            }
         }
         var core = PlaybackCore(settings: PlayerSettings())
         #expect(margins(core.handle(.apply(.portrait, .interface, .inline), at: 0)).count == 4)
