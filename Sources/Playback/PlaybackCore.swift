@@ -156,13 +156,14 @@ public struct PlaybackCore: Sendable {
     var rotateFilter = false
     /// An item is starting until its first frame, or this time at the latest: overlay changes wait.
     var startDeadline: Double?
-    /// Seconds the first text an mpv draws waits after its first frame, or after its window's first
-    /// resize when the compositor has not sized the window yet (``firstTextLongestWait`` at most).
+    /// Seconds the first text an mpv draws waits after its window's first resize (or after an
+    /// item's first frame, once the window has been sized).
     static let firstTextDelay = 0.2
-    /// The longest the first text waits for a window at the video's own size to be sized: libass's
-    /// font setup, in mpv's video output thread, would hold back the compositor's resize (a tiled or
-    /// full-screen window is mapped at the video's size first; the first frame at the screen's size
-    /// comes after that resize).
+    /// The longest an mpv's first text waits after its first frame for the window's first resize:
+    /// a tiled or full-screen window is mapped at the video's own size, and its first frame at the
+    /// screen's size follows the compositor's resize, which libass's font setup (in mpv's video
+    /// output thread, the one that answers the compositor) would hold back. A window that is never
+    /// resized (a desktop's, or none) shows its first text this long after its first frame.
     static let firstTextLongestWait = 1.0
     /// The window has had its size from the compositor (its OSD size changed from a first known
     /// one), or the first text stopped waiting for it; a new mpv's window has not.
@@ -277,8 +278,7 @@ public struct PlaybackCore: Sendable {
             // mpv sets libass up (fontconfig) for its first text, in its video output's thread: drawn
             // now, the first frame would wait for it (10 ms here, far more on a slow board).
             if startDeadline != nil, !sentOverlays.values.contains(where: { !$0.isEmpty }) {
-                let unsized = !windowSized && osd != (0, 0)
-                startDeadline = now + (unsized ? Self.firstTextLongestWait : Self.firstTextDelay)
+                startDeadline = now + (windowSized ? Self.firstTextDelay : Self.firstTextLongestWait)
                 return []
             }
             return itemStarted()
