@@ -396,7 +396,7 @@ def picture_within(vm, report, name, bound):
             screen.save_png(os.path.join(report.results, name + ".png"))
             os.remove(tmp)
             return screen, time.time() - start
-        time.sleep(0.5)
+        time.sleep(0.2)
 
 
 def upright_processes(vm):
