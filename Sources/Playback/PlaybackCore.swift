@@ -311,7 +311,9 @@ public struct PlaybackCore: Sendable {
             out.append(.event(.idle))
             return out + nothingToPlay(at: now)
         case .osdSize(let w, let h):
-            if !windowSized, osd != (0, 0), osd != (w, h) {
+            // A size known in both directions (mpv says its width and its height one at a time)
+            // that changes: the compositor has sized the window.
+            if !windowSized, osd.width > 0, osd.height > 0, osd != (w, h) {
                 windowSized = true
                 // The compositor's size: the first text follows the frame drawn at it.
                 if firstFrameShown, let t = startDeadline { startDeadline = min(t, now + Self.firstTextDelay) }

@@ -255,8 +255,12 @@ struct PlaybackCoreTests {
             var d = Drive(.folder(), files: Self.two)
             d.send(.start)
             d.deliver = false
-            // The window at the video's size, known before the first frame or after it.
-            if known { d.send(.mpv(.osdSize(width: 640, height: 360))) }
+            // The window at the video's size, known before the first frame or after it (mpv says
+            // its width, then its height).
+            if known {
+                d.send(.mpv(.osdSize(width: 640, height: 0)))
+                d.send(.mpv(.osdSize(width: 640, height: 360)))
+            }
             var content = d.core.overlays
             content.title = "1.png"
             d.send(.overlays(content))
@@ -265,7 +269,10 @@ struct PlaybackCoreTests {
             #expect(d.core.nextDeadline == d.t + 1)
             d.t += 0.5
             d.send(.tick)
-            if !known { d.send(.mpv(.osdSize(width: 640, height: 360))) }
+            if !known {
+                d.send(.mpv(.osdSize(width: 640, height: 0)))
+                d.send(.mpv(.osdSize(width: 640, height: 360)))
+            }
             #expect(d.overlayCommands.count == before)
             if resized {
                 d.send(.mpv(.osdSize(width: 1280, height: 800)))  // the compositor's size
