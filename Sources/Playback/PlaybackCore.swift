@@ -165,6 +165,10 @@ public struct PlaybackCore: Sendable {
     /// output thread, the one that answers the compositor) would hold back. A window that is never
     /// resized (a desktop's, or none) shows its first text this long after its first frame.
     static let firstTextLongestWait = 1.0
+    /// How long an mpv's first item may take to its first frame before the overlays waiting for it
+    /// are drawn (later items: a second). Its window opens, is mapped and sized first: on a slow
+    /// machine (emulation) that took 1.7 s, and text drawn before the frame holds it back.
+    static let firstItemLongestStart = 5.0
     /// The window has had its size from the compositor (its OSD size changed from a first known
     /// one), or the first text stopped waiting for it; a new mpv's window has not.
     var windowSized = false
@@ -277,7 +281,8 @@ public struct PlaybackCore: Sendable {
             firstFrameShown = true
             // mpv sets libass up (fontconfig) for its first text, in its video output's thread: drawn
             // now, the first frame would wait for it (10 ms here, far more on a slow board).
-            if startDeadline != nil, !sentOverlays.values.contains(where: { !$0.isEmpty }) {
+            // (Whether or not the item's start deadline passed before this frame.)
+            if !sentOverlays.values.contains(where: { !$0.isEmpty }) {
                 startDeadline = now + (windowSized ? Self.firstTextDelay : Self.firstTextLongestWait)
                 return []
             }
@@ -328,7 +333,7 @@ public struct PlaybackCore: Sendable {
     }
 
     private mutating func startFile(_ entry: Int64, path: String?, at now: Double) -> [PlaybackEffect] {
-        startDeadline = now + 1
+        startDeadline = now + (windowSized ? 1 : Self.firstItemLongestStart)
         firstFrameShown = false
         liveEndAt = nil
         heldSpeed = 1

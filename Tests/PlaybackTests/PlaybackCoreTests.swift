@@ -292,6 +292,34 @@ struct PlaybackCoreTests {
         }
     }
 
+    /// An mpv's first item may take seconds to its first frame (its window is opened, mapped and
+    /// sized first: 1.7 s under emulation): its text waits for that frame and the resize after it,
+    /// not the second later items get.
+    @Test func theFirstItemsTextWaitsForASlowFirstFrame() {
+        var d = Drive(.folder(), files: Self.two)
+        d.deliver = false
+        d.send(.start)
+        d.send(.scanned(PlaylistScan(entries: [.init(entry: "/d", items: [.init("/d/1.png")], description: "")])))
+        d.send(.mpv(.startFile(entry: 1, path: "/d/1.png")))
+        var content = d.core.overlays
+        content.title = "1.png"
+        d.send(.overlays(content))
+        d.t += 1.7
+        d.send(.tick)
+        #expect(d.overlayCommands.isEmpty, "nothing before the first frame")
+        d.send(.mpv(.osdSize(width: 640, height: 360)))
+        d.send(.mpv(.playbackRestart))
+        #expect(d.overlayCommands.isEmpty)
+        d.t += 0.3
+        d.send(.mpv(.osdSize(width: 1280, height: 800)))
+        d.t += 0.2
+        d.send(.tick)
+        #expect(d.overlayCommands.count == 1)
+        // The next item's start: a second, as ever.
+        d.send(.mpv(.startFile(entry: 2, path: "/d/2.png")))
+        #expect(d.core.nextDeadline.map { $0 <= d.t + 1 } == true)
+    }
+
     @Test func aStepWithNoStartIsAnsweredAfterThreeSeconds() {
         var d = Drive(.folder(), files: Self.two)
         d.send(.start)

@@ -532,6 +532,9 @@ def first_frame_figures(vm, report, rounds):
     then with the default launch (portrait: the output turned before the first frame, which plain
     mpv never does)."""
     vm.ssh(UNDO)
+    # root's service manager kept running: each ssh login of the check would otherwise start it
+    # (about 2 s of CPU under emulation) and stop it 10 s after, in the middle of a measured start.
+    vm.ssh("loginctl enable-linger root")
     # Plain mpv: the packaged sway configuration with mpv's command in place of Upright's.
     vm.ssh("sed 's|^exec .*upright.*|exec mpv --no-config --fs --loop --vo=wlshm /srv/upright/clip.mkv|' "
            "/usr/share/upright/kiosk/sway.conf > /etc/upright/plain-mpv.conf && "
