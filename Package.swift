@@ -71,7 +71,10 @@ let package = Package(
         // Whether the system clock is kept to true time (the kernel's adjtimex state).
         .target(name: "TimeSync", dependencies: ["CTimex"], swiftSettings: strict),
         // A video wall's schedule, clock offset and correction: pure values.
-        .target(name: "Sync", swiftSettings: strict),
+        .target(
+            name: "Sync",
+            dependencies: ["OrientationCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
         // glibc's allocator held to what a process uses (both Upright's and its mpv's).
         .target(name: "Memory", dependencies: ["CMalloc"], swiftSettings: strict),
         .target(
@@ -233,7 +236,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncTests",
-            dependencies: ["Sync", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "OrientationCore", "Sync", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

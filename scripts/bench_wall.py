@@ -17,7 +17,17 @@ timers at a rate), the third one's system clock 200 ms ahead (libfaketime, a con
 sampled every 10 s; the first and the last fifth side by side, and the offsets the second and
 third nodes estimate (`ctl status`).
 
+Then a rogue on the broker, without the group's key (paho-mqtt): it captures every message of the
+group for 15 s, replays each one 5 s and 30 s later (retained as it came), forges each with the
+sender replaced by `!` and by `0`, sends garbage and an empty retained payload on every topic it
+saw, and for a minute acts as a member (beats as `!` and `0`, answers every ping with a forged
+pong, each node given another offset). The screens are sampled throughout; each node's `ctl
+status` is read every second (its reference, orientation, last correction, rejected count).
+After the rogue has gone (its retained junk left on the broker) the third node is restarted and
+the time until it shows the others' frame again is measured.
+
   SAMPLES=120 scripts/bench_wall.py BIN_DIR
+  ROGUE_ONLY=1 scripts/bench_wall.py BIN_DIR
   DURATION=1800 scripts/bench_wall.py BIN_DIR
 """
 import concurrent.futures
@@ -29,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -137,7 +148,13 @@ def upright_node(bin_dir, directory, sway, device, clip, port, group=True, extra
                 '[mqtt]\nurl = "mqtt://127.0.0.1:%d"\ndevice = "%s"\ndiscovery = false\nscreenshot_interval = 0\n'
                 % (clip, port, device))
         if group:
-            f.write('[sync]\ngroup = "bench-wall"\n')
+            # Sealed, as a wall on a shared broker should be: the same key on every node.
+            key = os.path.join(directory, 'wall.key')
+            if not os.path.exists(key):
+                fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                os.write(fd, os.urandom(32))
+                os.close(fd)
+            f.write('[sync]\ngroup = "bench-wall"\nkey_file = "%s"\n' % key)
     env = dict(os.environ, WAYLAND_DISPLAY=sway['WAYLAND_DISPLAY'], XDG_RUNTIME_DIR=sway['XDG_RUNTIME_DIR'],
                SWAYSOCK=sway['SWAYSOCK'], **(extra_env or {}))
     return subprocess.Popen([os.path.join(bin_dir, 'upright'), 'play', '--config', conf, '--uri', 'none', '--vo',
@@ -164,15 +181,6 @@ def long_run(bin_dir, directory, sways, clip, port, duration, pool, processes):
         if frames:
             samples.append((time.monotonic(), frames[0], spreads[0]))
         time.sleep(10)
-    def sync_status(node):
-        """The node's `sync` part of `ctl status`."""
-        status = subprocess.run([os.path.join(bin_dir, 'upright'), 'ctl', '--socket',
-                                 os.path.join(directory, 'wall-%d.sock' % node), 'status'],
-                                capture_output=True, text=True).stdout
-        try:
-            return (json.loads(status).get('status') or {}).get('sync') or {}
-        except ValueError:
-            return {}
     fifth = max(1, len(samples) // 5)
     print('%d s, the second node\'s clocks 1000 ppm fast, the third\'s system clock 200 ms ahead (libfaketime), '
           'a sample every 10 s:' % duration)
@@ -180,9 +188,142 @@ def long_run(bin_dir, directory, sways, clip, port, duration, pool, processes):
     report('last fifth', [f for _, f, _ in samples[-fifth:]], [s for _, _, s in samples[-fifth:]])
     report('all', [f for _, f, _ in samples], [s for _, _, s in samples])
     for node, clock in enumerate(['its clocks true', 'its clocks 1000 ppm fast', 'its system clock 200 ms ahead']):
-        sync = sync_status(node)
+        sync = sync_status(bin_dir, directory, node)
         print('  node %d (%s) at the end: offset to the group %s ms, error %s ms, speed %s, last correction %s'
               % (node + 1, clock, sync.get('offset_ms'), sync.get('error_ms'), sync.get('speed'), sync.get('correction')))
+    for p in procs:
+        stop(p)
+        processes.remove(p)
+
+
+def sync_status(bin_dir, directory, node):
+    """The node's `sync` part of `ctl status`."""
+    status = subprocess.run([os.path.join(bin_dir, 'upright'), 'ctl', '--socket',
+                             os.path.join(directory, 'wall-%d.sock' % node), 'status'],
+                            capture_output=True, text=True).stdout
+    try:
+        return (json.loads(status).get('status') or {}).get('sync') or {}
+    except ValueError:
+        return {}
+
+
+def rogue_run(bin_dir, directory, sways, clip, port, pool, processes):
+    import paho.mqtt.client as mqtt
+    procs = [upright_node(bin_dir, directory, s, 'wall-%d' % n, clip, port) for n, s in enumerate(sways)]
+    processes.extend(procs)
+    time.sleep(10)
+    base = 'upright/sync/bench-wall'
+    names = ['wall-%d' % n for n in range(3)]
+    captured, capturing = [], [True]
+    rogue = mqtt.Client(client_id='rogue-%d' % os.getpid())
+    pings = []
+
+    def on_message(_client, _userdata, m):
+        if capturing[0]:
+            captured.append((m.topic, bytes(m.payload), m.retain))
+        if '/ping/' in m.topic and not m.retain:
+            pings.append((m.topic, bytes(m.payload)))
+    rogue.on_message = on_message
+    rogue.connect('127.0.0.1', port)
+    rogue.subscribe(base + '/#')
+    rogue.loop_start()
+    frames, statuses, done = [], [], threading.Event()
+
+    def watch():
+        while not done.is_set():
+            f, _ = offsets(sways, 1, pool)
+            frames.extend(f)
+            statuses.append([sync_status(bin_dir, directory, n) for n in range(3)])
+            time.sleep(0.5)
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    start = time.monotonic()
+    time.sleep(15)
+    capturing[0] = False
+    print('  the rogue captured %d messages in 15 s' % len(captured))
+
+    def replay():
+        for topic, payload, retain in captured:
+            rogue.publish(topic, payload, retain=retain)
+
+    def at(t, action):
+        wait = start + 15 + t - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        action()
+    at(5, replay)
+    for name in ('!', '0'):
+        for topic, payload, retain in captured:
+            forged = topic
+            for device in names:
+                forged = forged.replace('/%s/' % device, '/%s/' % name)
+                if forged.endswith('/' + device):
+                    forged = forged[:-len(device)] + name
+            rogue.publish(forged, payload, retain=retain)
+    for topic in sorted({t for t, _, _ in captured}):
+        rogue.publish(topic, os.urandom(64))
+        rogue.publish(topic, b'S1 1 ' + b'0' * 64 + b' junk')
+        rogue.publish(topic, b'', retain=True)
+    # A member for a minute: beats under the least names, a forged pong for every ping.
+    member_end = time.monotonic() + 60
+    replayed_late = False
+    while time.monotonic() < member_end:
+        for name in ('!', '0'):
+            rogue.publish('%s/%s/beat' % (base, name), 'rogue-mark')
+        while pings:
+            topic, payload = pings.pop(0)
+            parts = topic.split('/')
+            sender, target = parts[-3], parts[-1]
+            words = payload.decode(errors='replace').split(' ')
+            offset = 1000.0 * (names.index(sender) + 1) if sender in names else 3600.0
+            ident, sent = (words[3], words[4]) if words[0] == 'S1' and len(words) >= 5 else (words[0], words[-1])
+            forged = '%s %s %.6f %.6f' % (ident, sent, time.time() + offset, time.time() + offset)
+            rogue.publish('%s/%s/pong/%s' % (base, target, sender), forged)
+            rogue.publish('%s/%s/pong/%s' % (base, target, sender), 'S1 %.6f %s %s' % (time.time(), '0' * 64, forged))
+        if not replayed_late and time.monotonic() >= start + 45:
+            replay()
+            replayed_late = True
+        time.sleep(0.2)
+    rogue.loop_stop()
+    rogue.disconnect()
+    time.sleep(2)
+    done.set()
+    watcher.join()
+    ms = 1000 / FPS
+    s = sorted(frames)
+    if s:
+        p95 = s[min(len(s) - 1, int(round(0.95 * (len(s) - 1))))]
+        print('  through the rogue\'s %d s: %d samples, median %.0f ms, p95 %.0f ms, max %.0f ms apart; '
+              'same frame on all three %d of %d'
+              % (time.monotonic() - start, len(s), s[len(s) // 2] * ms, p95 * ms, s[-1] * ms,
+                 sum(1 for f in frames if f == 0), len(frames)))
+    for n in range(3):
+        seen = [st[n] for st in statuses if st[n]]
+        references = sorted({x.get('reference') for x in seen if x.get('reference')})
+        turned = sorted({x.get('orientation') for x in seen if x.get('orientation')})
+        seeks = sorted({x.get('correction') for x in seen if 'seek' in (x.get('correction') or '')})
+        last = seen[-1] if seen else {}
+        log = open(os.path.join(directory, 'wall-%d.log' % n)).read()
+        print('  node %d: references seen %s, orientations %s, seeks %s, clips played %d, rejected %s (last: %s)'
+              % (n + 1, references, turned or 'none', seeks or 'none', log.count('every screen of the group plays')
+                 + log.count('plays promo'), last.get('rejected'), last.get('last_rejected')))
+    # The third node restarted, the rogue's retained junk still on the broker.
+    stop(procs[2])
+    processes.remove(procs[2])
+    procs[2] = upright_node(bin_dir, directory, sways[2], 'wall-2', clip, port)
+    processes.append(procs[2])
+    restarted = time.monotonic()
+    back = None
+    while time.monotonic() - restarted < 30:
+        f, _ = offsets(sways, 1, pool)
+        if f and f[0] <= 1:
+            back = time.monotonic() - restarted
+            break
+    late = sync_status(bin_dir, directory, 2)
+    print('  the third node restarted after the rogue left: the others\' frame after %s s; reference %s, '
+          'orientation %s, rejected %s'
+          % ('%.1f' % back if back is not None else 'more than 30', late.get('reference'), late.get('orientation'),
+             late.get('rejected')))
     for p in procs:
         stop(p)
         processes.remove(p)
@@ -221,6 +362,10 @@ def main():
                 processes.remove(p)
             time.sleep(1)
 
+        if os.environ.get('ROGUE_ONLY'):
+            print('Upright, one [sync] group sealed with its key, and a rogue on the broker without it:')
+            rogue_run(bin_dir, directory, sways, clip, port, pool, processes)
+            return
         duration = int(os.environ.get('DURATION', '0'))
         if duration:
             long_run(bin_dir, directory, sways, clip, port, duration, pool, processes)
@@ -241,6 +386,8 @@ def main():
             time.sleep(10)
             return first + [plain_mpv(sways[2], clip)]
         series('plain mpv, the third started 10 s late', late_plain, 5)
+        print('Upright, one [sync] group sealed with its key, and a rogue on the broker without it:')
+        rogue_run(bin_dir, directory, sways, clip, port, pool, processes)
     finally:
         for p in processes:
             stop(p)

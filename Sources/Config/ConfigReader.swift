@@ -33,7 +33,7 @@ struct ConfigReader {
             "url", "ca_file", "username", "password", "password_file", "prefix", "device", "discovery",
             "discovery_prefix", "screenshot_interval",
         ],
-        "sync": ["group", "follow"],
+        "sync": ["group", "follow", "key_file"],
         "wall": ["columns", "rows", "column", "row", "bezel", "orientation"],
         "web": ["listen", "auth", "password_file", "certificate", "key", "uploads", "upload_max_mb"],
         "cache": ["directory", "max_mb", "refresh", "ca_file"],
@@ -581,6 +581,13 @@ struct ConfigReader {
                 s.follow = follow
             } else {
                 error("'sync.follow' must be \"clock\" or \"leader\", not '\(text)'", at: ["sync", "follow"])
+            }
+        }
+        if let file = string(t, ["sync", "key_file"]), !file.isEmpty {
+            if case .failure(let problem) = SyncKey.read(file: file) {
+                error("'sync.key_file': \(file) \(problem)", at: ["sync", "key_file"])
+            } else {
+                s.keyFile = file
             }
         }
     }

@@ -350,8 +350,50 @@ public struct SyncSettings: Sendable, Hashable {
     /// Nodes with the same group play in step; empty: this screen plays on its own.
     public var group = ""
     public var follow = Follow.clock
+    /// The group's shared secret (raw bytes, 32 or more, mode 0600): every message of the group
+    /// is sealed with it, and only sealed ones count. Empty: messages go unsealed, on a broker
+    /// the operator trusts.
+    public var keyFile = ""
 
     public init() {}
+}
+
+/// The group key in `[sync] key_file`: raw bytes (`head -c 32 /dev/urandom > FILE`), 32 to 4096
+/// of them, in a file only its owner may read or write.
+public enum SyncKey {
+    public static let minimum = 32
+    public static let maximum = 4096
+
+    /// The key in `file`, or why it gives none, worded to follow the file's name.
+    public static func read(file: String) -> Result<[UInt8], SyncKeyProblem> {
+        if let problem = readProblem(file) {
+            return .failure(
+                SyncKeyProblem(problem == systemError(ENOENT) ? "does not exist" : "cannot be read: \(problem)"))
+        }
+        var info = stat()
+        guard stat(file, &info) == 0 else { return .failure(SyncKeyProblem("cannot be read: \(systemError(errno))")) }
+        if info.st_mode & 0o077 != 0 {
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            return .failure(
+                SyncKeyProblem("may be read or written by other users (mode 0\(mode)): `chmod 600 \(file)`"))
+        }
+        guard info.st_size <= maximum, let data = FileManager.default.contents(atPath: file) else {
+            return .failure(SyncKeyProblem("is over \(maximum) bytes: a group key is 32 random bytes or more"))
+        }
+        guard data.count >= minimum else {
+            return .failure(
+                SyncKeyProblem(
+                    "holds \(data.count) bytes; a group key needs \(minimum) or more: `head -c 32 /dev/urandom > \(file)`"
+                ))
+        }
+        return .success(Array(data))
+    }
+}
+
+/// Why a group key file gives no key.
+public struct SyncKeyProblem: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ d: String) { description = d }
 }
 
 /// Why a file could not be read.

@@ -134,7 +134,8 @@ extension UprightConfiguration {
             out += "\n[wall]\ncolumns = \(w.columns)\nrows = \(w.rows)\ncolumn = \(w.column)\nrow = \(w.row)\n"
             out += "bezel = [\(num(w.bezel.across)), \(num(w.bezel.down))]\norientation = \(q(w.orientation.name))\n"
         }
-        out += "\n[sync]\ngroup = \(q(sync.group))\nfollow = \(q(sync.follow.rawValue))\n"
+        out +=
+            "\n[sync]\ngroup = \(q(sync.group))\nfollow = \(q(sync.follow.rawValue))\nkey_file = \(q(sync.keyFile))\n"
         out +=
             "\n[web]\nlisten = \(q(web.listen.map { ($0.host.contains(":") ? "[\($0.host)]" : $0.host) + ":\($0.port)" } ?? ""))\n"
         out += "auth = \(q(web.auth.rawValue))\npassword_file = \(q(web.passwordFile))\n"

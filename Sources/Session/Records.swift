@@ -176,6 +176,12 @@ public struct SyncReport: Codable, Sendable, Hashable {
     /// The wall's orientation last read by a node's accelerometer, and whose
     /// (`landscape-left (lobby-wall-1)`); `nil` until one is.
     public var orientation: String?
+    /// The group's messages are sealed with its key (`[sync] key_file`).
+    public var sealed: Bool?
+    /// Messages of the group that changed nothing (unsealed, too old, seen before, malformed,
+    /// not the sender's to say), and the last one, in words.
+    public var rejected: Int?
+    public var lastRejected: String?
 
     public init(group: String, follow: String, device: String) {
         self.group = group
@@ -185,7 +191,8 @@ public struct SyncReport: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case group, follow, device, members, reference, leader, offsetMS = "offset_ms", roundTripMS = "round_trip_ms",
-            errorMS = "error_ms", correction, speed, startMS = "start_ms", problem, broker, orientation
+            errorMS = "error_ms", correction, speed, startMS = "start_ms", problem, broker, orientation, sealed,
+            rejected, lastRejected = "last_rejected"
     }
 }
 

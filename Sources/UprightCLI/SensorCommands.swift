@@ -444,6 +444,16 @@ func doctorScreen(_ configuration: UprightConfiguration, problems: inout [String
             "warning: this screen is in the wall group \(configuration.sync.group) and its clock is not synchronised: "
                 + "run chrony (with the LAN's time server, or PTP) or systemd-timesyncd on every screen of the wall")
     }
+    // A sealed message older than 30 s changes nothing: a wall's clocks must agree within that.
+    if !configuration.sync.group.isEmpty {
+        if configuration.sync.keyFile.isEmpty {
+            print(
+                "warning: [sync] has no key_file: anyone on the broker can move the wall (see the README's "
+                    + "\"Video walls\" for the key and the broker's ACL)")
+        } else {
+            print("wall group \(configuration.sync.group): messages sealed with \(configuration.sync.keyFile)")
+        }
+    }
     guard let plan = configuration.screenPlan, let on = plan.from, let off = plan.until else {
         print("screen power plan: none (the screen is never switched)")
         return

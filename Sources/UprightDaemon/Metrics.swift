@@ -29,6 +29,12 @@ public final class SessionMetrics: Sendable {
     private let remoteGauges: [String: Gauge]
     private let decoding = Mutex<(hwdec: String, gauge: Gauge)?>(nil)
     private let sensorState = Mutex<(state: SensorStatus.State?, skipped: Int)>((nil, 0))
+    /// The wall group's rejected messages counted so far, and its counter (made at the first report).
+    private let syncRejected = Mutex<RejectedCount>(RejectedCount())
+    struct RejectedCount {
+        var count = 0
+        var counter: Counter?
+    }
 
     static let devices: [DeviceOrientation] = [
         .unknown, .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight, .faceUp, .faceDown,
@@ -132,6 +138,19 @@ public final class SessionMetrics: Sendable {
             registry.makeGauge(
                 descriptor: Self.descriptor(name, "seconds", help), labels: [("group", report.group)]
             ).set(to: ms / 1000)
+        }
+        syncRejected.withLock { (s: inout RejectedCount) in
+            let counter =
+                s.counter
+                ?? registry.makeCounter(
+                    descriptor: Self.descriptor(
+                        "sync_rejected_messages", "total",
+                        "Messages of the wall's group that changed nothing (unsealed, too old, seen before, malformed)"),
+                    labels: [("group", report.group)])
+            s.counter = counter
+            let total = report.rejected ?? 0
+            if total > s.count { counter.increment(by: Int64(total - s.count)) }
+            s.count = max(s.count, total)
         }
     }
 

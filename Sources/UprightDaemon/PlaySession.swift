@@ -9,6 +9,7 @@ public import OrientationCore
 import Player
 import Sensors
 public import Session
+import Sync
 import Systemd
 
 /// The main job's shell: every source (the sensor and the lock, the player, control requests,
@@ -62,8 +63,21 @@ public actor PlaySession {
             videoOutput: extraMPV.last { $0.0 == "vo" }?.1 ?? configuration.player.mpv["vo"],
             kiosk: configuration.display.kiosk, remote: remote,
             sync: configuration.sync.group.isEmpty || configuration.mqtt.url.isEmpty
-                ? nil : SyncLink(settings: configuration.sync, mqtt: configuration.mqtt, logger: logger),
+                ? nil
+                : SyncLink(
+                    settings: configuration.sync, mqtt: configuration.mqtt, key: try Self.groupKey(configuration.sync),
+                    logger: logger),
             log: log, logger: logger, feed: feed)
+    }
+
+    /// The wall's group key (`[sync] key_file`), `nil` without one; a file that gives none stops
+    /// the start: a screen that cannot check its group's messages cannot take its place in it.
+    static func groupKey(_ sync: SyncSettings) throws -> GroupSeal? {
+        guard !sync.keyFile.isEmpty else { return nil }
+        switch SyncKey.read(file: sync.keyFile) {
+        case .success(let key): return GroupSeal(key: key)
+        case .failure(let problem): throw SessionFailure(description: "[sync] key_file \(sync.keyFile) \(problem)")
+        }
     }
 
     /// The session's Prometheus metrics.
