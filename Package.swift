@@ -93,7 +93,7 @@ let package = Package(
         // The settings as values (the configuration reads into them): no C library, no I/O.
         .target(name: "Settings", dependencies: ["OrientationCore"], swiftSettings: strict),
         // The player's rules as a value (pure): mpv's events, scans and requests in, mpv commands out.
-        .target(name: "Playback", dependencies: ["OrientationCore"], swiftSettings: strict),
+        .target(name: "Playback", dependencies: ["OrientationCore", "Sync"], swiftSettings: strict),
 
         .target(
             name: "Sensors",
@@ -223,7 +223,7 @@ let package = Package(
         .testTarget(
             name: "PlaybackTests",
             dependencies: [
-                "Playback", "OrientationCore", .product(name: "PropertyBased", package: "swift-property-based"),
+                "Playback", "OrientationCore", "Sync", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
         ),

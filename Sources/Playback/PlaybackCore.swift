@@ -189,6 +189,12 @@ public struct PlaybackCore: Sendable {
     var shapeAttempts = 0
     var shapeAt: Double?
 
+    // A wall.
+    /// Following a wall's group (``PlaybackInput/follow(announces:)``).
+    var wall: WallFollowing?
+    /// The screen is off: mpv is paused for it, not held for an item's start.
+    var screenPaused = false
+
     /// A core for `settings`; `rotateByFilter` for mpv's software render API.
     public init(settings: PlayerSettings, rotateByFilter: Bool = false) {
         self.settings = settings
@@ -200,7 +206,7 @@ public struct PlaybackCore: Sendable {
         let due = [
             retryAt, startDeadline, failureClearAt, lookAt, folderChangeAt, stallCheckAt, shapeAt, probeAt, liveEndAt,
         ]
-        return (due + [inFlight?.deadline]).compactMap { $0 }.min()
+        return (due + [inFlight?.deadline] + followDeadlines).compactMap { $0 }.min()
     }
 
     /// The video surface's own turn (clockwise degrees): the orientation's angle for `surface`, else 0.
@@ -211,7 +217,9 @@ public struct PlaybackCore: Sendable {
         lastNow = now
         switch input {
         case .start: return start(at: now)
-        case .restarted: return restarted(at: now)
+        case .restarted:
+            wall?.follower?.rejoin()
+            return restarted(at: now)
         case .setPlaylist(let list):
             guard list != settings.playlist else { return [] }
             settings.playlist = list
@@ -243,7 +251,9 @@ public struct PlaybackCore: Sendable {
             refreshAtNextStart = true
             return []
         case .clip(let file, let position): return playClip(file, position: position, at: now)
-        case .step(let step, let request): return change(.step(step, request: request), at: now)
+        case .step(let step, let request):
+            holdFollowing(at: now)
+            return change(.step(step, request: request), at: now)
         case .apply(let o, let strategy, let layout): return apply(o, strategy: strategy, layout: layout)
         case .layout(let l):
             layout = l
@@ -255,12 +265,22 @@ public struct PlaybackCore: Sendable {
         case .overlaysHidden(let hidden):
             overlaysHidden = hidden
             return drawOverlays()
-        case .pause(let paused): return [.mpv(.set("pause", .flag(paused)))]
+        case .pause(let paused):
+            screenPaused = paused
+            return [.mpv(.set("pause", .flag(paused)))]
         case .tick: return tick(at: now)
         case .probed(let path, let reachable): return probed(path, reachable: reachable, at: now)
         case .sourceGone(let path):
             guard path == current, isLive(path), let entry = currentEntry, lostStream == nil else { return [] }
             return lose(path, entry: entry, why: "its server went away", at: now)
+        case .follow(let announces): return follow(announces: announces, at: now)
+        case .groupSample(let sample): return followSample(sample, at: now)
+        case .lengthsProbed(let found):
+            lengthsProbed(found)
+            return []
+        case .groupClip(let at):
+            wall?.clipAt = at
+            return []
         }
     }
 
@@ -284,9 +304,9 @@ public struct PlaybackCore: Sendable {
             // (Whether or not the item's start deadline passed before this frame.)
             if !sentOverlays.values.contains(where: { !$0.isEmpty }) {
                 startDeadline = now + (windowSized ? Self.firstTextDelay : Self.firstTextLongestWait)
-                return []
+                return followFirstFrame(at: now)
             }
-            return itemStarted()
+            return itemStarted() + followFirstFrame(at: now)
         case .endFile(let entry, let error):
             if entry == currentEntry { between = true }
             var out = error == nil ? [] : itemStarted()
@@ -429,7 +449,7 @@ public struct PlaybackCore: Sendable {
             out.append(.sampleShape)
         }
         if let t = inFlight?.deadline, t <= now { out += changeDone(at: now) }
-        return out
+        return out + followTick(at: now)
     }
 
     /// Whether `item` is a live stream (``RemoteItem/isLive(_:options:)``).

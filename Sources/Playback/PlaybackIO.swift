@@ -1,4 +1,5 @@
 public import OrientationCore
+public import Sync
 
 /// What mpv tells the player, as the core takes it (copied out of mpv's events by the shell).
 public enum MPVInput: Sendable, Hashable {
@@ -133,6 +134,14 @@ public enum PlaybackInput: Sendable, Hashable {
     case probed(String, reachable: Bool)
     /// The server of the stream watched (``PlaybackEffect/watchSource(_:)``) went away.
     case sourceGone(String)
+    /// Follow a wall's group (a leader also says its next item ahead: `announces`), or stop (`nil`).
+    case follow(announces: Bool?)
+    /// The answer to ``PlaybackEffect/sampleGroup``.
+    case groupSample(GroupSample)
+    /// The answer to ``PlaybackEffect/probeLengths(_:)``: each file's length (`nil`: it has none).
+    case lengthsProbed([String: Double?])
+    /// The next clip is the group's: it starts at this group time (held at its first frame until then).
+    case groupClip(at: Double)
 }
 
 /// A step through the playlist.
@@ -198,6 +207,12 @@ public enum PlaybackEffect: Sendable, Hashable {
     /// ``PlaybackInput/sourceGone(_:)``, sooner than the stream's picture stops (HLS plays out
     /// what it holds first).
     case watchSource(String?)
+    /// Read the group's time and anchor and mpv's position: ``PlaybackInput/groupSample(_:)``.
+    case sampleGroup
+    /// Read these files' lengths (mpv, showing nothing): ``PlaybackInput/lengthsProbed(_:)``.
+    case probeLengths([String])
+    /// A leader's word to its group: its next item and when it starts.
+    case announce(ScheduleAnchor)
 }
 
 /// What the player reports.

@@ -4,7 +4,7 @@ import Foundation
 public import MPV
 public import OrientationCore
 public import Playback
-import Sync
+public import Sync
 import Synchronization
 
 /// The video player: libmpv carrying out what ``PlaybackCore`` decides. One actor holds the core;
@@ -43,10 +43,8 @@ public actor Player {
     public private(set) var isShuttingDown = false
     /// The mpv now has ended, or is left alone (until a ``restart()``).
     private var handleEnded = false
-    /// A wall's schedule followed (``follow(groupTime:)``).
-    private var following: Following?
-    /// The screen is off: mpv is paused for it (``setPaused(_:)``), not held for an item's start.
-    private(set) var screenPaused = false
+    /// A wall's group, while its schedule is followed (``follow(_:)``).
+    private var group: GroupLink?
 
     /// The player's mpv, for a renderer.
     public nonisolated var mpvHandle: MPVHandle { handleBox.withLock { $0 } }
@@ -131,7 +129,6 @@ public actor Player {
         placementNeedsNudge = nil
         pump(handle)
         feed(.restarted)
-        following?.follower?.rejoin()
     }
 
     /// The display went away: nothing more is sent to this mpv (it closes its window, or lives
@@ -160,10 +157,7 @@ public actor Player {
         feed(.overlays(next))
     }
     /// Pauses playback (the screen is off) or resumes it.
-    public func setPaused(_ paused: Bool) {
-        screenPaused = paused
-        feed(.pause(paused))
-    }
+    public func setPaused(_ paused: Bool) { feed(.pause(paused)) }
     /// Plays `file` once, then goes back to the loop where it was.
     public func playClip(_ file: String) { feed(.clip(file, position: mpv.value(.timePosition))) }
     /// Goes to the next entry of the playlist; returns it once mpv has started it.
@@ -172,7 +166,6 @@ public actor Player {
     @discardableResult public func previous() async -> String? { await step(.previous) }
 
     private func step(_ step: PlaylistStep) async -> String? {
-        holdFollowing()
         lastRequest += 1
         let request = lastRequest
         return await withCheckedContinuation { reply in
@@ -232,7 +225,6 @@ public actor Player {
     public func shutdown(timeout: Double = 5) async -> Bool {
         isShuttingDown = true
         timer?.task.cancel()
-        following?.task.cancel()
         sourceWatch?.stop.set()
         sourceWatch = nil
         folders?.watch.stop()
@@ -244,35 +236,26 @@ public actor Player {
         return done
     }
 
-    // MARK: - Following a wall (Player+Follow.swift)
+    // MARK: - A wall
 
-    var currentFollowing: Following? { following }
-    func setFollowing(_ f: Following?) { following = f }
-    func stopFollowing() {
-        guard let f = following else { return }
-        f.task.cancel()
-        f.release?.cancel()
-        f.advance?.task.cancel()
-        following = nil
-        if f.follower?.speed != 1, !handleEnded { _ = try? mpv.set("speed", .double(1)) }
-        // No schedule starts a held item any more: it plays now (unless the screen is off).
-        if holdsStarts, !screenPaused, !handleEnded, mpv.value(.pause) == true {
-            _ = try? mpv.set("pause", .flag(false))
-        }
+    /// Follows a wall's group (``PlaybackCore``'s rules: its schedule on the group's clock, each
+    /// item started at its instant), or stops following (`nil`: the speed goes back to 1).
+    public func follow(_ link: GroupLink?) {
+        group = link
+        feed(.follow(announces: link.map { $0.announce != nil }))
     }
-    var playlistItems: [String] { core.items }
-    /// A wall's node: its items start held at their first frame (``PlayerSettings/holdStarts``).
-    var holdsStarts: Bool { core.settings.holdStarts }
-    var playingItem: String? { core.clip == nil ? core.current : nil }
-    var playsClip: Bool { core.clip != nil }
-    /// The playlist's item playing, by its index in the playlist (`nil` for a clip, or none).
-    var playingIndex: Int? { playingItem.flatMap { core.items.firstIndex(of: $0) } }
-    func scheduledLength(of item: String) -> PlaybackCore.ScheduledLength { core.scheduledLength(of: item) }
-    /// Plays `item`'s entry now (mpv's events tell the core).
-    func playEntry(of item: String) {
-        guard let entry = core.entries.first(where: { $0.path == item })?.id else { return }
-        _ = run(.play(entry: entry))
+
+    /// How the player follows its wall; `nil` when it does not.
+    public var followStatus: FollowStatus? { core.followStatus }
+
+    /// The item playing now, starting at `groupTime` (a leader's step: the group plays on from
+    /// there); `nil` when the playlist is not followed.
+    public func anchorForItemStartingNow(at groupTime: Double) -> ScheduleAnchor? {
+        core.anchorForItemStartingNow(at: groupTime)
     }
+
+    /// The next clip is the group's: it starts at `groupTime` (held at its first frame until then).
+    public func startClip(at groupTime: Double) { feed(.groupClip(at: groupTime)) }
 
     // MARK: - The loop
 
@@ -288,10 +271,7 @@ public actor Player {
         case .log("upright-mpv", _, let text): continuation.yield(.problem(text))  // its process crashed
         case .startFile(let entry): feed(.mpv(.startFile(entry: entry, path: mpv.entryPath(entry))))
         case .fileLoaded: feed(.mpv(.fileLoaded))
-        case .playbackRestart:
-            feed(.mpv(.playbackRestart))
-            loaded()
-            releaseHeldStart()
+        case .playbackRestart: feed(.mpv(.playbackRestart))
         case .endFile(let reason, let error, let entry):
             feed(.mpv(.endFile(entry: entry, error: reason == "error" ? error ?? "unknown error" : nil)))
         case .idle:
@@ -383,6 +363,22 @@ public actor Player {
                 guard StreamProbe.watch(url, cancelled: { stop.isSet }) else { return }
                 Task { await self?.feed(.sourceGone(url)) }
             }
+        case .sampleGroup:
+            let sample = GroupSample(
+                groupTime: group?.groupTime(), anchor: group?.anchor(), position: mpv.value(.timePosition),
+                paused: mpv.value(.pause) ?? false, idle: mpv.value(.idleActive) ?? false, fps: mpv.value(.containerFPS)
+            )
+            return core.handle(.groupSample(sample), at: now)
+        case .probeLengths(let items):
+            // Off the actor: mpv opens each file in a core of its own, 10 s at most each.
+            let handle = mpv
+            Task { [weak self] in
+                let found = await Blocking.run {
+                    Dictionary(items.map { ($0, (try? handle.probeLength($0, timeout: 10)) ?? nil) }) { a, _ in a }
+                }
+                await self?.feed(.lengthsProbed(found))
+            }
+        case .announce(let anchor): group?.announce?(anchor)
         case .probe(let url):
             // Off the actor: a connection may take up to its timeout.
             Task { [weak self] in
@@ -477,4 +473,20 @@ final class SourceWatchStop: Sendable {
     private let flag = Atomic<Bool>(false)
     func set() { flag.store(true, ordering: .relaxed) }
     var isSet: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// A wall's group as the player reads it: the group's time now (`nil` while it is not known),
+/// which item starts when (`nil` while not known), and, for a leader, how to say its next item.
+public struct GroupLink: Sendable {
+    public var groupTime: @Sendable () -> Double?
+    public var anchor: @Sendable () -> ScheduleAnchor?
+    public var announce: (@Sendable (ScheduleAnchor) -> Void)?
+
+    public init(
+        groupTime: @escaping @Sendable () -> Double?,
+        anchor: @escaping @Sendable () -> ScheduleAnchor? = { ScheduleAnchor(item: 0, at: 0) },
+        announce: (@Sendable (ScheduleAnchor) -> Void)? = nil
+    ) {
+        (self.groupTime, self.anchor, self.announce) = (groupTime, anchor, announce)
+    }
 }

@@ -236,7 +236,8 @@ struct SessionShell: Sendable {
                     // A leader says its next item ahead; a follower of the clock has none to say.
                     var announce: (@Sendable (ScheduleAnchor) -> Void)?
                     if sync.settings.follow == .leader { announce = { anchor in sync.announce(anchor) } }
-                    await player.follow(groupTime: { sync.groupTime() }, anchor: { sync.anchor() }, announce: announce)
+                    await player.follow(
+                        GroupLink(groupTime: { sync.groupTime() }, anchor: { sync.anchor() }, announce: announce))
                 })
             wall.append(
                 Task { [feed, player] in

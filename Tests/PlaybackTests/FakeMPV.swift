@@ -1,5 +1,6 @@
 import OrientationCore
 import Playback
+import Sync
 
 /// mpv as the core sees it, in a few lines: a playlist of entries numbered 1, 2, 3 … as they are
 /// added, one entry playing at a time, each file playing for ``itemTime`` seconds (or failing at
@@ -205,6 +206,20 @@ struct Drive {
     var log: [(what: String, entry: Int64, path: String, stamp: String?)] = []
     /// Everything in order, for a failing test's message.
     var trace: [String] = []
+    /// A wall's group, as the shell reads it for a sample: its time is `t` plus `clock` (`nil`:
+    /// not known yet), and its anchor.
+    var clock: Double? = 1_000_000
+    var anchor: ScheduleAnchor? = ScheduleAnchor(item: 0, at: 0)
+    /// mpv's `pause` as the core last set it (a wall's held item starts paused).
+    var paused = false
+    /// The leader's words the core said, and the lengths it asked for.
+    var announced: [ScheduleAnchor] = []
+    var probed: [[String]] = []
+    /// Files whose length mpv cannot read; the files loaded to start paused (held).
+    var lengthless: Set<String> = []
+    var held: Set<String> = []
+    /// Every command with its time.
+    var timed: [(at: Double, command: MPVCommand)] = []
 
     init(_ settings: PlayerSettings, files: [String: String] = [:]) {
         core = PlaybackCore(settings: settings)
@@ -225,7 +240,11 @@ struct Drive {
         trace.append("\(t) event \(e)")
         // The player passes an idle on only while mpv is still idle (its idle-active property).
         if case .idle = e, !mpv.idle { return }
-        if case .startFile = e { changesInFlight = 0 }
+        if case .startFile(let entry, _) = e {
+            changesInFlight = 0
+            // An item loaded to start paused starts paused.
+            if let path = mpv.playlist.first(where: { $0.id == entry })?.path, held.contains(path) { paused = true }
+        }
         if case .idle = e { changesInFlight = 0 }
         perform(core.handle(.mpv(e), at: t))
     }
@@ -299,6 +318,19 @@ struct Drive {
             case .sampleShape:
                 queue += core.handle(.shapeSample(ContentShape(width: 1920, height: 1080, rotate: 0)), at: t)
             case .stepped(let request, let playing): replies[request, default: []].append(playing)
+            case .sampleGroup:
+                let position = mpv.idle ? nil : t - mpv.startedAt
+                let sample = GroupSample(
+                    groupTime: clock.map { t + $0 }, anchor: anchor, position: position, paused: paused, idle: mpv.idle,
+                    fps: 30)
+                queue += core.handle(.groupSample(sample), at: t)
+            case .probeLengths(let items):
+                probed.append(items)
+                let itemTime = mpv.itemTime
+                let found = Dictionary(
+                    uniqueKeysWithValues: items.map { ($0, lengthless.contains($0) ? nil : itemTime) })
+                queue += core.handle(.lengthsProbed(found), at: t)
+            case .announce(let anchor): announced.append(anchor)
             }
         }
         let now = t
@@ -307,6 +339,9 @@ struct Drive {
 
     private mutating func run(_ c: MPVCommand) -> PlaybackInput? {
         commands.append(c)
+        timed.append((t, c))
+        if case .set("pause", .flag(let p)) = c { paused = p }
+        if case .load(let path, _, let options) = c, options.contains("pause=yes") { held.insert(path) }
         trace.append("\(t) command \(c)")
         switch c {
         case .load(_, append: false, _), .play, .step, .reload:
