@@ -17,7 +17,7 @@ timers at a rate), the third one's system clock 200 ms ahead (libfaketime, a con
 sampled every 10 s; the first and the last fifth side by side, and the offsets the second and
 third nodes estimate (`ctl status`).
 
-Then a rogue on the broker, without the group's key (paho-mqtt): it captures every message of the
+Then a rogue on the broker, without the group's key (mosquitto_sub and mosquitto_pub): it captures every message of the
 group for 15 s, replays each one 5 s and 30 s later (retained as it came), forges each with the
 sender replaced by `!` and by `0`, sends garbage and an empty retained payload on every topic it
 saw, and for a minute acts as a member (beats as `!` and `0`, answers every ping with a forged
@@ -207,26 +207,50 @@ def sync_status(bin_dir, directory, node):
         return {}
 
 
+class Rogue:
+    """A client of the broker without the group's key: it hears every message of the group
+    (mosquitto_sub, payloads in hex) and publishes anything (mosquitto_pub, the payload on its
+    standard input)."""
+
+    def __init__(self, port, base):
+        self.port = port
+        self.heard = []
+        self.lock = threading.Lock()
+        self.sub = subprocess.Popen(['mosquitto_sub', '-p', str(port), '-t', base + '/#', '-F', '%r %t %x'],
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.reader = threading.Thread(target=self.read, daemon=True)
+        self.reader.start()
+
+    def read(self):
+        for line in self.sub.stdout:
+            parts = line.rstrip('\n').split(' ', 2)
+            if len(parts) >= 2:
+                payload = bytes.fromhex(parts[2]) if len(parts) == 3 else b''
+                with self.lock:
+                    self.heard.append((parts[1], payload, parts[0] == '1'))
+
+    def take(self):
+        with self.lock:
+            out, self.heard = self.heard, []
+        return out
+
+    def publish(self, topic, payload, retain=False):
+        if isinstance(payload, str):
+            payload = payload.encode()
+        subprocess.run(['mosquitto_pub', '-p', str(self.port), '-t', topic, '-s'] + (['-r'] if retain else []),
+                       input=payload, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop(self):
+        stop(self.sub)
+
+
 def rogue_run(bin_dir, directory, sways, clip, port, pool, processes):
-    import paho.mqtt.client as mqtt
     procs = [upright_node(bin_dir, directory, s, 'wall-%d' % n, clip, port) for n, s in enumerate(sways)]
     processes.extend(procs)
     time.sleep(10)
     base = 'upright/sync/bench-wall'
     names = ['wall-%d' % n for n in range(3)]
-    captured, capturing = [], [True]
-    rogue = mqtt.Client(client_id='rogue-%d' % os.getpid())
-    pings = []
-
-    def on_message(_client, _userdata, m):
-        if capturing[0]:
-            captured.append((m.topic, bytes(m.payload), m.retain))
-        if '/ping/' in m.topic and not m.retain:
-            pings.append((m.topic, bytes(m.payload)))
-    rogue.on_message = on_message
-    rogue.connect('127.0.0.1', port)
-    rogue.subscribe(base + '/#')
-    rogue.loop_start()
+    rogue = Rogue(port, base)
     frames, statuses, done = [], [], threading.Event()
 
     def watch():
@@ -239,7 +263,7 @@ def rogue_run(bin_dir, directory, sways, clip, port, pool, processes):
     watcher.start()
     start = time.monotonic()
     time.sleep(15)
-    capturing[0] = False
+    captured = rogue.take()
     print('  the rogue captured %d messages in 15 s' % len(captured))
 
     def replay():
@@ -270,8 +294,9 @@ def rogue_run(bin_dir, directory, sways, clip, port, pool, processes):
     while time.monotonic() < member_end:
         for name in ('!', '0'):
             rogue.publish('%s/%s/beat' % (base, name), 'rogue-mark')
-        while pings:
-            topic, payload = pings.pop(0)
+        for topic, payload, _ in rogue.take():
+            if '/ping/' not in topic:
+                continue
             parts = topic.split('/')
             sender, target = parts[-3], parts[-1]
             words = payload.decode(errors='replace').split(' ')
@@ -284,8 +309,7 @@ def rogue_run(bin_dir, directory, sways, clip, port, pool, processes):
             replay()
             replayed_late = True
         time.sleep(0.2)
-    rogue.loop_stop()
-    rogue.disconnect()
+    rogue.stop()
     time.sleep(2)
     done.set()
     watcher.join()

@@ -26,7 +26,7 @@ case "${1:-test}" in
     # The sensor benchmark also builds a C baseline against libiio; the display one runs sway.
     # The appliance and screen benchmarks run plain mpv beside upright play; the screen one records
     # with wf-recorder.
-    bench) need+=(python3 iiod gcc mosquitto python3-paho-mqtt faketime sway grim wlr-randr mpv wf-recorder ffmpeg python3-gi gir1.2-gst-rtsp-server-1.0
+    bench) need+=(python3 iiod gcc mosquitto mosquitto-clients faketime sway grim wlr-randr mpv wf-recorder ffmpeg python3-gi gir1.2-gst-rtsp-server-1.0
         gstreamer1.0-plugins-base gstreamer1.0-plugins-good) ;;
     # The Debian package: objdump reads the libraries the binary needs.
     deb) need+=(binutils) ;;

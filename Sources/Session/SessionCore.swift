@@ -42,6 +42,8 @@ public struct SessionCore: Sendable {
     public private(set) var measuring = false
     /// Commands waiting for the motion fallback's answer.
     private var held: [(Action, Origin, RequestID?)] = []
+    /// This screen's place in a wall's group (`nil`: not in one).
+    public private(set) var wallRole: WallRole?
     /// The clip scene playing, and the clip scenes queued behind it.
     public private(set) var clip: String?
     public private(set) var clipQueue: [String] = []
@@ -185,7 +187,11 @@ public struct SessionCore: Sendable {
             return motion(o, at: now)
         case .command(let action, let origin, let request):
             if let drop = dropped(action, from: origin, at: now) { return [.status(drop)] }
+            if let wall = wallDecision(action, from: origin, request: request) { return wall }
             return command(action, from: origin, request: request, at: now)
+        case .wall(let role):
+            wallRole = role
+            return []
         case .clipEnded:
             return clipEnded(at: now)
         case .content(let shape):
@@ -306,6 +312,26 @@ public struct SessionCore: Sendable {
     }
 
     // MARK: - Clips
+
+    /// A wall's screen: a step or a clip asked of a follower is refused with its leader's name; a
+    /// clip asked of another goes to the whole group first (its copy comes back from ``Origin/group``
+    /// and plays as any clip). `nil`: not the wall's to decide.
+    private func wallDecision(_ action: Action, from origin: Origin, request: RequestID?) -> [SessionEffect]? {
+        guard let role = wallRole, origin != .group else { return nil }
+        switch (action, role) {
+        case (.next, .follows(let leader)), (.previous, .follows(let leader)):
+            let why = "this screen follows \(leader), the leader of its wall: step on \(leader)"
+            return [.status("\(action.name): \(why)")] + reply(request, .refused(why))
+        case (.play(let name), _) where policy.configuration.scenes[name]?.clip == nil:
+            return nil  // refused as any unknown clip
+        case (.play(let name), .follows(let leader)):
+            let why = "this screen follows \(leader), the leader of its wall: play it on \(leader)"
+            return [.status("play \(name): \(why)")] + reply(request, .refused(why))
+        case (.play(let name), .member):
+            return [.shareClip(name, request: request)]
+        default: return nil
+        }
+    }
 
     private mutating func play(_ name: String, request: RequestID?, at now: Double) -> [SessionEffect] {
         guard let file = policy.configuration.scenes[name]?.clip else {

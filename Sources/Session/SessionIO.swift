@@ -83,6 +83,16 @@ public enum SessionInput: Sendable, Hashable {
     case stop
     /// Time passed: what is due by now (a transition's end, a display probe).
     case tick
+    /// This screen's place in a wall's group, when it changes (`nil`: not in one).
+    case wall(WallRole?)
+}
+
+/// A screen's place in a wall's group: a step or a clip is the whole wall's, asked of its leader.
+public enum WallRole: Sendable, Hashable {
+    /// It may step and play clips for the wall (the group follows the clock, or it leads).
+    case member
+    /// It follows this screen, the wall's leader.
+    case follows(String)
 }
 
 /// What the session asks its shell to do, in order.
@@ -101,6 +111,9 @@ public enum SessionEffect: Sendable, Hashable {
     case measureMotion
     /// Step through the playlist; the shell replies to `request` with what plays then.
     case playlist(PlaylistStep, request: RequestID?)
+    /// A clip for the whole wall: every screen of the group plays it from one instant (this one's
+    /// own copy comes back as ``SessionInput/command(_:from:request:)`` from ``Origin/group``).
+    case shareClip(String, request: RequestID?)
     case reply(RequestID, ControlReply)
     /// A line for the status log (standard error).
     case status(String)

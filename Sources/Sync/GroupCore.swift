@@ -76,6 +76,8 @@ public struct GroupCore: Sendable {
         /// Every node plays this clip from group time `at`.
         case clip(String, at: Double)
         case log(GroupLogLevel, String)
+        /// Who leads this node now changed (``ledBy``): `nil` when it leads or follows the clock.
+        case ledBy(String?)
     }
 
     public let setup: Setup
@@ -111,6 +113,9 @@ public struct GroupCore: Sendable {
     private var seen: [String: Double] = [:]
     /// The senders and reasons already logged (each once).
     private var logged: Set<String> = []
+
+    /// ``ledBy`` as last said (``Effect/ledBy(_:)``).
+    private var saidLedBy: String?
 
     /// The timer's period.
     public static let tickPeriod = 0.25
@@ -167,6 +172,10 @@ public struct GroupCore: Sendable {
         case .leaving:
             // A goodbye the others can trust (with a key, the broker's last will is not trusted).
             publish(.node, .presence(nil), at: now, into: &out)
+        }
+        if ledBy != saidLedBy {
+            saidLedBy = ledBy
+            out.append(.ledBy(ledBy))
         }
         return out
     }

@@ -141,11 +141,6 @@ public actor PlaySession {
             timer.schedule(core.nextDeadline)
             guard let input = await iterator.next() else { return }
             if input == .tick { timer.fired() }
-            if let (reply, request) = shell.wallClip(input) {
-                if let request { replies.removeValue(forKey: request)?.resume(returning: reply) }
-                effects = []
-                continue
-            }
             effects = core.handle(input, at: now())
         }
     }

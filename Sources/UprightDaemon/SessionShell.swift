@@ -85,13 +85,6 @@ struct SessionShell: Sendable {
         case .sensorLock(let on): await monitor.setPaused(on)
         case .measureMotion: measureMotion()
         case .playlist(let step, let request):
-            // A wall that follows a leader steps on the leader only, and all its screens with it.
-            if let leader = sync?.ledBy {
-                let why = "this screen follows \(leader), the leader of its wall: step on \(leader)"
-                if let request { done.replies.append((request, .refused(why))) }
-                logger.notice("\(step.rawValue): \(why)")
-                return nil
-            }
             proofOfPlay?.leave()
             let playing = step == .next ? await player.next() : await player.previous()
             if let sync, sync.leads, let now = sync.groupTime(),
@@ -101,6 +94,12 @@ struct SessionShell: Sendable {
                 logger.notice("sync: the group plays \(playing ?? "on") from now")
             }
             if let request { done.replies.append((request, ControlReply(ok: true, playing: playing))) }
+        case .shareClip(let name, let request):
+            // Every screen of the wall, this one too (its copy comes back from the group).
+            sync?.share(clip: name)
+            logger.notice("sync: every screen of the group plays \(name) in half a second")
+            let reply = ControlReply(ok: true, message: "every screen of the wall plays \(name) in half a second")
+            if let request { done.replies.append((request, reply)) }
         case .reply(let request, var reply):
             if reply.status != nil {
                 reply.status?.decoder = await player.decoder()
@@ -130,23 +129,6 @@ struct SessionShell: Sendable {
         case .end(let failure): done.end = .some(failure)
         }
         return nil
-    }
-
-    /// A clip asked of a wall's screen is the wall's: every screen plays it from one instant (its
-    /// own copy comes back as the group's). On a wall that follows a leader, only the leader is
-    /// asked. `nil`: not a wall's clip (the core takes the command).
-    func wallClip(_ input: SessionInput) -> (reply: ControlReply, request: RequestID?)? {
-        guard let sync, case .command(.play(let name), let from, let request) = input, from != .group else {
-            return nil
-        }
-        if let leader = sync.ledBy {
-            let why = "this screen follows \(leader), the leader of its wall: play it on \(leader)"
-            logger.notice("play \(name): \(why)")
-            return (.refused(why), request)
-        }
-        sync.share(clip: name)
-        logger.notice("sync: every screen of the group plays \(name) in half a second")
-        return (ControlReply(ok: true, message: "every screen of the wall plays \(name) in half a second"), request)
     }
 
     /// The wall's group and how the player follows it; `nil` without a group.
@@ -238,6 +220,11 @@ struct SessionShell: Sendable {
                     if sync.settings.follow == .leader { announce = { anchor in sync.announce(anchor) } }
                     await player.follow(
                         GroupLink(groupTime: { sync.groupTime() }, anchor: { sync.anchor() }, announce: announce))
+                })
+            wall.append(
+                Task { [feed] in
+                    // Whether this screen may step and play clips for the wall, or follows its leader.
+                    for await role in sync.roles { feed.yield(.wall(role)) }
                 })
             wall.append(
                 Task { [feed, player] in

@@ -34,6 +34,9 @@ final class SyncLink: Sendable {
     /// The clip scenes asked of the group, each with the group time every node starts it at.
     let clips: AsyncStream<(name: String, at: Double)>
     private let clipsInput: AsyncStream<(name: String, at: Double)>.Continuation
+    /// This screen's place in the group, when it changes (a follower of a leader: its name).
+    let roles: AsyncStream<WallRole>
+    private let rolesInput: AsyncStream<WallRole>.Continuation
 
     /// `key`: the group's key (`[sync] key_file`'s bytes), or `nil` for unsealed messages.
     init(
@@ -51,6 +54,8 @@ final class SyncLink: Sendable {
         core = Mutex(GroupCore(setup, at: now()))
         (turns, turnsInput) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
         (clips, clipsInput) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(8))
+        (roles, rolesInput) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        rolesInput.yield(.member)
     }
 
     var me: String { mqtt.device }
@@ -71,6 +76,7 @@ final class SyncLink: Sendable {
                     client?.publish(topic, payload, retain: retain, atMostOnce: once)
                 case .turn(let o, let at): turnsInput.yield((o, at))
                 case .clip(let name, let at): clipsInput.yield((name, at))
+                case .ledBy(let leader): rolesInput.yield(leader.map { .follows($0) } ?? .member)
                 case .log(.notice, let line): logger.notice("\(line)")
                 case .log(.warning, let line): logger.warning("\(line)")
                 case .log(.error, let line): logger.error("\(line)")

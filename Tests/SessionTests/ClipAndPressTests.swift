@@ -213,4 +213,31 @@ struct PowerPlanTests {
                 == [.reply(4, .refused("there is no power plan to follow ([screen] on and off)"))])
         #expect(plain.core.status.powerPlanFollowed == nil)
     }
+
+    /// A wall's screen: a clip asked of it goes to the whole group, and plays when the group's
+    /// copy comes back; on a wall that follows a leader, a step or a clip asked of a follower is
+    /// refused with the leader's name; an unknown clip is refused as anywhere.
+    @Test func aWallsClipGoesToTheGroupAndAFollowerSendsStepsAndClipsToItsLeader() throws {
+        var run = try Run(ClipAndPressTests.kiosk())
+        run.settle()
+        run.at(0.5, .wall(.member))
+        let asked = run.at(0.5, .command(.play("promo"), from: .button, request: 3))
+        #expect(asked == [.shareClip("promo", request: 3)])
+        #expect(ClipAndPressTests.clips(run.at(0.5, .command(.play("promo"), from: .group))) == ["/srv/promo.mp4"])
+        run.settle()
+        run.at(5, .clipEnded)
+        run.settle()
+        #expect(run.at(0.5, .command(.next, from: .mqtt)).contains(.playlist(.next, request: nil)))
+        run.at(0.5, .wall(.follows("wall-a")))
+        let step = run.at(0.5, .command(.next, from: .control, request: 4))
+        #expect(step.replies.first?.ok == false)
+        #expect(step.replies.first?.error == "this screen follows wall-a, the leader of its wall: step on wall-a")
+        let clip = run.at(0.5, .command(.play("promo"), from: .button, request: 5))
+        #expect(clip.replies.first?.error == "this screen follows wall-a, the leader of its wall: play it on wall-a")
+        #expect(ClipAndPressTests.clips(clip).isEmpty)
+        let unknown = run.at(0.5, .command(.play("nope"), from: .control, request: 6))
+        #expect(unknown.replies.first?.error?.hasPrefix("no clip scene named 'nope'") == true)
+        // The leader's word comes from the group: played.
+        #expect(ClipAndPressTests.clips(run.at(0.5, .command(.play("hello"), from: .group))) == ["/srv/hello.mp4"])
+    }
 }

@@ -53,6 +53,7 @@ struct GroupNet {
             case .turn(let o, let at): turns[name, default: []].append((o, at))
             case .clip(let c, let at): clips[name, default: []].append((c, at))
             case .log(_, let line): logs[name, default: []].append(line)
+            case .ledBy: break
             }
         }
     }
