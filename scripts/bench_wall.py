@@ -139,7 +139,7 @@ def fast_clocks(directory):
     return {'LD_PRELOAD': timers + ' ' + LIBFAKETIME, 'FAKETIME': '+0 x1.001', 'FAKETIME_DONT_RESET': '1'}
 
 
-def upright_node(bin_dir, directory, sway, device, clip, port, group=True, extra_env=None):
+def upright_node(bin_dir, directory, sway, device, clip, port, group=True, extra_env=None, extra=''):
     conf = os.path.join(directory, device + '.toml')
     with open(conf, 'w') as f:
         # The panel's own orientation: nothing turned, the picture filling the screen as plain mpv's.
@@ -147,6 +147,7 @@ def upright_node(bin_dir, directory, sway, device, clip, port, group=True, extra
                 '[lock]\nevdev = "none"\n[player]\nplaylist = ["%s"]\n[player.mpv]\nfullscreen = "yes"\n'
                 '[mqtt]\nurl = "mqtt://127.0.0.1:%d"\ndevice = "%s"\ndiscovery = false\nscreenshot_interval = 0\n'
                 % (clip, port, device))
+        f.write(extra)
         if group:
             # Sealed, as a wall on a shared broker should be: the same key on every node.
             key = os.path.join(directory, 'wall.key')
@@ -196,15 +197,20 @@ def long_run(bin_dir, directory, sways, clip, port, duration, pool, processes):
         processes.remove(p)
 
 
-def sync_status(bin_dir, directory, node):
-    """The node's `sync` part of `ctl status`."""
+def node_status(bin_dir, directory, node):
+    """The node's `ctl status`."""
     status = subprocess.run([os.path.join(bin_dir, 'upright'), 'ctl', '--socket',
                              os.path.join(directory, 'wall-%d.sock' % node), 'status'],
                             capture_output=True, text=True).stdout
     try:
-        return (json.loads(status).get('status') or {}).get('sync') or {}
+        return json.loads(status).get('status') or {}
     except ValueError:
         return {}
+
+
+def sync_status(bin_dir, directory, node):
+    """The node's `sync` part of `ctl status`."""
+    return node_status(bin_dir, directory, node).get('sync') or {}
 
 
 class Rogue:
@@ -245,7 +251,14 @@ class Rogue:
 
 
 def rogue_run(bin_dir, directory, sways, clip, port, pool, processes):
-    procs = [upright_node(bin_dir, directory, s, 'wall-%d' % n, clip, port) for n, s in enumerate(sways)]
+    # A short clip scene, played by the wall once while the rogue listens: its word is captured.
+    promo = os.path.join(directory, 'promo.mkv')
+    subprocess.run(['ffmpeg', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i',
+                    'testsrc=size=%dx%d:rate=%d:duration=2' % (SIZE[0], SIZE[1], FPS), '-c:v', 'mpeg4', promo],
+                   check=True)
+    os.chmod(promo, 0o644)
+    extra = '[scenes.promo]\nclip = "%s"\nsupported = ["landscape-right"]\n' % promo
+    procs = [upright_node(bin_dir, directory, s, 'wall-%d' % n, clip, port, extra=extra) for n, s in enumerate(sways)]
     processes.extend(procs)
     time.sleep(10)
     base = 'upright/sync/bench-wall'
@@ -257,13 +270,17 @@ def rogue_run(bin_dir, directory, sways, clip, port, pool, processes):
         while not done.is_set():
             f, _ = offsets(sways, 1, pool)
             frames.extend(f)
-            statuses.append([sync_status(bin_dir, directory, n) for n in range(3)])
+            statuses.append([node_status(bin_dir, directory, n) for n in range(3)])
             time.sleep(0.5)
     watcher = threading.Thread(target=watch)
     watcher.start()
     start = time.monotonic()
-    time.sleep(15)
+    time.sleep(5)
+    subprocess.run([os.path.join(bin_dir, 'upright'), 'ctl', '--socket', os.path.join(directory, 'wall-0.sock'),
+                    'play', 'promo'], capture_output=True)
+    time.sleep(10)
     captured = rogue.take()
+    after_capture = len(statuses)
     print('  the rogue captured %d messages in 15 s' % len(captured))
 
     def replay():
@@ -284,6 +301,11 @@ def rogue_run(bin_dir, directory, sways, clip, port, pool, processes):
                 if forged.endswith('/' + device):
                     forged = forged[:-len(device)] + name
             rogue.publish(forged, payload, retain=retain)
+    # Words of its own under every name: a turn, a clip, a schedule, a pong.
+    for name in names + ['!', '0']:
+        rogue.publish('%s/%s/orientation' % (base, name), 'portrait %.3f' % time.time(), retain=True)
+        rogue.publish('%s/%s/clip' % (base, name), '%.3f promo' % (time.time() + 1))
+        rogue.publish('%s/%s/schedule' % (base, name), '0 %.3f' % (time.time() - 7), retain=True)
     for topic in sorted({t for t, _, _ in captured}):
         rogue.publish(topic, os.urandom(64))
         rogue.publish(topic, b'S1 1 ' + b'0' * 64 + b' junk')
@@ -322,27 +344,35 @@ def rogue_run(bin_dir, directory, sways, clip, port, pool, processes):
               % (time.monotonic() - start, len(s), s[len(s) // 2] * ms, p95 * ms, s[-1] * ms,
                  sum(1 for f in frames if f == 0), len(frames)))
     for n in range(3):
-        seen = [st[n] for st in statuses if st[n]]
+        full = [st[n] for st in statuses[after_capture + 2:] if st[n]]
+        seen = [x.get('sync') or {} for x in full]
         references = sorted({x.get('reference') for x in seen if x.get('reference')})
         turned = sorted({x.get('orientation') for x in seen if x.get('orientation')})
         seeks = sorted({x.get('correction') for x in seen if 'seek' in (x.get('correction') or '')})
+        clips = sum(1 for x in full if x.get('clip'))
+        interfaces = sorted({x.get('interface') for x in full if x.get('interface')})
+        played = sum(1 for st in statuses[:after_capture] if st[n] and st[n].get('clip'))
         last = seen[-1] if seen else {}
-        log = open(os.path.join(directory, 'wall-%d.log' % n)).read()
-        print('  node %d: references seen %s, orientations %s, seeks %s, clips played %d, rejected %s (last: %s)'
-              % (n + 1, references, turned or 'none', seeks or 'none', log.count('every screen of the group plays')
-                 + log.count('plays promo'), last.get('rejected'), last.get('last_rejected')))
+        print('  node %d (after the capture, %d looks): references %s, interface %s, wall orientation %s, seeks %s, '
+              'looks with a clip %d (during the capture %d); rejected %s (last: %s)'
+              % (n + 1, len(full), references, interfaces, turned or 'none', seeks or 'none', clips, played,
+                 last.get('rejected'), last.get('last_rejected')))
     # The third node restarted, the rogue's retained junk still on the broker.
     stop(procs[2])
     processes.remove(procs[2])
     procs[2] = upright_node(bin_dir, directory, sways[2], 'wall-2', clip, port)
     processes.append(procs[2])
     restarted = time.monotonic()
-    back = None
-    while time.monotonic() - restarted < 30:
+    back, run = None, 0
+    while time.monotonic() - restarted < 30 and run < 3:
+        # In step: the new process knows its reference and shows the others' frame, three looks in a row.
+        known = sync_status(bin_dir, directory, 2).get('reference')
         f, _ = offsets(sways, 1, pool)
-        if f and f[0] <= 1:
-            back = time.monotonic() - restarted
-            break
+        if known and f and f[0] <= 1:
+            run += 1
+            back = back or time.monotonic() - restarted
+        else:
+            back, run = None, 0
     late = sync_status(bin_dir, directory, 2)
     print('  the third node restarted after the rogue left: the others\' frame after %s s; reference %s, '
           'orientation %s, rejected %s'
