@@ -51,6 +51,8 @@ struct WallFollowing: Sendable {
     var problem: String?
     /// A step of this node's (it leads): no correction until its anchor is announced, 2 s at the most.
     var held: (anchor: ScheduleAnchor?, until: Double)?
+    /// A leader's step: the item stepped to is said to the group, from its first frame.
+    var stepped = false
     /// The next sample is due then.
     var sampleAt: Double
     /// The group's anchor at the last sample.
@@ -149,8 +151,10 @@ extension PlaybackCore {
         return [.sampleGroup]
     }
 
-    /// A step on this node: the schedule is left alone until its new round is announced.
+    /// A step on this node: the schedule is left alone until its new round is announced (a
+    /// leader says it at the new item's first frame).
     mutating func holdFollowing(at now: Double) {
+        if wall?.announces == true { wall?.stepped = true }
         guard let anchor = wall?.lastAnchor else {
             wall?.held = (nil, now + 2)
             return
@@ -160,11 +164,23 @@ extension PlaybackCore {
 
     /// One sample: a held item started at its instant, the next item asked ahead, the lengths
     /// probed, the schedule laid out and the follower's correction carried out.
-    mutating func followSample(_ s: GroupSample, at now: Double) -> [PlaybackEffect] {
+    mutating func followSample(_ sample: GroupSample, at now: Double) -> [PlaybackEffect] {
         guard var f = wall else { return [] }
+        var s = sample
         f.lastAnchor = s.anchor
+        var out: [PlaybackEffect] = []
+        if f.stepped, f.releaseCheck, let index = playingIndex, let groupTime = s.groupTime {
+            // A leader's step: the group plays the item stepped to from its first frame, this node too.
+            let anchor = ScheduleAnchor(item: index, at: (groupTime * 1000).rounded() / 1000)
+            f.stepped = false
+            f.inForce = anchor
+            f.lastAnchor = anchor
+            f.held = nil
+            s.anchor = anchor  // the group's from now (the shell says it after this sample)
+            out.append(.announce(anchor))
+        }
         wall = f
-        var out = releaseHeldStart(s, at: now)
+        out += releaseHeldStart(s, at: now)
         out += advanceAhead(s, at: now)
         f = wall ?? f
         guard !items.isEmpty else { return out }
@@ -332,12 +348,5 @@ extension PlaybackCore {
     private func playEntry(of item: String) -> [PlaybackEffect] {
         guard let entry = entries.first(where: { $0.path == item })?.id else { return [] }
         return [.mpv(.play(entry: entry))]
-    }
-
-    /// The item playing now, starting at `groupTime` (a leader's step: the group plays on from
-    /// there); `nil` when the playlist is not followed.
-    public func anchorForItemStartingNow(at groupTime: Double) -> ScheduleAnchor? {
-        guard wall != nil, let index = playingIndex else { return nil }
-        return ScheduleAnchor(item: index, at: (groupTime * 1000).rounded() / 1000)
     }
 }

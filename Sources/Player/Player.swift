@@ -248,12 +248,6 @@ public actor Player {
     /// How the player follows its wall; `nil` when it does not.
     public var followStatus: FollowStatus? { core.followStatus }
 
-    /// The item playing now, starting at `groupTime` (a leader's step: the group plays on from
-    /// there); `nil` when the playlist is not followed.
-    public func anchorForItemStartingNow(at groupTime: Double) -> ScheduleAnchor? {
-        core.anchorForItemStartingNow(at: groupTime)
-    }
-
     /// The next clip is the group's: it starts at `groupTime` (held at its first frame until then).
     public func startClip(at groupTime: Double) { feed(.groupClip(at: groupTime)) }
 }

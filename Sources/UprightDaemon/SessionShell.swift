@@ -86,13 +86,8 @@ struct SessionShell: Sendable {
         case .measureMotion: measureMotion()
         case .playlist(let step, let request):
             proofOfPlay?.leave()
+            // A wall's leader says the item stepped to, from its first frame on (the player's core).
             let playing = step == .next ? await player.next() : await player.previous()
-            if let sync, sync.leads, let now = sync.groupTime(),
-                let anchor = await player.anchorForItemStartingNow(at: now)
-            {
-                sync.announce(anchor)
-                logger.notice("sync: the group plays \(playing ?? "on") from now")
-            }
             if let request { done.replies.append((request, ControlReply(ok: true, playing: playing))) }
         case .shareClip(let name, let request):
             // Every screen of the wall, this one too (its copy comes back from the group).

@@ -236,6 +236,28 @@ struct ConfigTests {
         #expect(WebPassword.problem(file: file) == nil)
     }
 
+    @Test func aGroupKeyFileMustBeThe32BytesOrMoreOfItsOwnerAlone() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let text = "[mqtt]\nurl = \"mqtt://b\"\n[sync]\ngroup = \"w\"\nkey_file = \"\(file)\"\n"
+        #expect(diagnostics(text) == ["u.toml:5:12: error: 'sync.key_file': \(file) does not exist"])
+        _ = FileManager.default.createFile(atPath: file, contents: Data(repeating: 1, count: 16))
+        chmod(file, 0o644)
+        #expect(
+            diagnostics(text) == [
+                "u.toml:5:12: error: 'sync.key_file': \(file) may be read or written by other users (mode 0644): `chmod 600 \(file)`"
+            ])
+        chmod(file, 0o600)
+        #expect(
+            diagnostics(text) == [
+                "u.toml:5:12: error: 'sync.key_file': \(file) holds 16 bytes; a group key needs 32 or more: `head -c 32 /dev/urandom > \(file)`"
+            ])
+        _ = FileManager.default.createFile(atPath: file, contents: Data(repeating: 1, count: 32))
+        chmod(file, 0o600)
+        #expect(diagnostics(text) == [])
+        #expect(try parse(text).sync.keyFile == file)
+    }
+
     @Test func everyErrorIsReportedAtOnce() {
         #expect(diagnostics("[lock]\nlocked = 1\n[display]\nbackend = \"x\"\n").count == 2)
     }

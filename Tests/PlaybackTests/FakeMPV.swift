@@ -330,7 +330,10 @@ struct Drive {
                 let found = Dictionary(
                     uniqueKeysWithValues: items.map { ($0, lengthless.contains($0) ? nil : itemTime) })
                 queue += core.handle(.lengthsProbed(found), at: t)
-            case .announce(let anchor): announced.append(anchor)
+            case .announce(let anchor):
+                // A leader's word is its group's at once (its own group core takes it).
+                announced.append(anchor)
+                self.anchor = anchor
             }
         }
         let now = t
@@ -340,6 +343,10 @@ struct Drive {
     private mutating func run(_ c: MPVCommand) -> PlaybackInput? {
         commands.append(c)
         timed.append((t, c))
+        // A seek moves the position (the fake's item is timed from its start).
+        if case .command(let words) = c, words.first == "seek", words.count > 1, let p = Double(words[1]) {
+            mpv.startedAt = t - p
+        }
         if case .set("pause", .flag(let p)) = c { paused = p }
         if case .load(let path, _, let options) = c, options.contains("pause=yes") { held.insert(path) }
         trace.append("\(t) command \(c)")

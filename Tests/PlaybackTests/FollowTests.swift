@@ -8,11 +8,11 @@ import Testing
 /// ahead and corrects.
 @Suite struct FollowTests {
     /// Two files of 10 s, held at their first frame, the schedule's first item at group time 1 000 000.
-    static func wall(announces: Bool = false, lengthless: Set<String> = []) -> Drive {
+    static func wall(announces: Bool = false, lengthless: Set<String> = [], itemTime: Double = 10) -> Drive {
         var settings = PlayerSettings.folder()
         settings.holdStarts = true
         var d = Drive(settings, files: ["/d/1.mp4": "a", "/d/2.mp4": "b"])
-        d.mpv.itemTime = 10
+        d.mpv.itemTime = itemTime
         d.anchor = ScheduleAnchor(item: 0, at: 1_000_000)
         d.lengthless = lengthless
         d.send(.follow(announces: announces))
@@ -48,7 +48,8 @@ import Testing
                     false
                 }
             }, "\(d.commands)")
-        #expect(d.core.followStatus?.correction?.hasPrefix("seek to") == true)
+        // In its place since (the fake's position moves with a seek).
+        #expect(d.core.followStatus?.error.map { abs($0) < 0.05 } == true, "\(String(describing: d.core.followStatus))")
     }
 
     @Test func aLeaderSaysItsNextItemASecondAhead() {
@@ -81,17 +82,35 @@ import Testing
         #expect(!off.commands.contains(.set("pause", .flag(false))))
     }
 
-    @Test func aStepOnTheLeaderLeavesTheScheduleAloneUntilItsWordComes() {
+    /// A step on the leader: the item stepped to is the group's from its first frame (said with
+    /// the group's time then), and nothing pulls this node back to the old schedule.
+    @Test func aStepOnTheLeaderIsTheGroupsFromItsFirstFrame() throws {
         var d = Self.wall(announces: true)
         d.advance(3)
-        // The step: this node plays the next file from its start, 3 s before the old schedule has it.
-        d.send(.step(.next, request: 1))
         d.commands = []
+        d.send(.step(.next, request: 1))
+        d.advance(3)
+        let said = try #require(d.announced.first { $0.item == 1 }, "\(d.announced)")
+        #expect(abs(said.at - 1_000_003) < 0.01, "\(said)")
+        #expect(!d.commands.contains { if case .command(let w) = $0 { w.first == "seek" } else { false } })
+        #expect(!d.commands.contains { if case .play = $0 { true } else { false } }, "\(d.commands)")
+        #expect(d.core.followStatus?.lastStart.map { abs($0) < 0.05 } == true)
+    }
+
+    /// Following a leader with other content: this node's first file lasts 6 s against the
+    /// leader's 10 s. It goes on by its own lengths, and when the leader says its next item (item
+    /// 1 at 10 s), this node starts its own item 1 then, loaded its load margin ahead and held.
+    @Test func aFollowerWithOtherContentStartsTheLeadersNextItemAtItsInstant() throws {
+        var d = Self.wall(itemTime: 6)
+        d.advance(9)
+        let second = try #require(d.core.entries.first { $0.path == "/d/2.mp4" }?.id)
+        d.timed = []
+        d.anchor = ScheduleAnchor(item: 1, at: 1_000_010)
         d.advance(1.5)
-        #expect(!d.commands.contains { if case .command(let w) = $0 { w.first == "seek" } else { false } })
-        // Its word said (the item stepped to, from now): followed from there, no seek back.
-        d.anchor = ScheduleAnchor(item: 1, at: 1_000_003)
-        d.advance(1)
-        #expect(!d.commands.contains { if case .command(let w) = $0 { w.first == "seek" } else { false } })
+        // Its load margin ahead: the last load's time (this fake loads at once) and 20 ms.
+        let asked = try #require(d.timed.first { $0.command == .play(entry: second) }, "\(d.timed)")
+        #expect(asked.at > 9.95 && asked.at < 10, "\(asked)")
+        let unpaused = try #require(d.timed.last { $0.command == .set("pause", .flag(false)) })
+        #expect(unpaused.at > 9.99 && unpaused.at < 10.05, "\(unpaused)")
     }
 }

@@ -231,32 +231,4 @@ struct SyncGroupTests {
         try await Task.sleep(for: .seconds(2))
         try await Self.bothShow(b.1, c.1, dir: wall.dir, from: 20_000)
     }
-
-    /// Following a leader, a screen may play other content: the leader says each next item and
-    /// its instant a second ahead, and the follower starts its own item of that place then,
-    /// whatever its own item before lasted (here 6 s against the leader's 10 s).
-    @Test func aFollowerWithOtherContentStartsTheLeadersNextItemWithIt() async throws {
-        let wall = try await Wall("sync-other")
-        defer { wall.remove() }
-        let second = try wall.counter("second", seconds: 10, first: 10_000)
-        let short = try wall.counter("short", seconds: 6, first: 30_000)
-        let (leader, a) = try wall.node("wall-a", playlist: [wall.clip, second], follow: "leader")
-        defer { leader.process.send(SIGKILL) }
-        let (follower, b) = try wall.node("wall-b", playlist: [short, second], follow: "leader")
-        defer { follower.process.send(SIGKILL) }
-        for play in [leader, follower] { #expect(await play.waitFor("playing "), "\(play.stderr)") }
-        // The leader's second item: the follower's too, in step, though its first was shorter.
-        var onSecond = false
-        for _ in 0..<120 where !onSecond {
-            try await Task.sleep(for: .milliseconds(250))
-            onSecond = (try await Self.frame(a, dir: wall.dir, name: "wa") ?? 0) >= 10_000
-        }
-        #expect(onSecond, "\(leader.stderr)")
-        try await Task.sleep(for: .seconds(1))
-        let frames = try await Self.differences(a, b, dir: wall.dir, pairs: 5)
-        let status = try await Self.sync(b)
-        #expect(
-            Self.inStep(frames), "frames apart: \(frames)\n\(status)")
-        #expect(status["leader"] as? String == "wall-a", "\(status)")
-    }
 }
