@@ -293,7 +293,12 @@ public struct GroupCore: Sendable {
             exchangesSinceChange += 1
         case .schedule(let anchor):
             guard setup.leader else { return }
-            if schedules[from] == nil, schedules.count >= Self.maxSchedules { return }
+            if schedules[from] == nil, schedules.count >= Self.maxSchedules {
+                // Full: the words of senders not heard lately make room (a flood of names).
+                let members = Set(memberNames(at: now))
+                schedules = schedules.filter { members.contains($0.key) }
+                if schedules.count >= Self.maxSchedules { return }
+            }
             schedules[from] = anchor
             if from == reference {
                 schedule = anchor

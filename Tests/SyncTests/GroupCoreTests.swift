@@ -187,6 +187,18 @@ struct GroupNet {
         #expect(net.nodes["wall-a"]!.lastRejection?.contains("this node has no key_file") == true)
     }
 
+    /// Without a key, a flood of schedules under made-up names cannot crowd the leader's out.
+    @Test func aFloodOfSchedulesUnderOtherNamesLeavesRoomForTheLeaders() {
+        var net = GroupNet()
+        net.add("wall-b", leader: true, key: nil)
+        for n in 0..<40 { net.publish(GroupNet.base + "/x\(n)/schedule", "0 5", retain: true) }
+        net.run(0.1)
+        net.add("wall-a", leader: true, key: nil)
+        net.run(4)
+        #expect(net.nodes["wall-b"]!.ledBy == "wall-a")
+        #expect(net.nodes["wall-b"]!.anchor == net.nodes["wall-a"]!.anchor && net.nodes["wall-a"]!.anchor != nil)
+    }
+
     /// What a rogue on the broker without the key can do to a keyed wall: nothing.
     @Test func aRogueWithoutTheKeyChangesNothing() throws {
         var net = GroupNet()
