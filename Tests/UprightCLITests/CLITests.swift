@@ -251,7 +251,8 @@ struct CheckConfigTests {
                 || run.stdout.contains("system clock: not synchronised (no time service keeps it"), "\(run.stdout)")
     }
 
-    /// A wall's screen is told when nothing keeps its clock (the kernel's state, as it is here).
+    /// A wall's screen is told when nothing keeps its clock (the kernel's state, as it is here),
+    /// and when its group has no key.
     @Test func doctorWarnsAWallsScreenWhoseClockIsNotSynchronised() async throws {
         let config = try temporaryFile(
             "[sensor]\nuri = \"none\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:1\"\ndevice = \"wall-1\"\n[sync]\ngroup = \"lobby\"\n"
@@ -261,6 +262,8 @@ struct CheckConfigTests {
         let warned = run.stdout.contains(
             "warning: this screen is in the wall group lobby and its clock is not synchronised: run chrony")
         #expect(warned == (ClockSync.now()?.synchronised != true), "\(run.stdout)")
+        // And that, without a key, anyone on the broker can move the wall.
+        #expect(run.stdout.contains("warning: [sync] has no key_file: anyone on the broker can move the wall"))
     }
 
     @Test func errorsAndExitStatusOne() async throws {
