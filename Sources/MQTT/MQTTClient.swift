@@ -10,8 +10,9 @@ public enum MQTTEvent: Sendable, Hashable {
     /// The connection was refused or lost, with the reason; libmosquitto tries again with back-off.
     case disconnected(String)
     /// A message, with when it arrived (the system clock, in Unix seconds: an exchange of clocks
-    /// reads it as near the wire as it can).
-    case message(topic: String, payload: [UInt8], at: Double)
+    /// reads it as near the wire as it can), and whether the broker kept it (`retained`: sent
+    /// because this client subscribed, the state of before, not news).
+    case message(topic: String, payload: [UInt8], at: Double, retained: Bool)
 }
 
 /// An MQTT client through libmosquitto's threaded interface: it connects in the background,
@@ -105,7 +106,7 @@ public final class MQTTClient: Sendable {
             let payload =
                 msg.payloadlen > 0
                 ? Array(UnsafeRawBufferPointer(start: msg.payload, count: Int(msg.payloadlen))) : []
-            h.continuation.yield(.message(topic: topic, payload: payload, at: at))
+            h.continuation.yield(.message(topic: topic, payload: payload, at: at, retained: msg.retain))
         }
     }
 

@@ -54,8 +54,9 @@ public struct GroupCore: Sendable {
         case connected
         /// The broker is away, and why.
         case disconnected(String)
-        /// A message the broker delivered, and when it arrived (the system clock).
-        case message(topic: String, payload: [UInt8], receivedAt: Double)
+        /// A message the broker delivered, when it arrived (the system clock), and whether the
+        /// broker kept it (sent at a subscription: the state of before).
+        case message(topic: String, payload: [UInt8], receivedAt: Double, retained: Bool)
         /// The timer's tick (``nextDeadline``).
         case tick
         /// This node's accelerometer read an orientation: the whole wall takes it.
@@ -151,8 +152,8 @@ public struct GroupCore: Sendable {
             publish(.node, .presence(setup.leader ? "leader" : "clock"), at: now, into: &out)
         case .disconnected(let why):
             broker = why
-        case .message(let topic, let payload, let receivedAt):
-            receive(topic: topic, payload: payload, receivedAt: receivedAt, at: now, into: &out)
+        case .message(let topic, let payload, let receivedAt, let retained):
+            receive(topic: topic, payload: payload, receivedAt: receivedAt, retained: retained, at: now, into: &out)
         case .tick:
             tick(at: now, into: &out)
         case .shareOrientation(let o):
@@ -224,7 +225,8 @@ public struct GroupCore: Sendable {
     // MARK: - Receiving
 
     private mutating func receive(
-        topic: String, payload bytes: [UInt8], receivedAt: Double, at now: GroupNow, into out: inout [Effect]
+        topic: String, payload bytes: [UInt8], receivedAt: Double, retained: Bool, at now: GroupNow,
+        into out: inout [Effect]
     ) {
         guard let address = GroupAddress(topic: topic, base: setup.base) else {
             return reject(nil, .malformed, kind: nil, into: &out)
@@ -240,11 +242,16 @@ public struct GroupCore: Sendable {
             switch seal.open(body, topic: topic) {
             case .failure(let why): return reject(from, why, kind: address.kind, into: &out)
             case .success(let opened):
+                // A member's word the broker kept, aged out or taken already (a connection
+                // again), is state of before: it changes nothing, and is no one's attack.
+                let kept = retained && opened.time <= now.wall
                 guard abs(now.wall - opened.time) <= setup.freshness else {
-                    return reject(from, .stale, kind: address.kind, into: &out)
+                    if !kept { reject(from, .stale, kind: address.kind, into: &out) }
+                    return
                 }
                 guard seen[opened.code] == nil, seen.count < Self.maxSeen else {
-                    return reject(from, .replayed, kind: address.kind, into: &out)
+                    if !kept { reject(from, .replayed, kind: address.kind, into: &out) }
+                    return
                 }
                 seen[opened.code] = opened.time
                 body = opened.body

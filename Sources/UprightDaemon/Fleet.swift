@@ -88,7 +88,7 @@ struct MQTTService: Service {
                     if why != said { logger.warning("mqtt: \(settings.url): \(why); trying again") }
                     session.noteMQTT("\(settings.url): \(why); trying again")
                     said = why
-                case .message(let topic, let payload, _):
+                case .message(let topic, let payload, _, _):
                     if let refusal = await command(topic: topic, payload: String(decoding: payload, as: UTF8.self)) {
                         await published.refuse(refusal)
                     }

@@ -200,8 +200,8 @@ final class SyncLink: Sendable {
                 }
                 said = why
                 send(.disconnected(why))
-            case .message(let topic, let payload, let at):
-                send(.message(topic: topic, payload: payload, receivedAt: at))
+            case .message(let topic, let payload, let at, let retained):
+                send(.message(topic: topic, payload: payload, receivedAt: at, retained: retained))
             }
         }
     }

@@ -33,7 +33,9 @@ struct GroupNet {
             mark: "mark-\(name)-\(t)", seed: UInt64(truncatingIfNeeded: name.hashValue))
         nodes[name] = GroupCore(setup, at: now(name))
         perform(name, nodes[name]!.handle(.connected, at: now(name)))
-        for (topic, payload) in retained.sorted(by: { $0.key < $1.key }) { deliver(topic, payload, to: name) }
+        for (topic, payload) in retained.sorted(by: { $0.key < $1.key }) {
+            deliver(topic, payload, to: name, retained: true)
+        }
     }
 
     mutating func remove(_ name: String) { nodes[name] = nil }
@@ -65,8 +67,9 @@ struct GroupNet {
         inflight.append((t + delay, topic, payload))
     }
 
-    mutating func deliver(_ topic: String, _ payload: String, to name: String) {
-        input(name, .message(topic: topic, payload: Array(payload.utf8), receivedAt: now(name).wall))
+    mutating func deliver(_ topic: String, _ payload: String, to name: String, retained: Bool = false) {
+        input(
+            name, .message(topic: topic, payload: Array(payload.utf8), receivedAt: now(name).wall, retained: retained))
     }
 
     /// Runs for `seconds`, in steps of a millisecond.
@@ -107,6 +110,31 @@ struct GroupNet {
         net.input("wall-c", .leaving)
         net.run(0.1)
         #expect(net.members("wall-b") == ["wall-b"])
+    }
+
+    /// A member's retained words the broker sends at a subscription, aged out (a screen started
+    /// later) or taken already (a connection again), change nothing and are no one's attack.
+    @Test func aMembersRetainedWordsOfBeforeAreNotCountedAsRejected() {
+        var net = GroupNet()
+        net.add("wall-a", leader: true)
+        net.run(3)
+        net.input("wall-a", .shareOrientation(.landscapeLeft))
+        net.input("wall-a", .leaving)
+        net.remove("wall-a")
+        net.run(40)
+        net.add("wall-b", leader: true)
+        net.run(1)
+        #expect(net.nodes["wall-b"]!.rejected == 0, "\(net.logs["wall-b"] ?? [])")
+        #expect(net.turns["wall-b"] == nil)
+        // Connected again: the retained words come again, current ones too.
+        net.run(10)
+        net.input("wall-b", .connected)
+        for (topic, payload) in net.retained { net.deliver(topic, payload, to: "wall-b", retained: true) }
+        net.run(1)
+        #expect(net.nodes["wall-b"]!.rejected == 0, "\(net.logs["wall-b"] ?? [])")
+        // The others' words sent live again (not kept by the broker) are counted: too old, or replays.
+        for (topic, payload) in net.retained { net.deliver(topic, payload, to: "wall-b") }
+        #expect(net.nodes["wall-b"]!.rejected == net.retained.keys.filter { !$0.contains("/wall-b/") }.count)
     }
 
     @Test func aNodeWhoseClockIsAheadTakesTheGroupsTime() throws {
