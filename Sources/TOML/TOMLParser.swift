@@ -22,8 +22,14 @@ private final class TableBuilder {
     enum Entry {
         case value(TOMLValue)
         case table(TableBuilder)
-        /// Made by `[[name]]` headers, one table each.
-        case tables([TableBuilder])
+        /// Made by `[[name]]` headers, one table each (a list shared, so that each header appends
+        /// in constant time).
+        case tables(TableList)
+    }
+
+    final class TableList {
+        var items: [TableBuilder]
+        init(_ items: [TableBuilder]) { self.items = items }
     }
 
     var origin: Origin
@@ -52,17 +58,23 @@ private final class TableBuilder {
             switch entries[key]! {
             case .value(let v): t[key] = v
             case .table(let b): t[key] = .table(b.value)
-            case .tables(let list): t[key] = .array(list.map { .table($0.value) })
+            case .tables(let list): t[key] = .array(list.items.map { .table($0.value) })
             }
         }
         return t
     }
 }
 
-/// A recursive-descent reader over the document's UTF-8 bytes.
+/// A recursive-descent reader over the document's UTF-8 bytes. Its recursion is bounded: arrays
+/// and inline tables nest at most ``maxNesting`` deep, a key has at most ``maxKeyParts`` parts,
+/// so a hostile document ends in an error, never in a stack overflow.
 private struct TOMLParser {
     let bytes: [UInt8]
     var i = 0
+    /// How deep the value being read is in arrays and inline tables.
+    var nesting = 0
+    static let maxNesting = 32
+    static let maxKeyParts = 16
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -232,8 +244,8 @@ private struct TOMLParser {
         let last = path.last!
         let t = TableBuilder(.header)
         switch parent[last] {
-        case nil: parent[last] = .tables([t])
-        case .tables(let list): parent[last] = .tables(list + [t])
+        case nil: parent[last] = .tables(TableBuilder.TableList([t]))
+        case .tables(let list): list.items.append(t)
         case .table:
             throw fail("[[\(dotted(path))]]: '\(dotted(path))' is already a table, not an array of tables", at: start)
         case .value:
@@ -261,7 +273,7 @@ private struct TOMLParser {
                 }
                 table = t
             case .tables(let list):
-                table = list.last!
+                table = list.items.last!
             case .value:
                 throw fail(
                     "'\(dotted(path.prefix(n + 1)))' is already a value, so [\(dotted(header))] cannot be in it",
@@ -320,6 +332,9 @@ private struct TOMLParser {
             i += 1
             skipSpaces()
             parts.append(try simpleKey())
+            if parts.count > Self.maxKeyParts {
+                throw fail("a key has more than \(Self.maxKeyParts) dotted parts")
+            }
         }
     }
 
@@ -350,6 +365,13 @@ private struct TOMLParser {
 
     mutating func value() throws(TOMLError) -> Parsed {
         guard let c = current else { throw fail("expected a value, found the end of the document") }
+        if c == UInt8(ascii: "[") || c == UInt8(ascii: "{") {
+            guard nesting < Self.maxNesting else {
+                throw fail("arrays and inline tables nest more than \(Self.maxNesting) deep")
+            }
+            nesting += 1
+        }
+        defer { if c == UInt8(ascii: "[") || c == UInt8(ascii: "{") { nesting -= 1 } }
         switch c {
         case UInt8(ascii: "\""):
             return .value(.string(looking(at: "\"\"\"") ? try multilineString(UInt8(ascii: "\"")) : try basicString()))

@@ -230,4 +230,23 @@ struct TOMLReaderTests {
         #expect(e?.line == line && e?.column == column, "\(String(describing: e)) for \(text.debugDescription)")
         #expect(e?.reason.contains(reason) == true, "\(String(describing: e)) for \(text.debugDescription)")
     }
+
+    /// A hostile document ends in an error, not a stack overflow: arrays and inline tables nest
+    /// 32 deep at most, a key has 16 parts at most; and 20 000 `[[x]]` headers read in linear time.
+    @Test func parserBombsEndInAnErrorAndManyArrayTablesReadInLinearTime() throws {
+        let arrays = "a = " + String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000) + "\n"
+        #expect(fault(arrays)?.reason == "arrays and inline tables nest more than 32 deep")
+        let tables = "a = " + String(repeating: "{b = ", count: 200_000) + "1" + String(repeating: "}", count: 200_000)
+        #expect(fault(tables + "\n")?.reason == "arrays and inline tables nest more than 32 deep")
+        let key = "a" + String(repeating: ".a", count: 200_000) + " = 1\n"
+        #expect(fault(key)?.reason == "a key has more than 16 dotted parts")
+        // 32 deep is still read.
+        let deep = "a = " + String(repeating: "[", count: 32) + String(repeating: "]", count: 32) + "\n"
+        #expect(fault(deep) == nil)
+        let many = (0..<20_000).map { "[[x]]\nv = \($0)\n" }.joined()
+        let start = ContinuousClock.now
+        let t = try TOMLTable(parsing: many)
+        #expect(start.duration(to: .now) < .seconds(10))
+        if case .array(let list)? = t["x"] { #expect(list.count == 20_000) } else { Issue.record("no x") }
+    }
 }
