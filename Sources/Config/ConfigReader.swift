@@ -22,7 +22,7 @@ struct ConfigReader {
         "scenes": [],
         "player": [
             "playlist", "loop", "stall_timeout", "mpv", "shuffle", "image_duration", "splash", "audio_device",
-            "removable_media", "hwdec",
+            "removable_media", "hwdec", "remote_schemes",
         ],
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
@@ -342,6 +342,19 @@ struct ConfigReader {
                 error(
                     "'player.removable_media' must be an absolute path pattern such as \"/media/*/*\"",
                     at: ["player", "removable_media"])
+            }
+        }
+        if let schemes = strings(p, ["player", "remote_schemes"]) {
+            let local = ["file", "av", "lavf", "edl", "memory", "unix", "fd", "fdclose", "null", "mf", "dvd", "bd"]
+            if let bad = schemes.first(where: { s in
+                local.contains(s.lowercased()) || s.isEmpty
+                    || !s.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" })
+            }) {
+                error(
+                    "'player.remote_schemes' names network schemes such as \"udp\", not '\(bad)' (a remote list "
+                        + "never opens local files, devices or mpv's own protocols)", at: ["player", "remote_schemes"])
+            } else {
+                player.remoteSchemes = schemes.map { $0.lowercased() }
             }
         }
         if let device = string(p, ["player", "audio_device"]) {

@@ -99,6 +99,7 @@ extension UprightConfiguration {
             + "shuffle = \(player.shuffle)\nimage_duration = \(num(player.imageDuration))\n"
             + "splash = \(q(player.splash ?? ""))\naudio_device = \(q(player.audioDevice ?? "auto"))\n"
             + "removable_media = \(q(player.removableMedia ?? ""))\nhwdec = \(q(player.hwdec))\n"
+            + "remote_schemes = [" + player.remoteSchemes.map(q).joined(separator: ", ") + "]\n"
             + "stall_timeout = \(num(player.stallTimeout?.seconds ?? 0))\n"
         if !player.mpv.isEmpty {
             out += "\n[player.mpv]\n" + player.mpv.keys.sorted().map { "\($0) = \(q(player.mpv[$0]!))\n" }.joined()

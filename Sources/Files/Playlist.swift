@@ -160,14 +160,25 @@ extension Playlist {
                 guard let list = cached(entry), let text = try? String(contentsOfFile: list, encoding: .utf8) else {
                     return PlaylistScan.Entry(entry: entry, items: [], description: "\(entry): not downloaded yet")
                 }
-                let listed = RemoteItem.items(ofList: text, base: entry)
+                // Only files and streams over the network: a line naming anything else never reaches mpv.
+                let allowed = RemoteItem.streamSchemes + settings.remoteSchemes
+                var refused: [PlaylistScan.Refused] = []
+                let listed = RemoteItem.items(ofList: text, base: entry).filter { url in
+                    guard let why = RemoteItem.refusal(of: url, allowed: allowed) else { return true }
+                    // Named as it was written, cut short (a list's line is anyone's words).
+                    let line = url.count > 160 ? String(url.prefix(160)) + "…" : url
+                    refused.append(PlaylistScan.Refused(line: line, reason: why))
+                    return false
+                }
                 let files = listed.compactMap { url in
                     RemoteItem.isCached(url) ? cached(url).map { (url, $0) } : (url, url)
                 }
                 return PlaylistScan.Entry(
                     entry: entry,
                     items: files.map { PlaylistScan.Item($0.1, stamp: stamp($0.1), origin: $0.0 == $0.1 ? nil : $0.0) },
-                    description: "\(entry): a list of \(listed.count) items, \(files.count) ready")
+                    description: "\(entry): a list of \(listed.count) items, \(files.count) ready"
+                        + (refused.isEmpty ? "" : ", \(refused.count) refused"),
+                    refused: refused)
             }
             if let cached, RemoteItem.isCached(entry, options: settings.itemOptions[entry]) {
                 guard let file = cached(entry) else {

@@ -107,6 +107,10 @@ extension PlaybackCore {
                 }
             }
         }
+        // An item the configuration does not name itself (a folder's, a stick's, a remote list's, a
+        // cached download) opens nothing further: a "video" that is really a playlist or an EDL
+        // would name local files.
+        if why == .item, !settings.playlist.contains(item) { pairs.append("access-references=no") }
         // A wall's item or clip waits for its instant, opened and showing its first picture.
         if settings.holdStarts, why == .item || why == .clip, !isLive(item) { pairs.append("pause=yes") }
         if !append { entries = [] }
@@ -173,6 +177,12 @@ extension PlaybackCore {
         lastScan = scan
         let fresh = made(from: scan, at: now)
         var out: [PlaybackEffect] = []
+        // A remote list's refused lines, each said once (it never reaches mpv).
+        for r in scan.entries.flatMap(\.refused) where !refusalsSaid.contains(r.line) {
+            if refusalsSaid.count >= Self.refusalsKept { refusalsSaid.removeAll() }
+            refusalsSaid.insert(r.line)
+            out.append(.event(.fileFailed(r.line, reason: r.reason)))
+        }
         if scan.watch != watched {
             watched = scan.watch
             out.append(.watch(scan.watch))

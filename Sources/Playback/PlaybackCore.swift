@@ -189,6 +189,10 @@ public struct PlaybackCore: Sendable {
     var shapeAttempts = 0
     var shapeAt: Double?
 
+    /// The remote lists' refused lines said already (each once; forgotten past ``refusalsKept``).
+    var refusalsSaid: Set<String> = []
+    static let refusalsKept = 256
+
     // A wall.
     /// Following a wall's group (``PlaybackInput/follow(announces:)``).
     var wall: WallFollowing?

@@ -51,9 +51,18 @@ public struct PlaylistScan: Sendable, Hashable {
         public var items: [Item]
         /// What it is, in words ("x.mp4: no such file or directory").
         public var description: String
-        public init(entry: String, items: [Item], description: String) {
-            (self.entry, self.items, self.description) = (entry, items, description)
+        /// A remote list's lines that may not play, each with why (``RemoteItem/refusal(of:allowed:)``).
+        public var refused: [Refused]
+        public init(entry: String, items: [Item], description: String, refused: [Refused] = []) {
+            (self.entry, self.items, self.description, self.refused) = (entry, items, description, refused)
         }
+    }
+
+    /// A line of a remote list that never reaches mpv, and why.
+    public struct Refused: Sendable, Hashable {
+        public var line: String
+        public var reason: String
+        public init(line: String, reason: String) { (self.line, self.reason) = (line, reason) }
     }
 
     /// A file or URL, with what changes when its file changes (size and modification time;

@@ -7,6 +7,9 @@ public struct PlayerSettings: Sendable, Hashable {
     public var playlist: [String] = []
     /// Each folder's files in a new random order at each start and change.
     public var shuffle = false
+    /// Network schemes a remote list may name besides ``RemoteItem/streamSchemes`` (`udp` for
+    /// multicast IPTV).
+    public var remoteSchemes: [String] = []
     /// How long an image shows, unless its item says otherwise (s).
     public var imageDuration = 10.0
     /// Per-item settings, by the item's path (a folder's apply to its files).
@@ -119,6 +122,26 @@ public enum RemoteItem {
             if line.contains("://") { return line }
             return line.hasPrefix("/") ? root + line : folder + line
         }
+    }
+
+    /// The network schemes a line of a remote list may have by default: files and streams over
+    /// the network, never a local file, a device, a filter graph or a protocol that opens others.
+    public static let streamSchemes = ["http", "https", "rtsp", "rtsps", "rtmp", "rtmps", "srt"]
+
+    /// Why a remote list's `line` is refused (its scheme is not one of `allowed`); `nil`: it may
+    /// play. mpv would play any of its URLs as the operator's own (`file://`, `av://`, `edl://`,
+    /// `lavf://`, `memory://`, `unix://` …), so only these are let through.
+    public static func refusal(of line: String, allowed: [String]) -> String? {
+        guard let end = line.range(of: "://")?.lowerBound else { return "refused: not a URL" }
+        let scheme = line[..<end].lowercased()
+        guard !allowed.contains(scheme) else { return nil }
+        let named =
+            scheme.isEmpty || scheme.count > 16
+                || !scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
+            ? "this scheme" : "\(scheme)://"
+        return
+            "refused: \(named) is not allowed in a remote list (it may name \(allowed.joined(separator: ", ")) URLs; "
+            + "[player] remote_schemes adds others)"
     }
 
     /// Whether `item` is a remote file to cache.

@@ -76,3 +76,58 @@ struct RemoteListSettingsTests {
         #expect(b.contains("image-display-duration=7.0") && !b.contains("mute=yes"), "\(loads)")
     }
 }
+
+/// A remote list's lines are from outside: only files and streams over the network play; every
+/// other scheme is refused with its reason, said once, and never reaches mpv; what the
+/// configuration does not name itself opens nothing further.
+@Suite("Remote lists: what a line may name")
+struct RemoteListOriginTests {
+    static let hostile = [
+        "file:///etc/hostname", "av://lavfi:testsrc=d=2,metadata=mode=print:file=/tmp/X/pwned",
+        "av://v4l2:/dev/video0", "edl://file:///etc/os-release", "memory://hello", "lavf://concat:/etc/hostname",
+        "unix:///run/x.sock", "tcp://10.0.0.1:80", "FILE:///etc/passwd",
+    ]
+
+    @Test func onlyNetworkFilesAndStreamsPassAndEveryOtherSchemeIsRefusedWithItsReason() {
+        for line in Self.hostile {
+            let why = RemoteItem.refusal(of: line, allowed: RemoteItem.streamSchemes)
+            #expect(
+                why?.hasPrefix("refused: ") == true && why?.contains("is not allowed in a remote list") == true,
+                "\(line)")
+        }
+        #expect(
+            RemoteItem.refusal(of: "file:///etc/hostname", allowed: RemoteItem.streamSchemes)?.contains("file://")
+                == true)
+        for line in ["https://cdn/a.mp4", "HTTP://cdn/b.png", "rtsp://cam/1", "srt://enc:9000", "rtmps://x/live"] {
+            #expect(RemoteItem.refusal(of: line, allowed: RemoteItem.streamSchemes) == nil, "\(line)")
+        }
+        #expect(RemoteItem.refusal(of: "udp://239.0.0.1:1234", allowed: RemoteItem.streamSchemes) != nil)
+        #expect(RemoteItem.refusal(of: "udp://239.0.0.1:1234", allowed: RemoteItem.streamSchemes + ["udp"]) == nil)
+    }
+
+    @Test func aRefusedLineIsSaidOnceAndNeverLoadedAndOutsideItemsOpenNothingFurther() {
+        let list = "https://cms.example.com/loop.m3u"
+        var s = PlayerSettings()
+        s.playlist = [list]
+        var d = Drive(s)
+        d.mpv.disk = ["/cache/a.mp4": "a"]
+        d.scanned = PlaylistScan(entries: [
+            .init(
+                entry: list, items: [.init("/cache/a.mp4", origin: "https://cms.example.com/a.mp4")],
+                description: "\(list): a list of 1 items, 1 ready, 1 refused",
+                refused: [.init(line: "file:///etc/hostname", reason: "refused: file:// is not allowed")])
+        ])
+        d.send(.start)
+        d.advance(2)
+        // Looked at again (a folder changed): the same refusal is not said again.
+        d.send(.foldersChanged)
+        d.advance(2)
+        let failures = d.events.compactMap { e -> String? in if case .fileFailed(let l, _) = e { l } else { nil } }
+        #expect(failures == ["file:///etc/hostname"], "\(d.events)")
+        let loads = d.commands.compactMap { c -> (String, [String])? in
+            if case .load(let path, _, let options) = c { (path, options) } else { nil }
+        }
+        #expect(loads.allSatisfy { !$0.0.hasPrefix("file://") })
+        #expect(loads.first { $0.0 == "/cache/a.mp4" }?.1.contains("access-references=no") == true, "\(loads)")
+    }
+}

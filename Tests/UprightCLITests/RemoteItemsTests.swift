@@ -207,4 +207,51 @@ extension RemoteItemsTests {
         let cache = Self.cache(status)
         #expect(cache.count == 3 && cache.values.allSatisfy { $0["state"] as? String == "cached" }, "\(status)")
     }
+
+    /// A remote list mixing lines that name local files, devices, filter graphs and protocols
+    /// with one good clip: the clip plays; no other line reaches mpv, each is logged and listed
+    /// among the failed items with why, and the filter that would write a file never runs.
+    @Test func aRemoteListsLinesThatAreNotNetworkMediaNeverPlay() async throws {
+        let dir = try Self.site("remote-hostile", pictures: ["red.png": "red"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pwned = dir + "/X/pwned"
+        try FileManager.default.createDirectory(atPath: dir + "/X", withIntermediateDirectories: true)
+        let hostile = [
+            "file:///etc/hostname", "av://lavfi:testsrc=d=2,metadata=mode=print:file=\(pwned)",
+            "av://v4l2:/dev/video0", "edl://file:///etc/os-release", "memory://hello",
+            "lavf://concat:/etc/hostname", "unix:///run/x.sock",
+        ]
+        try (hostile + ["red.png"]).joined(separator: "\n").write(
+            toFile: dir + "/www/loop.m3u", atomically: true, encoding: .utf8)
+        let server = try FileServer(root: dir + "/www")
+        defer { server.stop() }
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [player]
+        image_duration = 1
+        playlist = ["\(server.url("loop.m3u"))"]
+        [cache]
+        directory = "\(dir)/cache"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = dir + "/control.sock"
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
+        defer { play.process.send(SIGKILL) }
+        var status: [String: Any] = [:]
+        var playedRed = 0
+        for _ in 0..<60 where playedRed < 2 {
+            try await Task.sleep(for: .milliseconds(250))
+            status = try await Self.status(socket)
+            if status["playing"] as? String == server.url("red.png") { playedRed += 1 }
+        }
+        #expect(playedRed >= 2, "\(status)\n\(play.stderr)")
+        let failed = (status["failed"] as? [[String: Any]] ?? []).compactMap { $0["item"] as? String }
+        #expect(Set(failed) == Set(hostile), "\(status)")
+        for line in hostile {
+            #expect(play.stderr.contains("cannot play \(line): refused: "), "\(line)\n\(play.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: pwned))
+        #expect(play.process.isRunning)
+    }
 }
