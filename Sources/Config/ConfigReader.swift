@@ -36,7 +36,7 @@ struct ConfigReader {
         "sync": ["group", "follow", "key_file"],
         "wall": ["columns", "rows", "column", "row", "bezel", "orientation"],
         "web": ["listen", "auth", "password_file", "certificate", "key", "uploads", "upload_max_mb"],
-        "cache": ["directory", "max_mb", "refresh", "ca_file"],
+        "cache": ["directory", "max_mb", "refresh", "ca_file", "read_timeout"],
         "classifier": classifierKeys,
     ]
     static let sceneKeys = [
@@ -703,6 +703,7 @@ struct ConfigReader {
         }
         c.maxMB = number(t, ["cache", "max_mb"], in: 1...10_000_000, "megabytes") ?? c.maxMB
         c.refresh = number(t, ["cache", "refresh"], in: 1...604_800, "seconds") ?? c.refresh
+        c.readTimeout = number(t, ["cache", "read_timeout"], in: 1...3600, "seconds") ?? c.readTimeout
     }
 
     /// `playlist`: files, folders and URLs, each a string or a table with its own settings

@@ -286,6 +286,8 @@ public struct CacheSettings: Sendable, Hashable {
     public var refresh = 300.0
     /// A PEM file of CA certificates trusted besides the system's, for `https://` servers.
     public var caFile = ""
+    /// Seconds a download may go without a byte before it fails (and is asked again with back-off).
+    public var readTimeout = 30.0
 
     public init() {}
 

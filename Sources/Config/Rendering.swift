@@ -143,7 +143,8 @@ extension UprightConfiguration {
         out += "certificate = \(q(web.certificate))\nkey = \(q(web.key))\nuploads = \(q(web.uploads))\n"
         out += "upload_max_mb = \(num(web.uploadMaxMB))\n"
         out += "\n[cache]\ndirectory = \(q(cache.directory))\nmax_mb = \(num(cache.maxMB))\n"
-        out += "refresh = \(num(cache.refresh))\nca_file = \(q(cache.caFile))\n"
+        out +=
+            "refresh = \(num(cache.refresh))\nca_file = \(q(cache.caFile))\nread_timeout = \(num(cache.readTimeout))\n"
         let c = classifier
         out += "\n[classifier]\n"
         for field in OrientationClassifier.Parameters.fields {

@@ -19,13 +19,16 @@ public struct RemoteCacheSettings: Sendable, Hashable {
     public var timeout: Duration
     /// The longest a connection may take to open (a server that is gone is retried meanwhile).
     public var connectTimeout: Duration
+    /// The longest a download may go without a byte (a Wi-Fi roam, a NAT timeout, a server that
+    /// stalls): it fails, and is asked again with back-off.
+    public var readTimeout: Duration
 
     public init(
         directory: String, maxBytes: Int64 = 2_000_000_000, caFile: String? = nil, timeout: Duration = .seconds(1800),
-        connectTimeout: Duration = .seconds(3)
+        connectTimeout: Duration = .seconds(3), readTimeout: Duration = .seconds(30)
     ) {
         (self.directory, self.maxBytes, self.caFile, self.timeout) = (directory, maxBytes, caFile, timeout)
-        self.connectTimeout = connectTimeout
+        (self.connectTimeout, self.readTimeout) = (connectTimeout, readTimeout)
     }
 }
 
@@ -91,6 +94,8 @@ public actor RemoteCache {
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         configuration.timeout.connect = .milliseconds(Int64(settings.connectTimeout.components.seconds * 1000))
+        // Between two reads, the head's and the body's alike.
+        configuration.timeout.read = .milliseconds(Self.milliseconds(settings.readTimeout))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         if let data = FileManager.default.contents(atPath: settings.directory + "/index.json"),
             let saved = try? JSONDecoder.cache.decode([CacheEntry].self, from: data)
@@ -172,9 +177,11 @@ public actor RemoteCache {
         }
         let part = settings.directory + "/.part-\(UUID().uuidString)"
         defer { unlink(part) }
+        // The whole download, its body too (the client's own deadline covers its head only).
+        let deadline = ContinuousClock.now + settings.timeout
         do {
             let response = try await client.execute(
-                request, timeout: .seconds(Int64(settings.timeout.components.seconds)))
+                request, timeout: .milliseconds(Self.milliseconds(settings.timeout)))
             guard response.status == .ok else {
                 // Read to its end (an error page is small): a body left unread holds the connection.
                 _ = try? await response.body.collect(upTo: 1 << 20)
@@ -195,6 +202,9 @@ public actor RemoteCache {
             do {
                 defer { try? handle.close() }
                 for try await chunk in response.body {
+                    guard ContinuousClock.now < deadline else {
+                        return .network("\(url): timed out: the download took more than \(settings.timeout)")
+                    }
                     // An endless body (a stream, not a file) is not taken in.
                     guard bytes + Int64(chunk.readableBytes) <= settings.maxBytes else {
                         return .tooLarge(limit: settings.maxBytes)
@@ -228,11 +238,17 @@ public actor RemoteCache {
             saveIndex()
             publish()
             return nil
+        } catch let e as HTTPClientError where e == .readTimeout {
+            return .network("\(url): stalled: no data for \(settings.readTimeout) (timed out)")
         } catch let e as HTTPClientError {
             return .network("\(url): \(e)")
         } catch {
             return .network("\(url): \(error)")
         }
+    }
+
+    static func milliseconds(_ d: Duration) -> Int64 {
+        d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// Deletes a cached file unless an entry still names it.

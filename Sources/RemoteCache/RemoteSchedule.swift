@@ -1,6 +1,7 @@
 /// When each remote item is asked for next, as a value (times in seconds, given): a cached item
 /// every `interval`; one that failed again after a back-off that doubles from `retry` up to
 /// `interval` (a server that is away is not hammered, and one that comes back is found soon).
+/// At most ``parallel`` are asked at once, each on its own: one slow host holds up no other.
 public struct RemoteSchedule: Sendable, Hashable {
     public struct Item: Sendable, Hashable {
         public var nextAt: Double
@@ -16,6 +17,10 @@ public struct RemoteSchedule: Sendable, Hashable {
     public var interval: Double
     public var retry: Double
     public private(set) var items: [String: Item] = [:]
+    /// The URLs being asked now (``take(at:)``), until each ``succeeded(_:at:)`` or ``failed(_:why:at:)``.
+    public private(set) var asking: Set<String> = []
+    /// How many are asked at once.
+    public var parallel = 3
 
     public init(interval: Double = 300, retry: Double = 5) {
         (self.interval, self.retry) = (interval, retry)
@@ -34,15 +39,29 @@ public struct RemoteSchedule: Sendable, Hashable {
     /// The URLs due at `now`, in order.
     public func due(at now: Double) -> [String] { items.filter { $0.value.nextAt <= now }.map(\.key).sorted() }
 
-    /// The soonest time one is due; `nil` with none.
-    public var nextDeadline: Double? { items.values.map(\.nextAt).min() }
+    /// The URLs to ask now: due, not asked already, as many as there are free places, in order.
+    public mutating func take(at now: Double) -> [String] {
+        let free = max(0, parallel - asking.count)
+        let taken = Array(due(at: now).filter { !asking.contains($0) }.prefix(free))
+        asking.formUnion(taken)
+        return taken
+    }
+
+    /// The soonest time one can be asked; `nil` with none (or while every place is taken: an
+    /// answer frees one).
+    public var nextDeadline: Double? {
+        guard asking.count < parallel else { return nil }
+        return items.filter { !asking.contains($0.key) }.values.map(\.nextAt).min()
+    }
 
     public mutating func succeeded(_ url: String, at now: Double) {
+        asking.remove(url)
         guard items[url] != nil else { return }
         items[url] = Item(nextAt: now + interval, cached: true)
     }
 
     public mutating func failed(_ url: String, why: String, at now: Double) {
+        asking.remove(url)
         guard var item = items[url] else { return }
         item.failures += 1
         item.problem = why

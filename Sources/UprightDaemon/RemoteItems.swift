@@ -53,7 +53,8 @@ actor RemoteItems {
             let made = try RemoteCache(
                 settings: RemoteCacheSettings(
                     directory: directory, maxBytes: Int64(settings.maxMB * 1_000_000),
-                    caFile: settings.caFile.isEmpty ? nil : settings.caFile),
+                    caFile: settings.caFile.isEmpty ? nil : settings.caFile,
+                    readTimeout: .milliseconds(Int64(settings.readTimeout * 1000))),
                 logger: logger)
             logger.notice("cache: \(directory)")
             return (made, nil)
@@ -118,7 +119,7 @@ actor RemoteItems {
         schedulePlaylist()
         var iterator = wakes.makeAsyncIterator()
         while !Task.isCancelled {
-            await askDue()
+            askDue()
             turns += 1
             let wait = schedule.nextDeadline.map { max(0.05, $0 - now) } ?? 3600
             // Whichever first: the deadline, or a wake (a new playlist). A sleeper cancelled
@@ -136,31 +137,42 @@ actor RemoteItems {
         arrived.finish()
     }
 
-    private func askDue() async {
+    /// Starts asking for what is due, as many at once as the schedule has places; each answer
+    /// (``answered(_:had:result:)``) frees its place and wakes the loop.
+    private func askDue() {
         guard let cache else { return }
-        for url in schedule.due(at: now) {
+        for url in schedule.take(at: now) {
             let had = cache.cachedFile(url) != nil
-            switch await cache.refresh(url, sha256: options[url]?.sha256) {
-            case .success(let fresh):
-                if schedule.items[url]?.problem != nil { logger.notice("cache: \(url) reached again") }
-                schedule.succeeded(url, at: now)
-                // A new list: its files are asked for (and ones it no longer lists forgotten).
-                if fresh, RemoteItem.isList(url, options: options[url]) { schedulePlaylist() }
-                if fresh {
-                    logger.notice(
-                        had
-                            ? "cache: a new version of \(url) (played from the next item change)"
-                            : "cache: \(url) downloaded")
-                    arrived.yield()
-                }
-            case .failure(let problem):
-                let first = schedule.items[url]?.problem == nil
-                schedule.failed(url, why: problem.description, at: now)
-                let next = (schedule.items[url]?.nextAt ?? now) - now
-                let plays = had ? "the cached copy plays" : "it is skipped until it comes"
-                if first {
-                    logger.warning("cache: \(url): \(problem); \(plays); asked again in \(Int(next.rounded())) s")
-                }
+            let sha256 = options[url]?.sha256
+            Task { [weak self] in
+                let result = await cache.refresh(url, sha256: sha256)
+                await self?.answered(url, had: had, result: result)
+            }
+        }
+    }
+
+    private func answered(_ url: String, had: Bool, result: Result<Bool, CacheProblem>) {
+        defer { wake.yield() }
+        switch result {
+        case .success(let fresh):
+            if schedule.items[url]?.problem != nil { logger.notice("cache: \(url) reached again") }
+            schedule.succeeded(url, at: now)
+            // A new list: its files are asked for (and ones it no longer lists forgotten).
+            if fresh, RemoteItem.isList(url, options: options[url]) { schedulePlaylist() }
+            if fresh {
+                logger.notice(
+                    had
+                        ? "cache: a new version of \(url) (played from the next item change)"
+                        : "cache: \(url) downloaded")
+                arrived.yield()
+            }
+        case .failure(let problem):
+            let first = schedule.items[url]?.problem == nil
+            schedule.failed(url, why: problem.description, at: now)
+            let next = (schedule.items[url]?.nextAt ?? now) - now
+            let plays = had ? "the cached copy plays" : "it is skipped until it comes"
+            if first {
+                logger.warning("cache: \(url): \(problem); \(plays); asked again in \(Int(next.rounded())) s")
             }
         }
     }

@@ -52,4 +52,23 @@ struct RemoteScheduleTests {
             }
         }
     }
+
+    /// At most three are asked at once; each answer frees a place, and the others wait for one
+    /// without a deadline of their own meanwhile (the answer wakes the loop).
+    @Test func aFewAreAskedAtOnceAndEachAnswerFreesAPlace() {
+        var s = RemoteSchedule(interval: 300, retry: 5)
+        s.set(["a", "b", "c", "d", "e"], cached: { _ in false }, at: 0)
+        #expect(s.take(at: 0) == ["a", "b", "c"])
+        #expect(s.take(at: 0) == [] && s.nextDeadline == nil)
+        #expect(s.state(of: "a") == "downloading")
+        s.failed("a", why: "stalled", at: 30)
+        #expect(s.nextDeadline == 0)
+        #expect(s.take(at: 30) == ["d"])
+        s.succeeded("b", at: 31)
+        #expect(s.take(at: 31) == ["e"])
+        s.succeeded("c", at: 32)
+        // a is asked again after its back-off, beside the slow one still under way.
+        #expect(s.take(at: 34) == [] && s.nextDeadline == 35)
+        #expect(s.take(at: 35) == ["a"])
+    }
 }

@@ -254,4 +254,46 @@ extension RemoteItemsTests {
         #expect(!FileManager.default.fileExists(atPath: pwned))
         #expect(play.process.isRunning)
     }
+
+    /// A download whose body stalls (1 KB of 50 MB, then silence) first in the playlist: the next
+    /// remote item downloads beside it and plays, and the stalled one fails after the read
+    /// timeout, reported with its URL, to be asked again with back-off.
+    @Test func aStalledDownloadHoldsUpNoOtherAndIsReported() async throws {
+        let dir = try Self.site("remote-stalled", pictures: ["red.png": "red"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try FileServer(root: dir + "/www")
+        defer { server.stop() }
+        let stalled = server.url("stalled/a.mp4")
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [player]
+        image_duration = 1
+        playlist = ["\(stalled)", "\(server.url("red.png"))"]
+        [cache]
+        directory = "\(dir)/cache"
+        read_timeout = 2
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = dir + "/control.sock"
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
+        defer { play.process.send(SIGKILL) }
+        var status: [String: Any] = [:]
+        var red: Date?
+        let start = Date()
+        for _ in 0..<80 {
+            try await Task.sleep(for: .milliseconds(250))
+            status = try await Self.status(socket)
+            if red == nil, status["playing"] as? String == server.url("red.png") { red = Date() }
+            if red != nil, Self.cache(status)[stalled]?["problem"] != nil { break }
+        }
+        let plays = try #require(red, "\(status)\n\(play.stderr)").timeIntervalSince(start)
+        #expect(plays < 10, "\(plays)")
+        let problem = Self.cache(status)[stalled]?["problem"] as? String ?? ""
+        #expect(problem.contains("stalled") && problem.contains("timed out"), "\(status)")
+        #expect(play.stderr.contains("cache: \(stalled): \(stalled): stalled: no data for 2"), "\(play.stderr)")
+        // No partial file is left.
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: dir + "/cache")) ?? []
+        #expect(!left.contains { $0.hasPrefix(".part-") }, "\(left)")
+    }
 }
