@@ -157,8 +157,13 @@ extension Playlist {
         var watch: [String] = []
         let entries = settings.playlist.map { entry in
             if let cached, RemoteItem.isList(entry, options: settings.itemOptions[entry]) {
-                guard let list = cached(entry), let text = try? String(contentsOfFile: list, encoding: .utf8) else {
+                guard let list = cached(entry) else {
                     return PlaylistScan.Entry(entry: entry, items: [], description: "\(entry): not downloaded yet")
+                }
+                guard case .success(let text) = remoteList(list) else {
+                    return PlaylistScan.Entry(
+                        entry: entry, items: [],
+                        description: "\(entry): \(remoteList(list).failure ?? "cannot be read"); none of it plays")
                 }
                 // Only files and streams over the network: a line naming anything else never reaches mpv.
                 let allowed = RemoteItem.streamSchemes + settings.remoteSchemes
@@ -213,6 +218,22 @@ extension Playlist {
             weekday: local.weekday, minute: local.minute, second: local.second)
     }
 
+    /// The longest remote list read (bytes): a list names files, a million bytes is thousands of them.
+    public static let maxListBytes = 1_000_000
+
+    /// A remote list's text from its cached `file`, or why it is not read (over
+    /// ``maxListBytes``, not text).
+    public static func remoteList(_ file: String) -> Result<String, ListProblem> {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return .failure(ListProblem("cannot be read: \(systemError(errno))")) }
+        guard info.st_size <= maxListBytes else {
+            return .failure(ListProblem("the list is \(info.st_size) bytes, over the \(maxListBytes) a list may have"))
+        }
+        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8)
+        else { return .failure(ListProblem("the list is not UTF-8 text")) }
+        return .success(text)
+    }
+
     /// What changes when a file changes: its size and modification time ("missing": not there; a
     /// URL has none).
     public static func stamp(_ item: String) -> String {
@@ -232,5 +253,18 @@ public enum LocalTime {
         localtime_r(&now, &parts)
         let weekday = parts.tm_wday == 0 ? 7 : Int(parts.tm_wday)
         return (weekday, Int(parts.tm_hour) * 60 + Int(parts.tm_min), Int(parts.tm_sec))
+    }
+}
+
+/// Why a remote list is not read.
+public struct ListProblem: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ d: String) { description = d }
+}
+
+extension Result where Failure == ListProblem {
+    var failure: String? {
+        if case .failure(let p) = self { return p.description }
+        return nil
     }
 }

@@ -56,6 +56,8 @@ public enum CacheProblem: Error, Sendable, Hashable, CustomStringConvertible {
     case network(String)
     case disk(String)
     case tooLarge(limit: Int64)
+    /// The cache's file system has no room for it (`free` bytes left, `needed` asked, when known).
+    case noSpace(free: Int64, needed: Int64?)
 
     public var description: String {
         switch self {
@@ -64,6 +66,9 @@ public enum CacheProblem: Error, Sendable, Hashable, CustomStringConvertible {
         case .checksum(let expected, let got): "its sha256 is \(got), not \(expected) as the playlist says"
         case .network(let why): why
         case .disk(let why): "the cache cannot be written: \(why)"
+        case .noSpace(let free, let needed):
+            "no space: the cache's file system has \(free / 1_000_000) MB free"
+                + (needed.map { ", the file is \($0 / 1_000_000) MB" } ?? "")
         case .tooLarge(let limit):
             "it is larger than the cache (\(limit / 1_000_000) MB; [cache] max_mb), or a stream: say live = true"
         }
@@ -105,9 +110,11 @@ public actor RemoteCache {
                 entries[e.url] = e
             }
         }
-        // Leftovers of a download cut short (the process ended in the middle of one).
+        // Leftovers of a download cut short (the process ended in the middle of one), and files
+        // no entry names (an index written before they were removed, a version left behind).
+        let named = Set(entries.values.flatMap { [$0.file] + ($0.previous.map { [$0] } ?? []) })
         for name in (try? FileManager.default.contentsOfDirectory(atPath: settings.directory)) ?? []
-        where name.hasPrefix(".part-") {
+        where Self.isCacheFile(name) && !named.contains(name) {
             unlink(settings.directory + "/" + name)
         }
         let map = entries.mapValues { settings.directory + "/" + $0.file }
@@ -194,6 +201,17 @@ public actor RemoteCache {
                 return .status(Int(response.status.code))
             }
             let expectedLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+            if let expectedLength {
+                guard expectedLength <= settings.maxBytes else {
+                    _ = try? await response.body.collect(upTo: 0)
+                    return .tooLarge(limit: settings.maxBytes)
+                }
+                // Room for it within max_mb (every file the cache keeps counts), and on the disk.
+                evict(keeping: url, adding: expectedLength)
+                if let free = Self.freeBytes(settings.directory), free < expectedLength + Self.spareBytes {
+                    return .noSpace(free: free, needed: expectedLength)
+                }
+            }
             guard FileManager.default.createFile(atPath: part, contents: nil),
                 let handle = FileHandle(forWritingAtPath: part)
             else { return .disk("\(part): \(String(cString: strerror(errno)))") }
@@ -211,10 +229,18 @@ public actor RemoteCache {
                     }
                     let data = Data(chunk.readableBytesView)
                     hash.update(data: data)
-                    try handle.write(contentsOf: data)
+                    do {
+                        try handle.write(contentsOf: data)
+                    } catch {
+                        return Self.writeProblem(error, part: part)
+                    }
                     bytes += Int64(data.count)
                 }
-                try handle.synchronize()
+                do {
+                    try handle.synchronize()
+                } catch {
+                    return Self.writeProblem(error, part: part)
+                }
             }
             if let expectedLength, expectedLength != bytes { return .truncated(expected: expectedLength, got: bytes) }
             let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
@@ -257,15 +283,55 @@ public actor RemoteCache {
         unlink(settings.directory + "/" + file)
     }
 
-    /// The least recently played files go until the cache is within its size (never `url`'s).
-    private func evict(keeping url: String) {
-        var total = entries.values.reduce(0) { $0 + $1.bytes }
+    /// Whether `name` is one the cache writes: a download under way (`.part-…`), or a file named
+    /// by its sha256 (and its URL's extension). Nothing else in the directory is ever removed.
+    static func isCacheFile(_ name: String) -> Bool {
+        if name.hasPrefix(".part-") { return true }
+        let hex = name.utf8.prefix(64)
+        guard hex.count == 64, hex.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            return false
+        }
+        return name.utf8.count == 64 || name.utf8.dropFirst(64).first == UInt8(ascii: ".")
+    }
+
+    /// Bytes kept free on the cache's file system besides a download (the index, the system's logs).
+    static let spareBytes: Int64 = 1_000_000
+
+    /// The bytes free for an unprivileged writer on the file system of `directory`.
+    static func freeBytes(_ directory: String) -> Int64? {
+        var s = statvfs()
+        guard statvfs(directory, &s) == 0 else { return nil }
+        return Int64(s.f_bavail) * Int64(s.f_frsize)
+    }
+
+    /// A write that failed: the disk full is "no space", anything else the disk's own words.
+    static func writeProblem(_ error: any Error, part: String) -> CacheProblem {
+        let code = (error as NSError).domain == NSPOSIXErrorDomain ? Int32((error as NSError).code) : 0
+        if code == ENOSPC || code == EDQUOT {
+            return .noSpace(free: freeBytes((part as NSString).deletingLastPathComponent) ?? 0, needed: nil)
+        }
+        return .disk("\(part): \(error.localizedDescription)")
+    }
+
+    /// The size of a file in the cache (0 when it is not there).
+    private func size(of file: String) -> Int64 {
+        var info = stat()
+        return stat(settings.directory + "/" + file, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
+    /// The least recently played files go until the cache is within its size with `adding` bytes
+    /// more (a download to come), never `url`'s; every file counts, versions kept too.
+    private func evict(keeping url: String, adding: Int64 = 0) {
+        var total = adding + entries.values.reduce(0) { $0 + $1.bytes + ($1.previous.map(size(of:)) ?? 0) }
         let order = entries.values.filter { $0.url != url }
             .sorted { ($0.lastPlayed ?? $0.fetched) < ($1.lastPlayed ?? $1.fetched) }
         for e in order where total > settings.maxBytes {
             entries[e.url] = nil
             remove(e.file)
-            if let p = e.previous { remove(p) }
+            if let p = e.previous {
+                total -= size(of: p)
+                remove(p)
+            }
             total -= e.bytes
             logger.notice("cache: \(e.url) evicted (least recently played; the cache holds \(settings.maxBytes) bytes)")
         }

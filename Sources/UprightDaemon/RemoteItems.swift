@@ -1,4 +1,5 @@
 import Config
+import Files
 import Foundation
 import Logging
 import Playback
@@ -73,7 +74,7 @@ actor RemoteItems {
         for item in playlist where RemoteItem.isCached(item, options: options[item]) {
             urls.append(item)
             guard RemoteItem.isList(item, options: options[item]), let file = cached(item),
-                let text = try? String(contentsOfFile: file, encoding: .utf8)
+                case .success(let text) = Playlist.remoteList(file)
             else { continue }
             urls += RemoteItem.items(ofList: text, base: item).filter { RemoteItem.isCached($0) && !urls.contains($0) }
         }

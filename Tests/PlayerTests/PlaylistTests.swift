@@ -39,6 +39,25 @@ struct PlaylistTests {
         #expect(Playlist.inspect("/nonexistent/x").description == "/nonexistent/x: no such file or directory")
     }
 
+    /// A remote list as the scan reads it from the cache: its lines that are not network media
+    /// are refused with why, and a list over 1 MB is not read at all.
+    @Test func aRemoteListIsBoundedAndItsLocalLinesRefused() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let list = "https://cms.example.com/loop.m3u"
+        var settings = PlayerSettings()
+        settings.playlist = [list]
+        try "file:///etc/hostname\nclip.mp4\nav://v4l2:/dev/video0\n".write(
+            toFile: dir + "/list", atomically: true, encoding: .utf8)
+        let scan = Playlist.snapshot(settings, cached: { $0 == list ? dir + "/list" : "/cached/clip.mp4" })
+        #expect(scan.entries.first?.items.map(\.path) == ["/cached/clip.mp4"])
+        #expect(scan.entries.first?.refused.map(\.line) == ["file:///etc/hostname", "av://v4l2:/dev/video0"])
+        try Data(repeating: 0x61, count: Playlist.maxListBytes + 1).write(to: URL(fileURLWithPath: dir + "/list"))
+        let big = Playlist.snapshot(settings, cached: { $0 == list ? dir + "/list" : nil })
+        #expect(big.entries.first?.items.isEmpty == true)
+        #expect(big.entries.first?.description.contains("over the 1000000 a list may have") == true)
+    }
+
     @Test func folderChangesArePickedUpWhilePlaying() async throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }

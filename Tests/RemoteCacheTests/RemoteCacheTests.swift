@@ -54,6 +54,52 @@ struct RemoteCacheTests {
         await again.shutdown()
     }
 
+    /// The cache on a 16 MB file system (a tmpfs mounted for the test): a 1 MB item is kept, a
+    /// 24 MB one is "no space" (a disk problem, not a network one) and leaves no partial file;
+    /// files of the cache's own naming that no entry names are swept at the start, and nothing else.
+    @Test func aFullDiskIsNoSpaceAndLeavesNothingBehind() async throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(repeating: 1, count: 1_000_000).write(to: URL(fileURLWithPath: dir + "/www/small.mp4"))
+        try Data(repeating: 2, count: 24_000_000).write(to: URL(fileURLWithPath: dir + "/www/big.mp4"))
+        let small16 = dir + "/cache"
+        try FileManager.default.createDirectory(atPath: small16, withIntermediateDirectories: true)
+        let mount = try Process.run(
+            URL(fileURLWithPath: "/bin/mount"), arguments: ["-t", "tmpfs", "-o", "size=16m", "tmpfs", small16])
+        mount.waitUntilExit()
+        try #require(
+            mount.terminationStatus == 0, "a 16 MB tmpfs could not be mounted at \(small16) (the test runs as root)")
+        defer {
+            if let umount = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: [small16]) {
+                umount.waitUntilExit()
+            }
+        }
+        let server = try FileServer(root: dir + "/www")
+        defer { server.stop() }
+        let cache = try RemoteCache(settings: RemoteCacheSettings(directory: small16), logger: Logger(label: "test"))
+        let small = try await cache.file(for: "http://127.0.0.1:\(server.port)/small.mp4").get()
+        #expect(FileManager.default.fileExists(atPath: small))
+        let big = await cache.file(for: "http://127.0.0.1:\(server.port)/big.mp4")
+        guard case .failure(let problem) = big, case .noSpace = problem else {
+            Issue.record("a 24 MB file on a 16 MB disk: \(big)")
+            return
+        }
+        #expect(problem.description.hasPrefix("no space: the cache's file system has "), "\(problem)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: small16)
+        #expect(!left.contains { $0.hasPrefix(".part-") } && FileManager.default.fileExists(atPath: small), "\(left)")
+        await cache.shutdown()
+        // An orphan of the cache's naming goes at the next start; the operator's own file stays.
+        let orphan = small16 + "/" + String(repeating: "ab", count: 32) + ".mp4"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: orphan))
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: small16 + "/notes.txt"))
+        let again = try RemoteCache(settings: RemoteCacheSettings(directory: small16), logger: Logger(label: "test"))
+        #expect(!FileManager.default.fileExists(atPath: orphan))
+        #expect(
+            FileManager.default.fileExists(atPath: small16 + "/notes.txt")
+                && FileManager.default.fileExists(atPath: small))
+        await again.shutdown()
+    }
+
     @Test func aTruncatedOrWrongDownloadIsNeverKept() async throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
