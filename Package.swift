@@ -112,6 +112,7 @@ let package = Package(
         .target(
             name: "RemoteCache",
             dependencies: [
+                "Blocking",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -151,7 +152,7 @@ let package = Package(
         .target(
             name: "Web",
             dependencies: [
-                "Config", "Files", "OrientationCore",
+                "Blocking", "Config", "Files", "OrientationCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

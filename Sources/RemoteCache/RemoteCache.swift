@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Blocking
 import Crypto
 public import Foundation
 public import Logging
@@ -229,17 +230,18 @@ public actor RemoteCache {
                     }
                     let data = Data(chunk.readableBytesView)
                     hash.update(data: data)
+                    // Writes and the final sync wait for the disk: off the cooperative pool.
                     do {
-                        try handle.write(contentsOf: data)
+                        try await Blocking.run { () throws(FileWrite) in try FileWrite.write(data, to: handle) }
                     } catch {
-                        return Self.writeProblem(error, part: part)
+                        return Self.writeProblem(error.underlying, part: part)
                     }
                     bytes += Int64(data.count)
                 }
                 do {
-                    try handle.synchronize()
+                    try await Blocking.run { () throws(FileWrite) in try FileWrite.sync(handle) }
                 } catch {
-                    return Self.writeProblem(error, part: part)
+                    return Self.writeProblem(error.underlying, part: part)
                 }
             }
             if let expectedLength, expectedLength != bytes { return .truncated(expected: expectedLength, got: bytes) }
@@ -376,5 +378,20 @@ extension JSONEncoder {
         e.dateEncodingStrategy = .iso8601
         e.outputFormatting = [.sortedKeys, .prettyPrinted]
         return e
+    }
+}
+
+/// A write to a cache file that failed, carried out of ``Blocking/run(_:)`` (FileHandle's errors
+/// are not typed).
+struct FileWrite: Error {
+    /// The error FileHandle threw (an NSError with the system's code).
+    let underlying: any Error
+
+    static func write(_ data: Data, to handle: FileHandle) throws(FileWrite) {
+        do { try handle.write(contentsOf: data) } catch { throw FileWrite(underlying: error) }
+    }
+
+    static func sync(_ handle: FileHandle) throws(FileWrite) {
+        do { try handle.synchronize() } catch { throw FileWrite(underlying: error) }
     }
 }

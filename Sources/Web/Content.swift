@@ -1,3 +1,4 @@
+import Blocking
 public import Config
 import Files
 import Foundation
@@ -145,17 +146,19 @@ public struct ContentFolder: Sendable {
                         buffer.getBytes(at: buffer.readerIndex, length: min(376 - head.count, buffer.readableBytes))
                         ?? []
                 }
-                let ok = buffer.withUnsafeReadableBytes { raw -> Bool in
-                    var offset = 0
-                    while offset < raw.count {
-                        let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                        if n <= 0 { return false }
-                        offset += n
+                // Off the cooperative pool: a write may wait for the disk.
+                let e = await Blocking.run { () -> Int32 in
+                    buffer.withUnsafeReadableBytes { raw -> Int32 in
+                        var offset = 0
+                        while offset < raw.count {
+                            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                            if n <= 0 { return n < 0 ? errno : EIO }
+                            offset += n
+                        }
+                        return 0
                     }
-                    return true
                 }
-                if !ok {
-                    let e = errno
+                if e != 0 {
                     return fail(
                         e == ENOSPC ? .noSpace("\(path) is full") : .unavailable("writing \(name): \(systemError(e))"))
                 }
@@ -167,7 +170,9 @@ public struct ContentFolder: Sendable {
         guard let kind = Kind.byExtension[ext], kind.matches(head) else {
             return fail(.refused("'\(name)' does not start as a .\(ext) file does: not uploaded"))
         }
-        guard fsync(fd) == 0 else { return fail(.unavailable("writing \(name): \(systemError(errno))")) }
+        // fsync of up to the upload limit (gigabytes) waits for the disk: off the cooperative pool.
+        let synced = await Blocking.run { fsync(fd) == 0 ? Int32(0) : errno }
+        guard synced == 0 else { return fail(.unavailable("writing \(name): \(systemError(synced))")) }
         close(fd)
         guard rename(temporary, "\(path)/\(name)") == 0 else {
             let e = errno
