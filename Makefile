@@ -3,7 +3,7 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 TRACES ?= bench/traces/public
 
-.PHONY: all deps build release run demo test quality bench robustness lint clean deb kiosk-check ha-check
+.PHONY: all deps build release run demo test quality bench robustness lint clean deb kiosk-check ha-check fuzz
 
 all: build
 
@@ -58,7 +58,7 @@ ha-check: release
 	scripts/ha_check.py $$($(SWIFT) build -c release --show-bin-path)
 
 clean:
-	rm -rf .build .build-deb
+	rm -rf .build .build-deb .build-fuzz
 
 # The detector on resampled variants of the public traces (10-400 Hz), of the real recordings (held,
 # cold held and carried, 10-400 Hz), then on synthetic traces of two rare cases (a rest on a steep stand at
@@ -78,6 +78,10 @@ robustness: release
 	for set in public held cold-held carried rare-cases; do \
 		python3 bench/score.py --traces .build/robustness/$$set --isolate --jobs 2 $(ROBUST_DETECTORS) || exit 1; \
 	done
+
+# Every parser of outside bytes under libFuzzer and AddressSanitizer, FUZZ_SECONDS each (60).
+fuzz:
+	scripts/fuzz.sh
 
 # Formatting and style (.swift-format), as the toolchain's swift-format sees them.
 lint:

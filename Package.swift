@@ -147,6 +147,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The parsers of outside bytes as fuzz targets (`make fuzz`), and their replayer.
+        .target(
+            name: "FuzzTargets", dependencies: ["Config", "MPV", "Playback", "Session", "Sync", "TOML"],
+            swiftSettings: strict),
+        .executableTarget(name: "upright-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
         // The operator's page (Hummingbird): log-in, live status, controls, preview, content and
         // configuration, and `/metrics` beside them.
         .target(
@@ -282,6 +287,7 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict),
         .testTarget(name: "MPVTests", dependencies: ["MPV", "Playback", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "TimeSyncTests", dependencies: ["CTimex", "TimeSync"], swiftSettings: strict),
         .testTarget(
             name: "PlayerTests",

@@ -518,3 +518,11 @@ struct FrameReader {
         return true
     }
 }
+
+/// The wire's readers, for the fuzzer and its seeds: `bytes` read as the start, a request and a
+/// message (each ends in a value or `nil`, never a crash); how many read as one.
+public enum MPVWireFuzz {
+    public static func read(_ bytes: [UInt8]) -> Int {
+        [MPVWire.Start(bytes) != nil, MPVWire.Request(bytes) != nil, MPVWire.Message(bytes) != nil].filter { $0 }.count
+    }
+}

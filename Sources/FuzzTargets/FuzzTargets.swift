@@ -1,0 +1,45 @@
+import Config
+import MPV
+import Playback
+import Session
+import Sync
+import TOML
+
+/// The parsers that take bytes from outside, each as a fuzz target: the TOML reader and the
+/// configuration read from it (the page's configuration check takes 512 KB of anyone's), a
+/// remote list's lines, the wire between `upright` and its mpv process, the control socket's and
+/// the page's JSON, and a wall's group messages. Each takes any bytes and ends in a value or an
+/// error: a crash, a leak or a hang is a finding (`make fuzz`), and what one found is kept as a
+/// seed that the tests replay.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    case toml, list, wire, json, group
+
+    /// Reads `bytes` with the target's parser.
+    public func run(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        switch self {
+        case .toml:
+            _ = try? TOMLTable(parsing: text)
+            _ = try? UprightConfiguration.parse(text, file: "fuzz.toml")
+        case .list:
+            for line in RemoteItem.items(ofList: text, base: "https://cms.example.com/screens/loop.m3u?v=2") {
+                _ = RemoteItem.refusal(of: line, allowed: RemoteItem.streamSchemes)
+                _ = RemoteItem.isCached(line)
+                _ = RemoteItem.isLive(line)
+            }
+        case .wire:
+            _ = MPVWireFuzz.read(bytes)
+        case .json:
+            _ = StrictJSON.problem(in: text)
+        case .group:
+            let base = "upright/sync/lobby-wall"
+            let topic = base + "/" + (text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? "")
+            let payload = text.split(separator: "\n", maxSplits: 1).dropFirst().first ?? ""
+            if let address = GroupAddress(topic: topic, base: base) { _ = GroupWire.word(address.kind, payload) }
+            for kind in GroupAddress.Kind.allCases { _ = GroupWire.word(kind, Substring(text)) }
+            _ = Self.seal.open(Substring(text), topic: base + "/wall-a/beat")
+        }
+    }
+
+    static let seal = GroupSeal(key: [UInt8](repeating: 7, count: 32))!
+}

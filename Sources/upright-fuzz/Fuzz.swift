@@ -1,0 +1,45 @@
+import Foundation
+import FuzzTargets
+
+/// A line on standard error.
+func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+
+#if FUZZING
+    /// libFuzzer's entry (`make fuzz`): the target is `UPRIGHT_FUZZ` (toml, list, wire, json, group).
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        guard let data else { return 0 }
+        target.run(Array(UnsafeBufferPointer(start: data, count: size)))
+        return 0
+    }
+
+    // Read once: libFuzzer runs one target per process.
+    nonisolated(unsafe) let target: FuzzTarget = {
+        let name = getenv("UPRIGHT_FUZZ").map { String(cString: $0) } ?? ""
+        guard let t = FuzzTarget(rawValue: name) else {
+            say("upright-fuzz: UPRIGHT_FUZZ must be one of toml, list, wire, json, group, not '\(name)'")
+            exit(2)
+        }
+        return t
+    }()
+#else
+    /// Without the fuzzer: `upright-fuzz TARGET FILE…` reads each file with the target's parser
+    /// (a finding replayed by hand).
+    @main struct Replay {
+        static func main() {
+            let args = CommandLine.arguments.dropFirst()
+            guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
+                say("usage: upright-fuzz toml|list|wire|json|group FILE...")
+                exit(2)
+            }
+            for file in args.dropFirst() {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    say("upright-fuzz: \(file) cannot be read")
+                    exit(1)
+                }
+                target.run(Array(data))
+                print("\(name): \(file): read")
+            }
+        }
+    }
+#endif
