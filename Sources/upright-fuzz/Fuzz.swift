@@ -13,6 +13,23 @@ func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf
         return 0
     }
 
+    /// The package manager links an executable's entry as `upright_fuzz_main` (its `main` is that
+    /// symbol): it hands the process to libFuzzer's driver.
+    @_cdecl("upright_fuzz_main")
+    public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+        var count = argc
+        var arguments = argv
+        return fuzzerDriver(&count, &arguments, fuzzOne)
+    }
+
+    /// libFuzzer's own driver (`LLVMFuzzerRunDriver`, in the toolchain's fuzzer runtime).
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func fuzzerDriver(
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
+
     // Read once: libFuzzer runs one target per process.
     nonisolated(unsafe) let target: FuzzTarget = {
         let name = getenv("UPRIGHT_FUZZ").map { String(cString: $0) } ?? ""
