@@ -232,7 +232,7 @@ extension PlaybackCore {
             return []
         }
         // Idle, or the splash shown because nothing could play: a new list starts when it differs.
-        guard !idle, let kept = current, let keptEntry = currentEntry, kept != settings.splash || leadingSplash != nil
+        guard !idle, let kept = current, let keptEntry = currentEntry, kept != slate || leadingSplash != nil
         else {
             guard Set(fresh) != Set(items) else { return [] }
             retryAt = nil
@@ -267,7 +267,7 @@ extension PlaybackCore {
         let reason = why.hasPrefix(path + ": ") ? String(why.dropFirst(path.count + 2)) : why
         let name = Self.lastName(of: path)
         lastFailure = "\(name): \(reason)"
-        if path != settings.splash { failed[path] = (stamp, now) }
+        if path != slate { failed[path] = (stamp, now) }
         if isLive(path) { lostStream = (path, lostStream?.path == path ? lostStream!.since : now, reason) }
         var out: [PlaybackEffect] = [.event(.fileFailed(named(path), reason: why))]
         // Every entry of that file leaves mpv's playlist (but one playing it now, and a clip).
@@ -316,7 +316,7 @@ extension PlaybackCore {
             // back as soon as it answers.
             nothingMessage = Self.reconnecting(lost, at: now)
             var out = setMessage(nothingMessage)
-            if settings.splash != nil, current != settings.splash { out += change(.splash, at: now) }
+            if let slate, current != slate { out += change(.splash, at: now) }
             probeAt = now + settings.liveRetry.seconds
             return out
         }
@@ -326,6 +326,13 @@ extension PlaybackCore {
         retryAt = now + settings.retryInterval.seconds
         return out
     }
+
+    /// What shows while nothing plays: the splash; without one, while a lost stream is asked for,
+    /// ``builtInSlate`` (mpv's window stays open with the words over it: never the bare desktop).
+    var slate: String? { settings.splash ?? (lostStream != nil ? Self.builtInSlate : nil) }
+
+    /// A dark slate of mpv's own (a filter graph's colour, one frame a second: nothing to decode).
+    public static let builtInSlate = "av://lavfi:color=c=0x102040:size=1280x720:rate=1"
 
     /// The slate's words for a lost stream: which, for how long, and why.
     static func reconnecting(_ lost: (path: String, since: Double, why: String), at now: Double) -> String {

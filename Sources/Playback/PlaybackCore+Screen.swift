@@ -88,7 +88,7 @@ extension PlaybackCore {
             // idle (given the splash at once, it does not).
             return list.isEmpty ? out + [.event(.idle)] + nothingToPlay(at: now) : out
         case .splash:
-            guard let splash = settings.splash else { return changeDone(at: now) }
+            guard let splash = slate else { return changeDone(at: now) }
             return [
                 .mpv(add(splash, append: false, options: ["image-display-duration=inf", "video-latency-hacks=no"]))
             ]

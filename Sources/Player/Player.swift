@@ -176,6 +176,7 @@ public actor Player {
 
     /// What the status line shows for `item`: "Test pattern" for the built-in one, else mpv's title.
     public func title(of item: String) -> String {
+        if item == PlaybackCore.builtInSlate { return "" }  // the words over it say what it is
         if item == testPattern || item.hasPrefix("av://lavfi") { return "Test pattern" }
         return mpv.string("media-title") ?? item
     }

