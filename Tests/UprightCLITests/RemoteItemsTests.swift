@@ -36,6 +36,26 @@ struct RemoteItemsTests {
         return dir
     }
 
+    /// `upright play` of `playlist` with the cache in `dir` (and `extra` lines of `[cache]`),
+    /// with its control socket.
+    static func play(_ dir: String, playlist: [String], cache extra: String = "") throws -> (SignalTests.Play, String) {
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [player]
+        image_duration = 1
+        playlist = [\(playlist.map { "\"\($0)\"" }.joined(separator: ", "))]
+        [cache]
+        directory = "\(dir)/cache"
+        \(extra)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = dir + "/control.sock"
+        return (
+            try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket]), socket
+        )
+    }
+
     /// The colour in the middle of the video frame, from `ctl screenshot` (read through ffmpeg).
     static func centreColour(socket: String, dir: String) async throws -> (Int, Int, Int)? {
         try await centreColourAndTime(socket: socket, dir: dir)?.colour
@@ -182,19 +202,7 @@ extension RemoteItemsTests {
             toFile: dir + "/www/loop.m3u", atomically: true, encoding: .utf8)
         let server = try FileServer(root: dir + "/www")
         defer { server.stop() }
-        let list = server.url("loop.m3u")
-        let config = dir + "/upright.toml"
-        try """
-        [lock]
-        evdev = "none"
-        [player]
-        image_duration = 1
-        playlist = ["\(list)"]
-        [cache]
-        directory = "\(dir)/cache"
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let socket = dir + "/control.sock"
-        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
+        let (play, socket) = try Self.play(dir, playlist: [server.url("loop.m3u")])
         defer { play.process.send(SIGKILL) }
         var played: Set<String> = []
         var status: [String: Any] = [:]
@@ -225,18 +233,7 @@ extension RemoteItemsTests {
             toFile: dir + "/www/loop.m3u", atomically: true, encoding: .utf8)
         let server = try FileServer(root: dir + "/www")
         defer { server.stop() }
-        let config = dir + "/upright.toml"
-        try """
-        [lock]
-        evdev = "none"
-        [player]
-        image_duration = 1
-        playlist = ["\(server.url("loop.m3u"))"]
-        [cache]
-        directory = "\(dir)/cache"
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let socket = dir + "/control.sock"
-        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
+        let (play, socket) = try Self.play(dir, playlist: [server.url("loop.m3u")])
         defer { play.process.send(SIGKILL) }
         var status: [String: Any] = [:]
         var playedRed = 0
@@ -264,19 +261,7 @@ extension RemoteItemsTests {
         let server = try FileServer(root: dir + "/www")
         defer { server.stop() }
         let stalled = server.url("stalled/a.mp4")
-        let config = dir + "/upright.toml"
-        try """
-        [lock]
-        evdev = "none"
-        [player]
-        image_duration = 1
-        playlist = ["\(stalled)", "\(server.url("red.png"))"]
-        [cache]
-        directory = "\(dir)/cache"
-        read_timeout = 2
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let socket = dir + "/control.sock"
-        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
+        let (play, socket) = try Self.play(dir, playlist: [stalled, server.url("red.png")], cache: "read_timeout = 2")
         defer { play.process.send(SIGKILL) }
         var status: [String: Any] = [:]
         var red: Date?
