@@ -268,8 +268,8 @@ struct LostStreamScreenTests {
     }
     static func stream(_ c: (r: UInt8, g: UInt8, b: UInt8)) -> Bool { c.r > 180 && c.g < 80 && c.b < 80 }
 
-    // With `backend = "none"` the slate plays (mpv says so) but the screen stays black: not yet
-    // found why; this case is left out until it is.
+    // With `backend = "none"` the slate plays (mpv says so, its window is there and full screen)
+    // but the screen stays black: not yet found why; this case is left out until it is.
     @Test(arguments: ["sway"])
     func theBuiltInSlateShowsUntilTheStreamReturns(backend: String) async throws {
         let sway = try HeadlessSway(mode: "640x360")
