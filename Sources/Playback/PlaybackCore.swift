@@ -32,7 +32,8 @@ public import OrientationCore
 /// - **Stalls**: a position that stands still for the timeout while playing loads the item again;
 ///   too many in the window and the player gives up.
 /// - **Live streams** (``RemoteItem``): a stream that ends, fails or stands still (0.5 s, three frames'
-///   time at least; while opening, the ordinary timeout) is lost: the splash with "Reconnecting…",
+///   time at least; while opening, the ordinary timeout) is lost: the splash (or the built-in
+///   slate) with "Reconnecting…",
 ///   its server asked (``PlaybackEffect/probe(_:)``) every ``PlayerSettings/liveRetry`` until it
 ///   answers, then the playlist again. Never a reason to give up; in a rotation, a stream plays for
 ///   its item's `duration`.
