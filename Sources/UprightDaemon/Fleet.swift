@@ -36,83 +36,101 @@ struct MQTTService: Service {
     typealias State = MQTTState
 
     func run() async throws {
-        guard case .success(var endpoint) = MQTTEndpoint.parse(settings.url) else { return }
-        if !settings.caFile.isEmpty { endpoint.caFile = settings.caFile }
-        if !settings.username.isEmpty { endpoint.username = settings.username }
-        endpoint.password = password()
-        let client: MQTTClient
-        do {
-            client = try MQTTClient(
-                id: "upright-\(settings.device)-\(getpid())", endpoint: endpoint, will: (availability, "offline"))
-        } catch {
-            logger.error("mqtt: \(error); MQTT is off")
-            return
-        }
-        logger.info("mqtt: \(settings.url) as \(base)")
+        guard let client = connect() else { return }
         let published = PublishedState()
-        let screenshots = Task {
-            guard settings.screenshotInterval > 0 else { return }
-            while !Task.isCancelled {
-                guard await published.connected else {  // the first one as soon as the broker answers
-                    try? await Task.sleep(for: .milliseconds(500))
-                    continue
-                }
-                if let png = await session.screenshotPNG() {
-                    client.publish(base + "/screenshot", bytes: png, retain: true)
-                }
-                try? await Task.sleep(for: .seconds(settings.screenshotInterval))
-            }
-        }
-        let events = Task {
-            var said: String?
-            for await e in client.events {
-                switch e {
-                case .connected:
-                    logger.notice("mqtt: connected to \(settings.url)")
-                    session.noteMQTT("connected to \(settings.url) as \(base)")
-                    said = nil
-                    client.subscribe(base + "/command")
-                    client.subscribe(base + "/command/+")
-                    client.publish(availability, "online", retain: true)
-                    if settings.discovery {
-                        let status = await session.currentStatus()
-                        let (plan, wall) = (status?.powerPlanFollowed != nil, status?.sync != nil)
-                        for (topic, config) in discovery(powerPlan: plan, wall: wall) {
-                            client.publish(topic, config, retain: true)
-                        }
-                    }
-                    await published.forget()
-                    await published.setConnected(true)
-                case .disconnected(let why):
-                    await published.setConnected(false)
-                    if why != said { logger.warning("mqtt: \(settings.url): \(why); trying again") }
-                    session.noteMQTT("\(settings.url): \(why); trying again")
-                    said = why
-                case .message(let topic, let payload, _, _):
-                    if let refusal = await command(topic: topic, payload: String(decoding: payload, as: UTF8.self)) {
-                        await published.refuse(refusal)
-                    }
-                }
-            }
-        }
+        let screenshots = Task { await publishScreenshots(client, published) }
+        let events = Task { await follow(client.events, client, published) }
         defer {
             events.cancel()
             screenshots.cancel()
             client.close(finalMessage: (availability, "offline"))
         }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            if let s = await session.currentStatus() {
-                let refusal = await published.refusal
-                var state = State(
-                    device: s.device, interface: s.interface, locked: s.locked, scene: s.scenes.last ?? "",
-                    playing: s.playing, sensor: s.sensor, clip: s.clip, powerPlan: s.powerPlanFollowed,
-                    refused: refusal?.text, refusedAt: refusal?.at, remote: s.cache)
-                state.syncOffsetMS = s.sync?.offsetMS.map { ($0 / 5).rounded() * 5 }
-                if await published.changed(to: state) {
-                    client.publish(base + "/state", JSONLine.encode(state), retain: true)
+            await publishState(client, published)
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(250)) }
+        }
+    }
+
+    /// The broker's client, connecting in the background; `nil` (logged) when it cannot be made.
+    private func connect() -> MQTTClient? {
+        guard case .success(var endpoint) = MQTTEndpoint.parse(settings.url) else { return nil }
+        if !settings.caFile.isEmpty { endpoint.caFile = settings.caFile }
+        if !settings.username.isEmpty { endpoint.username = settings.username }
+        endpoint.password = password()
+        do {
+            let client = try MQTTClient(
+                id: "upright-\(settings.device)-\(getpid())", endpoint: endpoint, will: (availability, "offline"))
+            logger.info("mqtt: \(settings.url) as \(base)")
+            return client
+        } catch {
+            logger.error("mqtt: \(error); MQTT is off")
+            return nil
+        }
+    }
+
+    /// A screenshot every `screenshot_interval` (the first as soon as the broker answers).
+    private func publishScreenshots(_ client: MQTTClient, _ published: PublishedState) async {
+        guard settings.screenshotInterval > 0 else { return }
+        while !Task.isCancelled {
+            guard await published.connected else {
+                try? await Task.sleep(for: .milliseconds(500))
+                continue
+            }
+            if let png = await session.screenshotPNG() {
+                client.publish(base + "/screenshot", bytes: png, retain: true)
+            }
+            try? await Task.sleep(for: .seconds(settings.screenshotInterval))
+        }
+    }
+
+    /// The connection's events: at each connection the subscriptions, the availability and the
+    /// discovery; each command message carried out.
+    private func follow(
+        _ events: AsyncStream<MQTTEvent>, _ client: MQTTClient, _ published: PublishedState
+    ) async {
+        var said: String?
+        for await e in events {
+            switch e {
+            case .connected:
+                logger.notice("mqtt: connected to \(settings.url)")
+                session.noteMQTT("connected to \(settings.url) as \(base)")
+                said = nil
+                client.subscribe(base + "/command")
+                client.subscribe(base + "/command/+")
+                client.publish(availability, "online", retain: true)
+                if settings.discovery {
+                    let status = await session.currentStatus()
+                    let (plan, wall) = (status?.powerPlanFollowed != nil, status?.sync != nil)
+                    for (topic, config) in discovery(powerPlan: plan, wall: wall) {
+                        client.publish(topic, config, retain: true)
+                    }
+                }
+                await published.forget()
+                await published.setConnected(true)
+            case .disconnected(let why):
+                await published.setConnected(false)
+                if why != said { logger.warning("mqtt: \(settings.url): \(why); trying again") }
+                session.noteMQTT("\(settings.url): \(why); trying again")
+                said = why
+            case .message(let topic, let payload, _, _):
+                if let refusal = await command(topic: topic, payload: String(decoding: payload, as: UTF8.self)) {
+                    await published.refuse(refusal)
                 }
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(250)) }
+        }
+    }
+
+    /// The session's state, published when it changed.
+    private func publishState(_ client: MQTTClient, _ published: PublishedState) async {
+        guard let s = await session.currentStatus() else { return }
+        let refusal = await published.refusal
+        var state = State(
+            device: s.device, interface: s.interface, locked: s.locked, scene: s.scenes.last ?? "",
+            playing: s.playing, sensor: s.sensor, clip: s.clip, powerPlan: s.powerPlanFollowed,
+            refused: refusal?.text, refusedAt: refusal?.at, remote: s.cache)
+        state.syncOffsetMS = s.sync?.offsetMS.map { ($0 / 5).rounded() * 5 }
+        if await published.changed(to: state) {
+            client.publish(base + "/state", JSONLine.encode(state), retain: true)
         }
     }
 
@@ -159,30 +177,79 @@ struct MQTTService: Service {
         let device = HomeAssistantDiscovery.Device(
             identifiers: [node], name: "Upright \(settings.device)", manufacturer: "Upright",
             model: "kiosk video player", swVersion: ProgramVersion.text, configurationURL: pageURL)
+        let d = DiscoveryEntities(
+            node: node, device: device, base: base, availability: availability, prefix: settings.discoveryPrefix)
+        var out = d.controls() + d.sensors()
+        if powerPlan {
+            out.append(
+                d.entity(
+                    "switch", "power_plan",
+                    HomeAssistantDiscovery(
+                        name: "Power plan", commandTopic: base + "/command/power-plan", stateTopic: d.state,
+                        valueTemplate: "{{ 'ON' if value_json.power_plan else 'OFF' }}", icon: "mdi:calendar-clock")))
+        }
+        if wall {
+            out.append(
+                d.entity(
+                    "sensor", "sync_offset",
+                    HomeAssistantDiscovery(
+                        name: "Wall clock offset (ms)", stateTopic: d.state,
+                        valueTemplate: "{{ value_json.sync_offset_ms | default('unknown', true) }}",
+                        icon: "mdi:clock-fast")))
+        }
+        if settings.screenshotInterval > 0 {
+            var image = HomeAssistantDiscovery(name: "Screen")
+            image.imageTopic = base + "/screenshot"
+            image.contentType = "image/png"
+            out.append(d.entity("image", "screenshot", image))
+        }
+        for clip in clips {
+            out.append(
+                d.entity(
+                    "button", "play_\(clip)",
+                    HomeAssistantDiscovery(
+                        name: "Play \(clip)", commandTopic: base + "/command/play", payloadPress: clip)))
+        }
+        return out
+    }
+}
+
+/// One screen's Home Assistant entities: each a discovery topic and its configuration, the
+/// device and availability filled in.
+private struct DiscoveryEntities {
+    let node: String
+    let device: HomeAssistantDiscovery.Device
+    let base: String
+    let availability: String
+    let prefix: String
+    var state: String { base + "/state" }
+
+    func entity(_ component: String, _ id: String, _ fields: HomeAssistantDiscovery) -> (String, String) {
+        var config = fields
+        config.uniqueID = "\(node)_\(id)"
+        config.objectID = "\(node)_\(id)"
+        config.device = device
+        config.availabilityTopic = availability
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        func entity(_ component: String, _ id: String, _ fields: HomeAssistantDiscovery) -> (String, String) {
-            var config = fields
-            config.uniqueID = "\(node)_\(id)"
-            config.objectID = "\(node)_\(id)"
-            config.device = device
-            config.availabilityTopic = availability
-            let data = (try? encoder.encode(config)) ?? Data()
-            return (
-                "\(settings.discoveryPrefix)/\(component)/\(node)/\(id)/config", String(decoding: data, as: UTF8.self)
-            )
-        }
-        let state = base + "/state"
-        func button(_ id: String, _ name: String, _ action: String) -> (String, String) {
-            entity("button", id, HomeAssistantDiscovery(name: name, commandTopic: base + "/command/" + action))
-        }
-        /// A sensor showing one field of the state.
-        func sensor(_ id: String, _ name: String, _ field: String) -> (String, String) {
-            entity(
-                "sensor", id,
-                HomeAssistantDiscovery(name: name, stateTopic: state, valueTemplate: "{{ value_json.\(field) }}"))
-        }
-        var out = [
+        let data = (try? encoder.encode(config)) ?? Data()
+        return ("\(prefix)/\(component)/\(node)/\(id)/config", String(decoding: data, as: UTF8.self))
+    }
+
+    func button(_ id: String, _ name: String, _ action: String) -> (String, String) {
+        entity("button", id, HomeAssistantDiscovery(name: name, commandTopic: base + "/command/" + action))
+    }
+
+    /// A sensor showing one field of the state.
+    func sensor(_ id: String, _ name: String, _ field: String) -> (String, String) {
+        entity(
+            "sensor", id,
+            HomeAssistantDiscovery(name: name, stateTopic: state, valueTemplate: "{{ value_json.\(field) }}"))
+    }
+
+    /// The buttons, the lock's switch and the rotation's select.
+    func controls() -> [(String, String)] {
+        [
             button("fullscreen", "Full screen", "fullscreen"), button("next", "Next", "next"),
             button("previous", "Previous", "previous"),
             button("accept_suggestion", "Accept the rotate suggestion", "accept-suggestion"),
@@ -196,6 +263,13 @@ struct MQTTService: Service {
                 HomeAssistantDiscovery(
                     name: "Rotate to", commandTopic: base + "/command/rotate-to", stateTopic: state,
                     valueTemplate: "{{ value_json.interface }}", options: InterfaceOrientation.allNames)),
+        ]
+    }
+
+    /// The sensors: orientations, scene, what plays, the sensor's health, remote content, the
+    /// last refused command.
+    func sensors() -> [(String, String)] {
+        [
             sensor("device_orientation", "Device orientation", "device"),
             sensor("interface_orientation", "Interface orientation", "interface"),
             sensor("scene", "Scene", "scene"),
@@ -221,37 +295,6 @@ struct MQTTService: Service {
                     jsonAttributes: (state, "{{ {'at': value_json.refused_at | default(none)} | tojson }}"),
                     icon: "mdi:alert-circle")),
         ]
-        if powerPlan {
-            out.append(
-                entity(
-                    "switch", "power_plan",
-                    HomeAssistantDiscovery(
-                        name: "Power plan", commandTopic: base + "/command/power-plan", stateTopic: state,
-                        valueTemplate: "{{ 'ON' if value_json.power_plan else 'OFF' }}", icon: "mdi:calendar-clock")))
-        }
-        if wall {
-            out.append(
-                entity(
-                    "sensor", "sync_offset",
-                    HomeAssistantDiscovery(
-                        name: "Wall clock offset (ms)", stateTopic: state,
-                        valueTemplate: "{{ value_json.sync_offset_ms | default('unknown', true) }}",
-                        icon: "mdi:clock-fast")))
-        }
-        if settings.screenshotInterval > 0 {
-            var image = HomeAssistantDiscovery(name: "Screen")
-            image.imageTopic = base + "/screenshot"
-            image.contentType = "image/png"
-            out.append(entity("image", "screenshot", image))
-        }
-        for clip in clips {
-            out.append(
-                entity(
-                    "button", "play_\(clip)",
-                    HomeAssistantDiscovery(
-                        name: "Play \(clip)", commandTopic: base + "/command/play", payloadPress: clip)))
-        }
-        return out
     }
 }
 
