@@ -178,94 +178,32 @@ public actor RemoteCache {
     public func shutdown() async { try? await client.shutdown() }
 
     private func fetch(_ url: String, sha256 expected: String?, conditional: Bool) async -> CacheProblem? {
-        var request = HTTPClientRequest(url: url)
-        if conditional, let e = entries[url] {
-            if let tag = e.etag { request.headers.add(name: "If-None-Match", value: tag) }
-            if let date = e.lastModified { request.headers.add(name: "If-Modified-Since", value: date) }
-        }
         let part = settings.directory + "/.part-\(UUID().uuidString)"
         defer { unlink(part) }
         // The whole download, its body too (the client's own deadline covers its head only).
         let deadline = ContinuousClock.now + settings.timeout
         do {
             let response = try await client.execute(
-                request, timeout: .milliseconds(Self.milliseconds(settings.timeout)))
-            guard response.status == .ok else {
-                // Read to its end (an error page is small): a body left unread holds the connection.
-                _ = try? await response.body.collect(upTo: 1 << 20)
-                if response.status == .notModified, var e = entries[url] {
-                    e.fetched = Date()
-                    entries[url] = e
-                    saveIndex()
-                    return nil
-                }
-                return .status(Int(response.status.code))
-            }
+                request(for: url, conditional: conditional), timeout: .milliseconds(Self.milliseconds(settings.timeout))
+            )
+            guard response.status == .ok else { return await notFetched(url, response) }
             let expectedLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
-            if let expectedLength {
-                guard expectedLength <= settings.maxBytes else {
-                    _ = try? await response.body.collect(upTo: 0)
-                    return .tooLarge(limit: settings.maxBytes)
-                }
-                // Room for it within max_mb (every file the cache keeps counts), and on the disk.
-                evict(keeping: url, adding: expectedLength)
-                if let free = Self.freeBytes(settings.directory), free < expectedLength + Self.spareBytes {
-                    return .noSpace(free: free, needed: expectedLength)
-                }
+            if let expectedLength, let problem = room(for: expectedLength, keeping: url) {
+                _ = try? await response.body.collect(upTo: 0)
+                return problem
             }
-            guard FileManager.default.createFile(atPath: part, contents: nil),
-                let handle = FileHandle(forWritingAtPath: part)
-            else { return .disk("\(part): \(String(cString: strerror(errno)))") }
-            var hash = SHA256()
-            var bytes: Int64 = 0
-            do {
-                defer { try? handle.close() }
-                for try await chunk in response.body {
-                    guard ContinuousClock.now < deadline else {
-                        return .network("\(url): timed out: the download took more than \(settings.timeout)")
-                    }
-                    // An endless body (a stream, not a file) is not taken in.
-                    guard bytes + Int64(chunk.readableBytes) <= settings.maxBytes else {
-                        return .tooLarge(limit: settings.maxBytes)
-                    }
-                    let data = Data(chunk.readableBytesView)
-                    hash.update(data: data)
-                    // Writes and the final sync wait for the disk: off the cooperative pool.
-                    do {
-                        try await Blocking.run { () throws(FileWrite) in try FileWrite.write(data, to: handle) }
-                    } catch {
-                        return Self.writeProblem(error.underlying, part: part)
-                    }
-                    bytes += Int64(data.count)
-                }
-                do {
-                    try await Blocking.run { () throws(FileWrite) in try FileWrite.sync(handle) }
-                } catch {
-                    return Self.writeProblem(error.underlying, part: part)
-                }
+            let written: (digest: String, bytes: Int64)
+            switch try await download(response.body, url: url, into: part, until: deadline) {
+            case .failure(let problem): return problem
+            case .success(let w): written = w
             }
-            if let expectedLength, expectedLength != bytes { return .truncated(expected: expectedLength, got: bytes) }
-            let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
-            if let expected, digest != expected.lowercased() {
-                return .checksum(expected: expected.lowercased(), got: digest)
+            if let expectedLength, expectedLength != written.bytes {
+                return .truncated(expected: expectedLength, got: written.bytes)
             }
-            let name = digest + Self.fileExtension(of: url)
-            guard rename(part, settings.directory + "/" + name) == 0 else {
-                return .disk("\(name): \(String(cString: strerror(errno)))")
+            if let expected, written.digest != expected.lowercased() {
+                return .checksum(expected: expected.lowercased(), got: written.digest)
             }
-            let old = entries[url]
-            var previous = old?.previous
-            if let old, old.file != name { previous = old.file }
-            entries[url] = CacheEntry(
-                url: url, file: name, bytes: bytes, sha256: digest, etag: response.headers.first(name: "ETag"),
-                lastModified: response.headers.first(name: "Last-Modified"), fetched: Date(),
-                lastPlayed: old?.lastPlayed, previous: previous == name ? nil : previous)
-            // The version before the old one goes; the old one stays a while (it may be playing).
-            if let old, old.file != name, let gone = old.previous, gone != name { remove(gone) }
-            evict(keeping: url)
-            saveIndex()
-            publish()
-            return nil
+            return keep(url, part: part, written, headers: response.headers)
         } catch let e as HTTPClientError where e == .readTimeout {
             return .network("\(url): stalled: no data for \(settings.readTimeout) (timed out)")
         } catch let e as HTTPClientError {
@@ -273,6 +211,97 @@ public actor RemoteCache {
         } catch {
             return .network("\(url): \(error)")
         }
+    }
+
+    /// The request for `url`, conditional on the version cached (its ETag and Last-Modified).
+    private func request(for url: String, conditional: Bool) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url)
+        if conditional, let e = entries[url] {
+            if let tag = e.etag { request.headers.add(name: "If-None-Match", value: tag) }
+            if let date = e.lastModified { request.headers.add(name: "If-Modified-Since", value: date) }
+        }
+        return request
+    }
+
+    /// An answer other than 200: unchanged (a 304 renews the cached version), or the status.
+    private func notFetched(_ url: String, _ response: HTTPClientResponse) async -> CacheProblem? {
+        // Read to its end (an error page is small): a body left unread holds the connection.
+        _ = try? await response.body.collect(upTo: 1 << 20)
+        guard response.status == .notModified, var e = entries[url] else { return .status(Int(response.status.code)) }
+        e.fetched = Date()
+        entries[url] = e
+        saveIndex()
+        return nil
+    }
+
+    /// Room for `length` bytes more: within max_mb (every file the cache keeps counts; the least
+    /// recently played go), and on the disk; why not, when there is none.
+    private func room(for length: Int64, keeping url: String) -> CacheProblem? {
+        guard length <= settings.maxBytes else { return .tooLarge(limit: settings.maxBytes) }
+        evict(keeping: url, adding: length)
+        if let free = Self.freeBytes(settings.directory), free < length + Self.spareBytes {
+            return .noSpace(free: free, needed: length)
+        }
+        return nil
+    }
+
+    /// `body` written to `part` and hashed, until `deadline`; its SHA-256 and length, or why not.
+    private func download(
+        _ body: HTTPClientResponse.Body, url: String, into part: String, until deadline: ContinuousClock.Instant
+    ) async throws -> Result<(digest: String, bytes: Int64), CacheProblem> {
+        guard FileManager.default.createFile(atPath: part, contents: nil),
+            let handle = FileHandle(forWritingAtPath: part)
+        else { return .failure(.disk("\(part): \(String(cString: strerror(errno)))")) }
+        defer { try? handle.close() }
+        var hash = SHA256()
+        var bytes: Int64 = 0
+        for try await chunk in body {
+            guard ContinuousClock.now < deadline else {
+                return .failure(.network("\(url): timed out: the download took more than \(settings.timeout)"))
+            }
+            // An endless body (a stream, not a file) is not taken in.
+            guard bytes + Int64(chunk.readableBytes) <= settings.maxBytes else {
+                return .failure(.tooLarge(limit: settings.maxBytes))
+            }
+            let data = Data(chunk.readableBytesView)
+            hash.update(data: data)
+            // Writes and the final sync wait for the disk: off the cooperative pool.
+            do {
+                try await Blocking.run { () throws(FileWrite) in try FileWrite.write(data, to: handle) }
+            } catch {
+                return .failure(Self.writeProblem(error.underlying, part: part))
+            }
+            bytes += Int64(data.count)
+        }
+        do {
+            try await Blocking.run { () throws(FileWrite) in try FileWrite.sync(handle) }
+        } catch {
+            return .failure(Self.writeProblem(error.underlying, part: part))
+        }
+        return .success((hash.finalize().map { String(format: "%02x", $0) }.joined(), bytes))
+    }
+
+    /// A whole, checked download put in place as `url`'s file, named by its digest; the old
+    /// version stays a while (it may be playing), the one before it goes.
+    private func keep(
+        _ url: String, part: String, _ written: (digest: String, bytes: Int64), headers: HTTPHeaders
+    ) -> CacheProblem? {
+        let name = written.digest + Self.fileExtension(of: url)
+        guard rename(part, settings.directory + "/" + name) == 0 else {
+            return .disk("\(name): \(String(cString: strerror(errno)))")
+        }
+        let old = entries[url]
+        var previous = old?.previous
+        if let old, old.file != name { previous = old.file }
+        entries[url] = CacheEntry(
+            url: url, file: name, bytes: written.bytes, sha256: written.digest, etag: headers.first(name: "ETag"),
+            lastModified: headers.first(name: "Last-Modified"), fetched: Date(), lastPlayed: old?.lastPlayed,
+            previous: previous == name ? nil : previous)
+        if let old, old.file != name, let gone = old.previous, gone != name { remove(gone) }
+        evict(keeping: url)
+        saveIndex()
+        publish()
+        return nil
     }
 
     static func milliseconds(_ d: Duration) -> Int64 {
