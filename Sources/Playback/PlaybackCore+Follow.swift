@@ -162,67 +162,85 @@ extension PlaybackCore {
         wall?.held = (anchor, now + 2)
     }
 
-    /// One sample: a held item started at its instant, the next item asked ahead, the lengths
-    /// probed, the schedule laid out and the follower's correction carried out.
+    /// One sample: a leader's step said, a held item started at its instant, the next item asked
+    /// ahead, the lengths probed, the schedule laid out and the follower's correction carried out.
     mutating func followSample(_ sample: GroupSample, at now: Double) -> [PlaybackEffect] {
-        guard var f = wall else { return [] }
+        guard wall != nil else { return [] }
         var s = sample
-        f.lastAnchor = s.anchor
-        var out: [PlaybackEffect] = []
-        if f.stepped, f.releaseCheck, let index = playingIndex, let groupTime = s.groupTime {
-            // A leader's step: the group plays the item stepped to from its first frame, this node too.
-            let anchor = ScheduleAnchor(item: index, at: (groupTime * 1000).rounded() / 1000)
-            f.stepped = false
-            f.inForce = anchor
-            f.lastAnchor = anchor
-            f.held = nil
-            s.anchor = anchor  // the group's from now (the shell says it after this sample)
-            out.append(.announce(anchor))
-        }
-        wall = f
+        wall?.lastAnchor = s.anchor
+        var out = sayStep(&s)
         out += releaseHeldStart(s, at: now)
         out += advanceAhead(s, at: now)
-        f = wall ?? f
-        guard !items.isEmpty else { return out }
+        guard let lengths = scheduledLengths(into: &out), let schedule = layOut(lengths, s, into: &out) else {
+            return out
+        }
+        return out + correct(s, on: schedule, at: now)
+    }
+
+    /// A leader's step, at the item's first frame: the group plays the item stepped to from now,
+    /// this node too (`s` takes the new anchor: the shell says it after this sample).
+    private mutating func sayStep(_ s: inout GroupSample) -> [PlaybackEffect] {
+        guard let f = wall, f.stepped, f.releaseCheck, let index = playingIndex, let groupTime = s.groupTime else {
+            return []
+        }
+        let anchor = ScheduleAnchor(item: index, at: (groupTime * 1000).rounded() / 1000)
+        wall?.stepped = false
+        wall?.inForce = anchor
+        wall?.lastAnchor = anchor
+        wall?.held = nil
+        s.anchor = anchor
+        return [.announce(anchor)]
+    }
+
+    /// Each item's length in the schedule; `nil` while one is not known (its probe asked) or
+    /// cannot be (the problem said: a live stream, a file without a length).
+    private mutating func scheduledLengths(into out: inout [PlaybackEffect]) -> [Double]? {
+        guard let f = wall, !items.isEmpty else { return nil }
         var lengths: [Double] = []
         var missing: [String] = []
         for item in items {
             switch scheduledLength(of: item) {
             case .live:
-                f.problem = "\(named(item)) is a live stream: a wall follows files and images only"
-                wall = f
-                return out
+                let problem = "\(named(item)) is a live stream: a wall follows files and images only"
+                wall?.problem = problem
+                return nil
             case .fixed(let d): lengths.append(d)
             case .probe:
                 switch f.lengths[item] {
                 case .some(.some(let d)): lengths.append(d)
                 case .some(.none):
-                    f.problem = "\(named(item)) has no length mpv can read: the wall cannot schedule it"
-                    wall = f
-                    return out
+                    let problem = "\(named(item)) has no length mpv can read: the wall cannot schedule it"
+                    wall?.problem = problem
+                    return nil
                 case .none: missing.append(item)
                 }
             }
         }
-        if !missing.isEmpty {
+        guard missing.isEmpty else {
             if !f.probing {
-                f.probing = true
+                wall?.probing = true
                 out.append(.probeLengths(missing))
             }
-            wall = f
-            return out
+            return nil
         }
-        f.problem = nil
+        wall?.problem = nil
+        return lengths
+    }
+
+    /// The schedule from the anchor in force (a newer word takes over near its item's start, past
+    /// its load time, or past it), a leader's next item said a second ahead, the follower on it.
+    private mutating func layOut(
+        _ lengths: [Double], _ s: GroupSample, into out: inout [PlaybackEffect]
+    ) -> ClockSchedule? {
+        guard var f = wall else { return nil }
+        defer { wall = f }
         if let announced = s.anchor, announced != f.inForce {
-            // A new word: near its item's start (past its load time) or past it, it takes over.
             let due = announced.at - f.loadMargin - 0.05
             if f.inForce == nil || s.groupTime.map({ $0 >= due }) ?? true { f.inForce = announced }
         }
         guard let anchor = f.inForce, let schedule = ClockSchedule(durations: lengths, anchor: anchor) else {
-            wall = f
-            return out
+            return nil
         }
-        // A leader says its next item a second ahead.
         if f.announces, let groupNow = s.groupTime {
             let next = schedule.next(after: groupNow)
             if next.at - groupNow <= 1 { out.append(.announce(next)) }
@@ -232,29 +250,28 @@ extension PlaybackCore {
         } else if f.follower?.schedule != schedule {
             f.follower?.rejoin(schedule)
         }
+        return schedule
+    }
+
+    /// The follower's correction for the sample, unless a step of this node's holds it (until
+    /// its anchor is said, 2 s at most).
+    private mutating func correct(_ s: GroupSample, on schedule: ClockSchedule, at now: Double) -> [PlaybackEffect] {
+        guard var f = wall else { return [] }
+        defer { wall = f }
         if let held = f.held {
-            if s.anchor == held.anchor, now < held.until {
-                wall = f
-                return out
-            }
+            if s.anchor == held.anchor, now < held.until { return [] }
             f.held = nil
         }
-        guard let groupTime = s.groupTime else {
-            wall = f
-            return out
-        }
+        guard let groupTime = s.groupTime else { return [] }
         let sample = ClockFollower.Sample(
             item: playingIndex, position: s.position, groupTime: groupTime, paused: s.paused,
             frame: s.fps.map { 1 / $0 })
-        let correction = f.follower?.follow(sample, at: now)
-        wall = f
-        switch correction {
-        case .speed(let speed)?: out.append(.mpv(.set("speed", .double(speed))))
-        case .seek(let position)?: out.append(.mpv(.command(["seek", "\(position)", "absolute+exact"])))
-        case .play(let item, _)?: out += playEntry(of: items[item])
-        case nil: break
+        switch f.follower?.follow(sample, at: now) {
+        case .speed(let speed)?: return [.mpv(.set("speed", .double(speed)))]
+        case .seek(let position)?: return [.mpv(.command(["seek", "\(position)", "absolute+exact"]))]
+        case .play(let item, _)?: return playEntry(of: items[item])
+        case nil: return []
         }
-        return out
     }
 
     /// The lengths mpv read (``PlaybackEffect/probeLengths(_:)``): `nil` for a file that has none.
