@@ -204,85 +204,93 @@ struct SessionShell: Sendable {
     /// into inputs.
     func startSources<C: Clock>(stop: AsyncStream<Void>, clock: C) -> [Task<Void, Never>]
     where C.Duration == Duration {
-        let monitorEvents = monitor.events
-        var wall: [Task<Void, Never>] = []
-        if let sync {
-            wall.append(Task { await sync.run() })
-            wall.append(
-                Task { [player] in
-                    // A leader says its next item ahead; a follower of the clock has none to say.
-                    var announce: (@Sendable (ScheduleAnchor) -> Void)?
-                    if sync.settings.follow == .leader { announce = { anchor in sync.announce(anchor) } }
-                    await player.follow(
-                        GroupLink(groupTime: { sync.groupTime() }, anchor: { sync.anchor() }, announce: announce))
-                })
-            wall.append(
-                Task { [feed] in
-                    // Whether this screen may step and play clips for the wall, or follows its leader.
-                    for await role in sync.roles { feed.yield(.wall(role)) }
-                })
-            wall.append(
-                Task { [feed, player] in
-                    // A clip of the group's: loaded at once, held at its first frame until its instant.
-                    for await (name, at) in sync.clips {
-                        await player.startClip(at: at)
-                        feed.yield(.command(.play(name), from: .group))
-                    }
-                })
-            wall.append(
-                Task { [feed] in
-                    // The wall's orientation, taken by every node at the instant the group said.
-                    for await (o, at) in sync.turns {
-                        let wait = min(2, max(0, at - (sync.groupTime() ?? at)))
-                        if wait > 0 { try? await clock.sleep(for: .seconds(wait), tolerance: nil) }
-                        feed.yield(.device(o))
-                    }
-                })
-        }
+        let wall = sync.map { startWall($0, clock: clock) } ?? []
         return wall + [
-            Task {
-                for await e in monitorEvents {
-                    switch e {
-                    case .orientation(let o, _):
-                        metrics.device(o)
-                        // A wall turns as one: its screens take this reading at one instant.
-                        if let sync { sync.share(o) } else { feed.yield(.device(o)) }
-                    case .status(let s):
-                        metrics.sensor(s)
-                        feed.yield(.sensorStatus("\(s)"))
-                    }
-                }
-            },
+            Task { await readSensor() },
             Task { await readInput() },
             Task { await readPlayer() },
             Task { await remote.run() },
             Task { [remote, player] in for await _ in remote.arrivals { await player.remoteChanged() } },
-            Task {
-                // The status line's clock, when the minute changes (every time zone's offset is whole minutes).
-                while !Task.isCancelled {
-                    let wall = time(nil)
-                    feed.yield(.clock(PlaySession.clockText(wall)))
-                    let (weekday, minute, _) = LocalTime.now()
-                    feed.yield(.localTime(weekday: weekday, minute: minute))
-                    try? await clock.sleep(for: .seconds(Int(60 - wall % 60)), tolerance: nil)
-                }
-            },
+            Task { await tellTheTime(clock: clock) },
             Task {
                 for await _ in stop { break }
                 feed.yield(.stop)
             },
-            Task {
-                // mpv's decoder and its dropped frames, for the metrics.
-                while !Task.isCancelled {
-                    metrics.decoder(await player.decoder())
-                    metrics.remote(await remote.status())
-                    if let report = await syncReport() { metrics.sync(report) }
-                    try? await clock.sleep(for: .seconds(5), tolerance: nil)
-                }
-            },
+            Task { await keepMetrics(clock: clock) },
             Task { await watchWhatStartedUs(clock: clock) },
             Task { await Allocator.giveBackFreedEveryMinute(on: clock) },
         ]
+    }
+
+    /// A wall's tasks: the group's link, the player following it, this screen's role, the group's
+    /// clips and turns.
+    private func startWall<C: Clock>(_ sync: SyncLink, clock: C) -> [Task<Void, Never>] where C.Duration == Duration {
+        [
+            Task { await sync.run() },
+            Task { [player] in
+                // A leader says its next item ahead; a follower of the clock has none to say.
+                var announce: (@Sendable (ScheduleAnchor) -> Void)?
+                if sync.settings.follow == .leader { announce = { anchor in sync.announce(anchor) } }
+                await player.follow(
+                    GroupLink(groupTime: { sync.groupTime() }, anchor: { sync.anchor() }, announce: announce))
+            },
+            Task { [feed] in
+                // Whether this screen may step and play clips for the wall, or follows its leader.
+                for await role in sync.roles { feed.yield(.wall(role)) }
+            },
+            Task { [feed, player] in
+                // A clip of the group's: loaded at once, held at its first frame until its instant.
+                for await (name, at) in sync.clips {
+                    await player.startClip(at: at)
+                    feed.yield(.command(.play(name), from: .group))
+                }
+            },
+            Task { [feed] in
+                // The wall's orientation, taken by every node at the instant the group said.
+                for await (o, at) in sync.turns {
+                    let wait = min(2, max(0, at - (sync.groupTime() ?? at)))
+                    if wait > 0 { try? await clock.sleep(for: .seconds(wait), tolerance: nil) }
+                    feed.yield(.device(o))
+                }
+            },
+        ]
+    }
+
+    /// The sensor's readings and health; a wall's screen hands its readings to the group, which
+    /// turns every screen at one instant.
+    private func readSensor() async {
+        for await e in monitor.events {
+            switch e {
+            case .orientation(let o, _):
+                metrics.device(o)
+                if let sync { sync.share(o) } else { feed.yield(.device(o)) }
+            case .status(let s):
+                metrics.sensor(s)
+                feed.yield(.sensorStatus("\(s)"))
+            }
+        }
+    }
+
+    /// The status line's clock and the power plan's local time, when the minute changes (every
+    /// time zone's offset is whole minutes).
+    private func tellTheTime<C: Clock>(clock: C) async where C.Duration == Duration {
+        while !Task.isCancelled {
+            let wall = time(nil)
+            feed.yield(.clock(PlaySession.clockText(wall)))
+            let (weekday, minute, _) = LocalTime.now()
+            feed.yield(.localTime(weekday: weekday, minute: minute))
+            try? await clock.sleep(for: .seconds(Int(60 - wall % 60)), tolerance: nil)
+        }
+    }
+
+    /// mpv's decoder and its dropped frames, the remote items and the wall, for the metrics.
+    private func keepMetrics<C: Clock>(clock: C) async where C.Duration == Duration {
+        while !Task.isCancelled {
+            metrics.decoder(await player.decoder())
+            metrics.remote(await remote.status())
+            if let report = await syncReport() { metrics.sync(report) }
+            try? await clock.sleep(for: .seconds(5), tolerance: nil)
+        }
     }
 
     /// What Upright ends with, looked at every second: the compositor that started it (the
