@@ -9,7 +9,6 @@ public import OrientationCore
 import Player
 import Sensors
 public import Session
-import Sync
 import Systemd
 
 /// The main job's shell: every source (the sensor and the lock, the player, control requests,
@@ -40,44 +39,9 @@ public actor PlaySession {
         playlistOverride = playlist
         let environment = environment ?? ProcessInfo.processInfo.environment
         (inputs, feed) = AsyncStream.makeStream(of: SessionInput.self)
-        var settings = configuration.player
-        if !playlist.isEmpty { settings.playlist = playlist }
-        settings.holdStarts = !configuration.sync.group.isEmpty
-        let remote = RemoteItems(
-            settings: configuration.cache, playlist: settings.playlist, options: settings.itemOptions, logger: logger)
-        shell = SessionShell(
-            player: try Player(
-                settings: settings,
-                extra: DisplayPresence.mpvOutputs(
-                    environment: environment, configured: Set(extraMPV.map(\.0) + settings.mpv.keys)) + extraMPV,
-                cached: { remote.file(for: $0) }),
-            display: DisplayController(
-                settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment),
-            monitor: OrientationMonitor(
-                sensor: configuration.sensor, parameters: configuration.classifier, paused: configuration.lock.locked),
-            input: InputHub(plan: configuration.inputPlan), inputActions: configuration.inputActions,
-            metrics: SessionMetrics(items: configuration.metrics.items),
-            proofOfPlay: ProofOfPlayLog(settings: configuration.proofOfPlay, logger: logger),
-            cec: configuration.screenCEC,
-            sensor: configuration.sensor, classifier: configuration.classifier, environment: environment,
-            videoOutput: extraMPV.last { $0.0 == "vo" }?.1 ?? configuration.player.mpv["vo"],
-            kiosk: configuration.display.kiosk, remote: remote,
-            sync: configuration.sync.group.isEmpty || configuration.mqtt.url.isEmpty
-                ? nil
-                : SyncLink(
-                    settings: configuration.sync, mqtt: configuration.mqtt, key: try Self.groupKey(configuration.sync),
-                    logger: logger),
-            log: log, logger: logger, feed: feed)
-    }
-
-    /// The wall's group key (`[sync] key_file`), `nil` without one; a file that gives none stops
-    /// the start: a screen that cannot check its group's messages cannot take its place in it.
-    static func groupKey(_ sync: SyncSettings) throws -> GroupSeal? {
-        guard !sync.keyFile.isEmpty else { return nil }
-        switch SyncKey.read(file: sync.keyFile) {
-        case .success(let key): return GroupSeal(key: key)
-        case .failure(let problem): throw SessionFailure(description: "[sync] key_file \(sync.keyFile) \(problem)")
-        }
+        shell = try SessionShell(
+            configuration: configuration, playlist: playlist, extraMPV: extraMPV, environment: environment, log: log,
+            logger: logger, feed: feed)
     }
 
     /// The session's Prometheus metrics.

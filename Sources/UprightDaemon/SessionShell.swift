@@ -1,4 +1,5 @@
 import Blocking
+import Config
 import Display
 import Files
 import Foundation
@@ -401,5 +402,38 @@ extension PlaySession {
         var parts = tm()
         localtime_r(&now, &parts)
         return String(format: "%02d:%02d", parts.tm_hour, parts.tm_min)
+    }
+}
+
+extension SessionShell {
+    /// Everything `configuration` asks for made (mpv's process starting meanwhile); `playlist`
+    /// (the command line's) wins over the configuration's, `extraMPV` options over its own.
+    init(
+        configuration: UprightConfiguration, playlist: [String], extraMPV: [(String, String)],
+        environment: [String: String], log: @escaping @Sendable (RotationDecision) -> Void, logger: Logger,
+        feed: AsyncStream<SessionInput>.Continuation
+    ) throws {
+        var settings = configuration.player
+        if !playlist.isEmpty { settings.playlist = playlist }
+        settings.holdStarts = !configuration.sync.group.isEmpty
+        let remote = RemoteItems(
+            settings: configuration.cache, playlist: settings.playlist, options: settings.itemOptions, logger: logger)
+        self.init(
+            player: try Player(
+                settings: settings,
+                extra: DisplayPresence.mpvOutputs(
+                    environment: environment, configured: Set(extraMPV.map(\.0) + settings.mpv.keys)) + extraMPV,
+                cached: { remote.file(for: $0) }),
+            display: DisplayController(
+                settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment),
+            monitor: OrientationMonitor(
+                sensor: configuration.sensor, parameters: configuration.classifier, paused: configuration.lock.locked),
+            input: InputHub(plan: configuration.inputPlan), inputActions: configuration.inputActions,
+            metrics: SessionMetrics(items: configuration.metrics.items),
+            proofOfPlay: ProofOfPlayLog(settings: configuration.proofOfPlay, logger: logger),
+            cec: configuration.screenCEC, sensor: configuration.sensor, classifier: configuration.classifier,
+            environment: environment, videoOutput: extraMPV.last { $0.0 == "vo" }?.1 ?? configuration.player.mpv["vo"],
+            kiosk: configuration.display.kiosk, remote: remote, sync: try SyncLink.make(configuration, logger: logger),
+            log: log, logger: logger, feed: feed)
     }
 }

@@ -60,6 +60,22 @@ final class SyncLink: Sendable {
 
     var me: String { mqtt.device }
 
+    /// The wall's link for `configuration`; `nil` without `[sync] group` or `[mqtt] url`. A
+    /// `key_file` that gives no key stops the start: a screen that cannot check its group's
+    /// messages cannot take its place in it.
+    static func make(_ configuration: UprightConfiguration, logger: Logger) throws -> SyncLink? {
+        let sync = configuration.sync
+        guard !sync.group.isEmpty, !configuration.mqtt.url.isEmpty else { return nil }
+        var seal: GroupSeal?
+        if !sync.keyFile.isEmpty {
+            switch SyncKey.read(file: sync.keyFile) {
+            case .success(let key): seal = GroupSeal(key: key)
+            case .failure(let problem): throw SessionFailure(description: "[sync] key_file \(sync.keyFile) \(problem)")
+            }
+        }
+        return SyncLink(settings: sync, mqtt: configuration.mqtt, key: seal, logger: logger)
+    }
+
     /// `input` handed to the core, its effects carried out at once and in order (under the
     /// core's lock: the broker's thread, the timer and the session's calls never interleave).
     @discardableResult
