@@ -59,6 +59,13 @@ public struct OverlayContent: Sendable, Hashable {
 
     public init() {}
 
+    /// This content with `change` made to it.
+    public func changed(by change: (inout OverlayContent) -> Void) -> OverlayContent {
+        var next = self
+        change(&next)
+        return next
+    }
+
     /// The status line: clock, title and the lock.
     public var statusLine: String {
         [clock, title, locked ? "rotation locked" : ""].filter { !$0.isEmpty }.joined(separator: "  ·  ")

@@ -149,6 +149,10 @@ public struct PlaybackCore: Sendable {
     public internal(set) var overlays = OverlayContent()
     var overlaysHidden = false
     var osd = (width: 0, height: 0)
+    /// The sizes mpv said, one number at a time.
+    var dimensions = Dimensions()
+    /// The placement nudge (``PlacementNudge``).
+    var nudging = Nudging()
     var sentOverlays: [OverlayLevel: String] = [:]
     /// The picture's place in its window as this mpv was last told it (margins, a tile's zoom and
     /// pan): a value it has already is not sent again (each write is a round trip, and its video
@@ -220,10 +224,16 @@ public struct PlaybackCore: Sendable {
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
     public mutating func handle(_ input: PlaybackInput, at now: Double) -> [PlaybackEffect] {
         lastNow = now
+        let out = respond(input, at: now)
+        return out + placementCheck(after: input, out)
+    }
+
+    private mutating func respond(_ input: PlaybackInput, at now: Double) -> [PlaybackEffect] {
         switch input {
         case .start: return start(at: now)
         case .restarted:
             wall?.follower?.rejoin()
+            nudging = Nudging(count: nudging.count)  // a new mpv, perhaps another output
             return restarted(at: now)
         case .setPlaylist(let list):
             guard list != settings.playlist else { return [] }
@@ -286,6 +296,7 @@ public struct PlaybackCore: Sendable {
         case .groupClip(let at):
             wall?.clipAt = at
             return []
+        case .placementSample(let sample): return placementSampled(sample)
         }
     }
 
@@ -323,7 +334,8 @@ public struct PlaybackCore: Sendable {
                 out.append(.lookUp(path: path, entry: entry, error: error))
             }
             return out + clipEnded(entry)
-        case .idle:
+        case .idle(let active):
+            guard active != false else { return [] }  // late: a new playlist started since
             idle = true
             between = false
             var out = itemStarted()
@@ -340,6 +352,7 @@ public struct PlaybackCore: Sendable {
             }
             out.append(.event(.idle))
             return out + nothingToPlay(at: now)
+        case .dimension(let d, let value): return mpv(dimension(d, value), at: now)
         case .osdSize(let w, let h):
             // A size known in both directions (mpv says its width and its height one at a time)
             // that changes: the compositor has sized the window.
@@ -488,6 +501,14 @@ public struct PlaybackCore: Sendable {
     public var liveStream: (url: String, latency: Double?)? {
         guard let current, firstFrameShown, isLive(current) else { return nil }
         return (named(current), options(of: current)?.latency)
+    }
+
+    /// What the status line shows for `item`: nothing for the built-in slate (the words over it say
+    /// what it is), "Test pattern" for a generated picture, else mpv's title (`mediaTitle`) or the item.
+    public static func title(of item: String, mediaTitle: String?) -> String {
+        if item == builtInSlate { return "" }
+        if item == testPattern || item.hasPrefix("av://lavfi") { return "Test pattern" }
+        return mediaTitle ?? item
     }
 
     /// What the player's events name `item` by: a cached file by the URL it stands for.

@@ -11,13 +11,39 @@ public enum MPVInput: Sendable, Hashable {
     case playbackRestart
     /// Entry `entry` ended; `error` is mpv's word when it could not be played.
     case endFile(entry: Int64, error: String?)
-    /// mpv has nothing to play (passed on only while mpv's `idle-active` still says so: an idle
-    /// event that lagged behind a new playlist's start is not).
-    case idle
+    /// mpv has nothing to play. `active` is mpv's `idle-active` as the shell read it when the
+    /// event came (`nil`: unknown): `false`, a new playlist started since, and the idle event that
+    /// lagged behind it says nothing.
+    case idle(active: Bool?)
+    /// One of the sizes mpv observes changed (it says each dimension on its own): the core puts
+    /// them together.
+    case dimension(MPVDimension, Int)
     /// The OSD's size changed (the output turned, the window resized, the first frame).
     case osdSize(width: Int, height: Int)
-    /// The picture's display size changed (`video-out-params/dw`, `dh`, turned by its rotation).
+    /// The picture's display size changed, turned by its rotation.
     case videoSize(width: Int, height: Int)
+}
+
+/// A size mpv says one number at a time: the OSD's (`osd-width`, `osd-height`) and the picture's
+/// display size and rotation (`video-out-params/dw`, `dh`, `rotate`).
+public enum MPVDimension: String, Sendable, Hashable, CaseIterable {
+    case osdWidth = "osd-width"
+    case osdHeight = "osd-height"
+    case videoWidth = "video-out-params/dw"
+    case videoHeight = "video-out-params/dh"
+    case videoRotate = "video-out-params/rotate"
+}
+
+/// How the shell found mpv's window when the core asked (``PlaybackEffect/samplePlacement``):
+/// its video output (`nil`: no window yet), mpv's version (`mpv-version`) and whether the window
+/// fills its screen (full screen or maximised).
+public struct PlacementSample: Sendable, Hashable {
+    public var videoOutput: String?
+    public var version: String
+    public var filling: Bool
+    public init(videoOutput: String?, version: String = "", filling: Bool = false) {
+        (self.videoOutput, self.version, self.filling) = (videoOutput, version, filling)
+    }
 }
 
 /// How the shell found mpv's position when the core asked (``PlaybackEffect/samplePosition``).
@@ -151,6 +177,8 @@ public enum PlaybackInput: Sendable, Hashable {
     case lengthsProbed([String: Double?])
     /// The next clip is the group's: it starts at this group time (held at its first frame until then).
     case groupClip(at: Double)
+    /// The answer to ``PlaybackEffect/samplePlacement``.
+    case placementSample(PlacementSample)
 }
 
 /// A step through the playlist.
@@ -222,6 +250,8 @@ public enum PlaybackEffect: Sendable, Hashable {
     case probeLengths([String])
     /// A leader's word to its group: its next item and when it starts.
     case announce(ScheduleAnchor)
+    /// Read mpv's window (the picture was placed anew): ``PlaybackInput/placementSample(_:)``.
+    case samplePlacement
 }
 
 /// What the player reports.

@@ -4,7 +4,7 @@ import Foundation
 public import MPV
 public import OrientationCore
 public import Playback
-public import Sync
+import Sync
 import Synchronization
 
 /// The video player: libmpv carrying out what ``PlaybackCore`` decides. One actor holds the core;
@@ -20,25 +20,15 @@ public actor Player {
     var core: PlaybackCore
     /// The options every mpv of this player starts with.
     let options: [(String, String)]
-    /// The core's time: seconds since the player was made, on its clock; and a sleep until such a time.
-    let clock: PlayerClock
-    var timer: (at: Double, task: Task<Void, Never>)?
-    /// The live stream's server watched, and how its watch is told to end.
-    var sourceWatch: (url: String, stop: SourceWatchStop)?
-    var folders: (watch: DirectoryWatch, task: Task<Void, Never>)?
+    /// The core's time (seconds since the player was made, on its clock) and the one timer.
+    var timer: DeadlineTimer
+    /// The live stream's server watched.
+    var sourceWatch: SourceWatch?
+    var folders: DirectoryWatch?
     var replies: [Int: CheckedContinuation<String?, Never>] = [:]
     var lastRequest = 0
-    var osd = (width: 0, height: 0)
-    /// The picture's display size, as mpv last said it (a wall's tile needs it).
-    var picture = (width: 0, height: 0, rotate: 0)
     /// A remote item's file in the cache (`nil`: none yet); without it, URLs play as they are.
     let cached: (@Sendable (String) -> String?)?
-    /// The picture's place in the window (zoom, pan, align, margins) was set by the last input.
-    var placed = false
-    /// Whether this mpv's video output shows a new place only when its window resizes; `nil`
-    /// until asked (``PlacementNudge``).
-    var placementNeedsNudge: Bool?
-    var nudges = 0
     /// ``shutdown(timeout:)`` was asked for: mpv ending is expected.
     public private(set) var isShuttingDown = false
     /// The mpv now has ended, or is left alone (until a ``restart()``).
@@ -56,18 +46,19 @@ public actor Player {
     public var surfaceAngle: Int { core.surfaceAngle }
     /// The item after the one playing (``PlaybackCore/upcoming``).
     public var upcoming: String? { core.upcoming }
+    /// How the player follows its wall; `nil` when it does not.
+    public var followStatus: FollowStatus? { core.followStatus }
 
-    /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win.
-    /// The core's deadlines run on `clock` (a test's own, in tests).
-    /// `cached` gives a remote item's file in the cache, or `nil` while it is not downloaded (the
-    /// item waits; ``remoteChanged()`` when one comes); without it, URLs play as they are.
-    /// mpv in a process of its own may still be starting when the player is made (``started()``).
+    /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win,
+    /// the core's deadlines run on `clock`. `cached` gives a remote item's file in the cache (`nil`:
+    /// not yet, the item waits for ``remoteChanged()``); without it, URLs play as they are. mpv in a
+    /// process of its own may still be starting when the player is made (``started()``).
     public init<C: Clock>(
         settings: PlayerSettings, extra: [(String, String)] = [], cached: (@Sendable (String) -> String?)? = nil,
         clock: C
     ) throws(MPVError)
     where C.Duration == Duration {
-        self.clock = PlayerClock(clock)
+        timer = DeadlineTimer(clock)
         self.cached = cached
         let options = MPVHandle.options(for: settings, extra: extra)
         self.options = options
@@ -106,8 +97,7 @@ public actor Player {
     /// Waits until the first mpv has started (its process may still load libmpv when the player
     /// is made); throws why it could not (a bad option, a refused key binding).
     public nonisolated func started() async throws(MPVError) {
-        let handle = mpvHandle
-        try await Blocking.run { () throws(MPVError) in try handle.waitStarted() }
+        try await Blocking.run { [mpvHandle] () throws(MPVError) in try mpvHandle.waitStarted() }
     }
 
     // MARK: - Requests
@@ -126,14 +116,12 @@ public actor Player {
         mpv = handle
         handleBox.withLock { $0 = handle }
         handleEnded = false
-        placementNeedsNudge = nil
         pump(handle)
         feed(.restarted)
     }
 
-    /// The display went away: nothing more is sent to this mpv (it closes its window, or lives
-    /// on failing each item: what it is told is lost or refused); the core's state goes to the new
-    /// one at ``restart()``.
+    /// The display went away: nothing more is sent to this mpv (it closes its window, or fails each
+    /// item); the core's state goes to the new one at ``restart()``.
     public func leaveAlone() { handleEnded = true }
 
     /// A remote item was downloaded, or a new version of it: the playlist takes it from the next
@@ -152,9 +140,7 @@ public actor Player {
     public func setOverlays(_ content: OverlayContent) { feed(.overlays(content)) }
     /// Changes some of what the overlays show, leaving the rest (a message the player set itself).
     public func updateOverlays(_ change: @Sendable (inout OverlayContent) -> Void) {
-        var next = core.overlays
-        change(&next)
-        feed(.overlays(next))
+        feed(.overlays(core.overlays.changed(by: change)))
     }
     /// Pauses playback (the screen is off) or resumes it.
     public func setPaused(_ paused: Bool) { feed(.pause(paused)) }
@@ -174,47 +160,25 @@ public actor Player {
         }
     }
 
-    /// What the status line shows for `item`: "Test pattern" for the built-in one, else mpv's title.
-    public func title(of item: String) -> String {
-        if item == PlaybackCore.builtInSlate { return "" }  // the words over it say what it is
-        if item == testPattern || item.hasPrefix("av://lavfi") { return "Test pattern" }
-        return mpv.string("media-title") ?? item
-    }
+    /// What the status line shows for `item` (``PlaybackCore/title(of:mediaTitle:)``).
+    public func title(of item: String) -> String { PlaybackCore.title(of: item, mediaTitle: mpv.string("media-title")) }
 
     /// Writes a PNG of what mpv shows to `path`: its window with the overlays (`window`), or the
     /// current video frame (`video`, which mpv takes with no window at all).
     public func screenshot(to path: String, window: Bool) throws(MPVError) {
-        // The null output has no window: asking it costs mpv's playback loop an attempt each time.
-        if window, mpv.string("current-vo") == "null" {
-            throw MPVError(call: "screenshot-to-file window", message: "the null video output has no window", code: -1)
-        }
-        try mpv.command(["screenshot-to-file", path, window ? "window" : "video"])
+        try mpv.screenshot(to: path, window: window)
     }
 
     /// Presses a key, as a person would (`keypress`): the way hotkeys are tested and scripted.
     public func keypress(_ key: String) throws(MPVError) { try mpv.command(["keypress", key]) }
 
     /// mpv's video decoder and the frames dropped for the item playing; `nil` with no video playing.
-    public func decoder() -> DecoderReport? {
-        guard let codec = mpv.string("video-format").flatMap({ _ in mpv.string("video-codec") }) else { return nil }
-        func count(_ name: String) -> Int {
-            if case .int64(let n)? = try? mpv.get(name, as: .int64) { return Int(n) }
-            return 0
-        }
-        let hwdec = mpv.string("hwdec-current") ?? "no"
-        return DecoderReport(
-            hwdec: hwdec == "no" || hwdec.isEmpty ? "software" : hwdec,
-            codec: codec.split(separator: " ").first.map(String.init),
-            decoderDrops: count("decoder-frame-drop-count"), outputDrops: count("frame-drop-count"))
-    }
+    public func decoder() -> DecoderReport? { mpv.decoderReport() }
 
     /// The live stream playing, the latency it is held at, what mpv holds of it and the speed;
     /// `nil` when no stream plays.
     public func liveStream() -> LiveStreamReport? {
-        guard let stream = core.liveStream else { return nil }
-        let buffered = mpv.value(.demuxerCacheDuration).map { ($0 * 1000).rounded() / 1000 }
-        return LiveStreamReport(
-            url: stream.url, latency: stream.latency, buffered: buffered, speed: mpv.value(.speed) ?? 1)
+        core.liveStream.map { mpv.liveReport($0.url, latency: $0.latency) }
     }
 
     /// A property of the player, for status and tests.
@@ -225,11 +189,9 @@ public actor Player {
     /// ``PlayerEvent/shutdown``. The process may exit only after this.
     public func shutdown(timeout: Double = 5) async -> Bool {
         isShuttingDown = true
-        timer?.task.cancel()
-        sourceWatch?.stop.set()
-        sourceWatch = nil
-        folders?.watch.stop()
-        folders?.task.cancel()
+        timer.cancel()
+        sourceWatch?.stop()
+        folders?.stop()
         for (_, reply) in replies { reply.resume(returning: nil) }
         replies = [:]
         let done = await mpv.shutdown(timeout: timeout)
@@ -246,25 +208,92 @@ public actor Player {
         feed(.follow(announces: link.map { $0.announce != nil }))
     }
 
-    /// How the player follows its wall; `nil` when it does not.
-    public var followStatus: FollowStatus? { core.followStatus }
-
     /// The next clip is the group's: it starts at `groupTime` (held at its first frame until then).
     public func startClip(at groupTime: Double) { feed(.groupClip(at: groupTime)) }
-}
 
-/// A wall's group as the player reads it: the group's time now (`nil` while it is not known),
-/// which item starts when (`nil` while not known), and, for a leader, how to say its next item.
-public struct GroupLink: Sendable {
-    public var groupTime: @Sendable () -> Double?
-    public var anchor: @Sendable () -> ScheduleAnchor?
-    public var announce: (@Sendable (ScheduleAnchor) -> Void)?
+    // MARK: - The loop: mpv's events in, the core's effects out, one timer
 
-    public init(
-        groupTime: @escaping @Sendable () -> Double?,
-        anchor: @escaping @Sendable () -> ScheduleAnchor? = { ScheduleAnchor(item: 0, at: 0) },
-        announce: (@Sendable (ScheduleAnchor) -> Void)? = nil
-    ) {
-        (self.groupTime, self.anchor, self.announce) = (groupTime, anchor, announce)
+    func handle(_ e: MPVEvent, from handle: MPVHandle) {
+        guard handle === mpv, !isShuttingDown else { return }  // an mpv that was replaced, or quitting
+        if let said = MPVHandle.playerEvent(for: e) {
+            continuation.yield(said)
+        } else if let input = mpv.input(for: e) {
+            feed(input)
+        }
+    }
+
+    /// Hands `input` to the core at the time now and carries its effects out, in order; an answer
+    /// the core asked for (a scan, a sample) goes back to it at once, and its effects follow in turn.
+    func feed(_ input: PlaybackInput) {
+        guard !isShuttingDown else { return }
+        var queue = core.handle(input, at: timer.now())[...]
+        while let effect = queue.popFirst() { queue += perform(effect).flatMap { core.handle($0, at: timer.now()) } }
+        timer.schedule(core.nextDeadline) { [weak self] in await self?.tick() }  // the one timer
+    }
+
+    /// Carries `effect` out; returns the core's inputs for what came back (an answer it asked for).
+    func perform(_ effect: PlaybackEffect) -> [PlaybackInput] {
+        switch effect {
+        case .mpv(let command): return run(command).map { [$0] } ?? []
+        case .guarded(let entry, let commands):
+            // Only while mpv plays that entry, and has not selected another one to play next.
+            let passed = !handleEnded && mpv.plays(entry)
+            return [.guarded(passed: passed)] + (passed ? commands.compactMap(run) : [])
+        case .event(let e): continuation.yield(e)
+        case .scan: return [.scanned(Playlist.snapshot(core.settings, cached: cached))]
+        case .watch(let dirs): watch(dirs)
+        case .lookUp(let path, let entry, let error):
+            let problem = Self.whyUnplayable(path)
+            return [.lookedUp(path: path, entry: entry, problem: problem, error: error, stamp: Playlist.stamp(path))]
+        case .samplePosition: return [.sample(mpv.positionSample())]
+        case .sampleShape: return [.shapeSample(mpv.pictureShape())]
+        case .sampleGroup: return [.groupSample(mpv.groupSample(group))]
+        case .samplePlacement:
+            return [.placementSample(handleEnded ? PlacementSample(videoOutput: nil) : mpv.placementSample())]
+        case .stepped(let request, let playing): replies.removeValue(forKey: request)?.resume(returning: playing)
+        case .watchSource(let url):
+            sourceWatch?.stop()
+            sourceWatch = url.map { url in SourceWatch(url) { [weak self] in self?.later(.sourceGone(url)) } }
+        case .probeLengths(let items):
+            let handle = mpv
+            answer({ handle.probeLengths(items) }) { .lengthsProbed($0) }
+        case .probe(let url): answer({ StreamProbe.reachable(url) }) { .probed(url, reachable: $0) }
+        case .announce(let anchor): group?.announce?(anchor)
+        }
+        return []
+    }
+
+    /// Carries one command out; one mpv refuses is reported with its reason. An mpv that shut down
+    /// (its compositor went away) takes nothing and says nothing of it: a new one is given the
+    /// core's state when it starts.
+    func run(_ command: MPVCommand) -> PlaybackInput? {
+        var refused: PlaybackInput?
+        if case .load = command { refused = .added(entry: nil) }
+        guard !handleEnded else { return refused }
+        do {
+            return try mpv.carryOut(command)
+        } catch {
+            if !error.isShutDown { continuation.yield(.problem("\(command): \(error)")) }
+            return refused
+        }
+    }
+
+    func tick() {
+        timer.fired()
+        feed(.tick)
+    }
+
+    /// Watches `dirs` for changes; a new set replaces the old watch.
+    func watch(_ dirs: [String]) {
+        folders?.stop()
+        folders = dirs.isEmpty ? nil : DirectoryWatch(dirs) { [weak self] in self?.later(.foldersChanged) }
+    }
+
+    /// Hands `input` to the core from another thread or task.
+    nonisolated func later(_ input: PlaybackInput) { Task { [weak self] in await self?.feed(input) } }
+
+    /// Blocking `work` (a connection, files opened) off the actor; its answer goes to the core.
+    func answer<T: Sendable>(_ work: @escaping @Sendable () -> T, _ input: @escaping @Sendable (T) -> PlaybackInput) {
+        Task { [weak self] in self?.later(input(await Blocking.run(work))) }
     }
 }

@@ -73,12 +73,9 @@ extension MPVHandle {
         // The overlays are laid out against the OSD's size: drawn again whenever it changes (a
         // turned output, a resized window, the first frame of a renderer).
         // A wall's tile is laid out against the picture's size too.
-        let picture: [(String, MPVValue.Kind)] =
-            picture
-            ? [("video-out-params/dw", .int64), ("video-out-params/dh", .int64), ("video-out-params/rotate", .int64)]
-            : []
+        let observed = MPVDimension.allCases.filter { picture || $0 == .osdWidth || $0 == .osdHeight }
         return try MPVHandle(
-            starting: options, observing: [("osd-width", .int64), ("osd-height", .int64)] + picture,
+            starting: options, observing: observed.map { ($0.rawValue, .int64) },
             commands: bindings,
             separateProcess: options.last { $0.0 == "vo" }?.1 != "libmpv")
     }
@@ -138,6 +135,101 @@ extension MPVHandle {
     }
 }
 
+/// What the player reads of mpv: its events as the core's inputs, and the samples the core asks for.
+extension MPVHandle {
+    /// An event of this mpv as the core takes it (`nil`: one the core has no use for). The facts
+    /// the core needs with it are read now: a started entry's file, whether mpv is still idle.
+    func input(for event: MPVEvent) -> PlaybackInput? {
+        switch event {
+        case .startFile(let entry): return .mpv(.startFile(entry: entry, path: entryPath(entry)))
+        case .fileLoaded: return .mpv(.fileLoaded)
+        case .playbackRestart: return .mpv(.playbackRestart)
+        case .endFile(let reason, let error, let entry):
+            return .mpv(.endFile(entry: entry, error: reason == "error" ? error ?? "unknown error" : nil))
+        case .idle: return .mpv(.idle(active: value(.idleActive)))
+        case .propertyChange(let name, .int64(let n)?):
+            return MPVDimension(rawValue: name).map { .mpv(.dimension($0, Int(n))) }
+        default: return nil
+        }
+    }
+
+    /// An event of mpv's that the player passes on as it is: a hotkey or tap bound to an action
+    /// (bound from the settings' own actions, so the words always parse), its process's crash.
+    static func playerEvent(for event: MPVEvent) -> PlayerEvent? {
+        switch event {
+        case .clientMessage(let args)
+        where (args.first == "upright-hotkey" || args.first == "upright-tap") && args.count >= 2:
+            guard case .success(let action) = Action.parse(words: Array(args.dropFirst())) else { return nil }
+            return args[0] == "upright-tap" ? .tap(action) : .hotkey(action)
+        case .log("upright-mpv", _, let text): return .problem(text)
+        default: return nil
+        }
+    }
+
+    /// Whether mpv's selected and playing entry are both `entry` (a guarded batch may go ahead).
+    func plays(_ entry: Int64) -> Bool {
+        let at = index(of: entry)
+        return at != nil && at == value(.playlistPosition) && at == value(.playlistPlayingPosition)
+    }
+
+    func positionSample() -> PositionSample {
+        PositionSample(
+            position: value(.timePosition), paused: value(.pause) ?? false, idle: value(.idleActive) ?? false,
+            image: string("current-tracks/video/image") == "yes", fps: value(.containerFPS),
+            buffered: value(.demuxerCacheDuration))
+    }
+
+    /// mpv's position with the group's time and anchor, read as close together as can be.
+    func groupSample(_ group: GroupLink?) -> GroupSample {
+        GroupSample(
+            groupTime: group?.groupTime(), anchor: group?.anchor(), position: value(.timePosition),
+            paused: value(.pause) ?? false, idle: value(.idleActive) ?? false, fps: value(.containerFPS))
+    }
+
+    func placementSample() -> PlacementSample {
+        let filling =
+            (try? get(MPVProperty<Bool>("fullscreen"))) == true
+            || (try? get(MPVProperty<Bool>("window-maximized"))) == true
+        return PlacementSample(
+            videoOutput: string("current-vo"), version: string("mpv-version") ?? "", filling: filling)
+    }
+
+    /// Each file's length (`nil`: it has none, or could not be opened): mpv opens each in a core
+    /// of its own, `timeout` seconds at most each. It blocks.
+    func probeLengths(_ items: [String], timeout: Double = 10) -> [String: Double?] {
+        Dictionary(items.map { ($0, (try? probeLength($0, timeout: timeout)) ?? nil) }) { a, _ in a }
+    }
+
+    /// mpv's video decoder and the frames dropped for the item playing; `nil` with no video playing.
+    func decoderReport() -> DecoderReport? {
+        guard let codec = string("video-format").flatMap({ _ in string("video-codec") }) else { return nil }
+        func count(_ name: String) -> Int {
+            if case .int64(let n)? = try? get(name, as: .int64) { return Int(n) }
+            return 0
+        }
+        let hwdec = string("hwdec-current") ?? "no"
+        return DecoderReport(
+            hwdec: hwdec == "no" || hwdec.isEmpty ? "software" : hwdec,
+            codec: codec.split(separator: " ").first.map(String.init),
+            decoderDrops: count("decoder-frame-drop-count"), outputDrops: count("frame-drop-count"))
+    }
+
+    /// Writes a PNG of the window with the overlays (`window`) or of the video frame to `path`.
+    func screenshot(to path: String, window: Bool) throws(MPVError) {
+        // The null output has no window: asking it costs mpv's playback loop an attempt each time.
+        if window, string("current-vo") == "null" {
+            throw MPVError(call: "screenshot-to-file window", message: "the null video output has no window", code: -1)
+        }
+        try command(["screenshot-to-file", path, window ? "window" : "video"])
+    }
+
+    /// What mpv holds of the live stream `url`, held at `latency`, and its speed.
+    func liveReport(_ url: String, latency: Double?) -> LiveStreamReport {
+        let buffered = value(.demuxerCacheDuration).map { ($0 * 1000).rounded() / 1000 }
+        return LiveStreamReport(url: url, latency: latency, buffered: buffered, speed: value(.speed) ?? 1)
+    }
+}
+
 extension Player {
     /// Why a local file cannot be played, in the system's words (mpv says only "loading failed"):
     /// missing, a directory, unreadable. `nil` for a URL or a file that can be read.
@@ -145,33 +237,4 @@ extension Player {
         guard let path = Playlist.localPath(item), let problem = readProblem(path) else { return nil }
         return problem == "is a directory" ? "\(path) is a directory" : "\(path): \(problem)"
     }
-}
-
-/// mpv before 0.36 (Debian bookworm's 0.35.1): its Wayland software output (`wlshm`) works out
-/// where the picture goes only when its window resizes, so a live change of `video-zoom`,
-/// `video-pan-*`, `video-align-*` or `video-margin-ratio-*` is not seen until then (mpv's commit
-/// "vo_wlshm: properly support video panscan"). Writing a window-size option resizes it without
-/// changing it: `autofit-smaller`, a smallest window of 1 to 64 pixels across, a new value each
-/// time (mpv's output reads its options in batches and sees no change in two writes that return
-/// to the value it last read).
-enum PlacementNudge {
-    static let option = "autofit-smaller"
-
-    /// Whether setting the property `name` moves the picture in its window.
-    static func places(_ name: String) -> Bool {
-        ["video-zoom", "video-pan-", "video-align-", "video-margin-ratio-"].contains { name.hasPrefix($0) }
-    }
-
-    /// Whether the video output `videoOutput` of mpv `version` (`mpv-version`: "mpv 0.35.1")
-    /// needs the nudge.
-    static func needed(videoOutput: String, version: String) -> Bool {
-        guard videoOutput == "wlshm" else { return false }
-        let number = version.split(separator: " ").dropFirst().first.map { $0.drop { $0 == "v" } } ?? ""
-        let parts = number.split(separator: ".").prefix(2).map { Int($0.prefix { $0.isNumber }) }
-        guard parts.count == 2, let major = parts[0], let minor = parts[1] else { return true }  // unknown: nudge
-        return major == 0 && minor < 36
-    }
-
-    /// The value written the `n`th time: none of the 63 before it, so that mpv sees a change.
-    static func value(_ n: Int) -> String { "\(n % 64 + 1)x1" }
 }

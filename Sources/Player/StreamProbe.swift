@@ -1,5 +1,7 @@
+import Blocking
 import Foundation
 import Glibc
+import Synchronization
 
 /// Whether a stream's server answers: a TCP connection to its host and port (the scheme's port
 /// when the URL names none), given up after a timeout. A stream over UDP (`udp://`, `srt://`)
@@ -78,4 +80,23 @@ enum StreamProbe {
         }
         return false
     }
+}
+
+/// A live stream's server watched (``StreamProbe/watch(_:timeout:pause:cancelled:)``) for as long
+/// as the stream plays, on a thread of its own: held on one of Dispatch's few workers, it would
+/// make every other blocking call (a probe, a helper) wait for another.
+final class SourceWatch: Sendable {
+    let url: String
+    private let stopped = Atomic<Bool>(false)
+
+    /// Starts watching; `gone` is called once its server went away (never after ``stop()``).
+    init(_ url: String, gone: @escaping @Sendable () -> Void) {
+        self.url = url
+        Blocking.thread(named: "upright-source-watch") { [self] in
+            guard StreamProbe.watch(url, cancelled: { self.stopped.load(ordering: .relaxed) }) else { return }
+            gone()
+        }
+    }
+
+    func stop() { stopped.store(true, ordering: .relaxed) }
 }

@@ -88,8 +88,8 @@ public actor PlaySession {
         // A compositor that goes away is found by asking it, not by mpv (which may live on).
         core.presenceInterval = 2
         sources = shell.startSources(stop: stop, clock: clock)
-        var timer = TickTimer(clock: clock, origin: origin, feed: feed)
-        defer { timer.schedule(nil) }
+        var timer = DeadlineTimer(clock, origin: origin)
+        defer { timer.cancel() }
         // mpv's process loaded libmpv while the display was found and the sources started; the
         // launch needs mpv started.
         try await shell.player.started()
@@ -102,7 +102,7 @@ public actor PlaySession {
                 guard let failure = end else { return }
                 throw SessionFailure(description: failure)
             }
-            timer.schedule(core.nextDeadline)
+            timer.schedule(core.nextDeadline) { [feed] in feed.yield(.tick) }
             guard let input = await iterator.next() else { return }
             if input == .tick { timer.fired() }
             effects = core.handle(input, at: now())

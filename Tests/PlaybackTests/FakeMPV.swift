@@ -14,7 +14,7 @@ struct FakeMPV {
     var playing: Int64?
     var startedAt = 0.0
     /// mpv says it is idle as soon as it runs, before anything is loaded.
-    var events: [MPVInput] = [.idle]
+    var events: [MPVInput] = [.idle(active: nil)]
     /// The folder `/d` on disk: file → stamp; files in `bad` cannot be played.
     var disk: [String: String] = [:]
     var bad: Set<String> = []
@@ -36,7 +36,7 @@ struct FakeMPV {
 
     /// mpv's loop runs: a playlist just replaced starts; a stop with nothing after it idles.
     mutating func settle(now: Double) {
-        if idlePending, !startPending { events.append(.idle) }
+        if idlePending, !startPending { events.append(.idle(active: nil)) }
         idlePending = false
         guard startPending else { return }
         startPending = false
@@ -66,7 +66,7 @@ struct FakeMPV {
                 stopPlaying(error: nil)
                 if playlist.isEmpty {
                     position = nil
-                    events.append(.idle)
+                    events.append(.idle(active: nil))
                 } else {
                     start(at: i % playlist.count, now: now)
                 }
@@ -135,7 +135,7 @@ struct FakeMPV {
         stopPlaying(error: "loading failed")
         guard failures + 1 < playlist.count else {
             position = nil
-            events.append(.idle)
+            events.append(.idle(active: nil))
             return
         }
         start(at: (index + 1) % playlist.count, now: now, failures: failures + 1)
@@ -220,6 +220,9 @@ struct Drive {
     var held: Set<String> = []
     /// Every command with its time.
     var timed: [(at: Double, command: MPVCommand)] = []
+    /// mpv's window as the shell reads it (``PlaybackEffect/samplePlacement``), and how often it was.
+    var window = PlacementSample(videoOutput: "null")
+    var windowReads = 0
 
     init(_ settings: PlayerSettings, files: [String: String] = [:]) {
         core = PlaybackCore(settings: settings)
@@ -236,16 +239,16 @@ struct Drive {
 
     mutating func deliverOne() {
         guard !mpv.events.isEmpty else { return }
-        let e = mpv.events.removeFirst()
+        var e = mpv.events.removeFirst()
+        // The player reads mpv's idle-active as an idle event comes.
+        if case .idle = e { e = .idle(active: mpv.idle) }
         trace.append("\(t) event \(e)")
-        // The player passes an idle on only while mpv is still idle (its idle-active property).
-        if case .idle = e, !mpv.idle { return }
         if case .startFile(let entry, _) = e {
             changesInFlight = 0
             // An item loaded to start paused starts paused.
             if let path = mpv.playlist.first(where: { $0.id == entry })?.path, held.contains(path) { paused = true }
         }
-        if case .idle = e { changesInFlight = 0 }
+        if case .idle(active: true) = e { changesInFlight = 0 }
         perform(core.handle(.mpv(e), at: t))
     }
 
@@ -330,6 +333,9 @@ struct Drive {
                 let found = Dictionary(
                     uniqueKeysWithValues: items.map { ($0, lengthless.contains($0) ? nil : itemTime) })
                 queue += core.handle(.lengthsProbed(found), at: t)
+            case .samplePlacement:
+                windowReads += 1
+                queue += core.handle(.placementSample(window), at: t)
             case .announce(let anchor):
                 // A leader's word is its group's at once (its own group core takes it).
                 announced.append(anchor)

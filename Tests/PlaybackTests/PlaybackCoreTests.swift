@@ -58,7 +58,7 @@ struct PlaybackCoreTests {
 
     @Test func mpvIdleBeforeTheFirstStartIsNotNothingToPlay() {
         var d = Drive(.folder(), files: Self.two)
-        d.send(.mpv(.idle))
+        d.send(.mpv(.idle(active: true)))
         #expect(d.core.overlays.message == nil)
         #expect(d.core.nextDeadline == nil, "no retry is set")
         d.send(.start)
@@ -241,7 +241,7 @@ struct PlaybackCoreTests {
         d.deliver = false
         d.send(.start)
         d.send(.step(.next, request: 1))
-        d.mpv.events.insert(.idle, at: 0)  // mpv's idle at its start, not handled yet
+        d.mpv.events.insert(.idle(active: nil), at: 0)  // mpv's idle at its start, not handled yet
         d.deliver = true
         d.deliverAll()
         #expect(d.replies[1] == ["/d/2.png"])
@@ -450,7 +450,7 @@ struct PlaybackCoreTests {
         #expect(margins(core.handle(.apply(.portrait, .interface, .inline), at: 2)).isEmpty)
         #expect(margins(core.handle(.layout(.fullscreen), at: 3)) == ["video-margin-ratio-bottom"])
         #expect(margins(core.handle(.apply(.landscapeRight, .interface, nil), at: 4)).isEmpty)
-        _ = core.handle(.mpv(.idle), at: 5)
+        _ = core.handle(.mpv(.idle(active: true)), at: 5)
         #expect(margins(core.handle(.restarted, at: 6)).count == 4)
     }
 
@@ -498,5 +498,65 @@ extension FakeMPV {
     init(disk: [String: String]) {
         self.init()
         self.disk = disk
+    }
+}
+
+/// What mpv says one number at a time, and an idle that comes late.
+@Suite("mpv's words to the core")
+struct MPVWordsTests {
+    /// mpv says the OSD's width and height apart: the core lays out against both once known.
+    @Test func theOSDSizeIsPutTogetherFromItsTwoNumbers() {
+        var d = Drive(.folder(), files: PlaybackCoreTests.two)
+        var content = OverlayContent()
+        content.clock = "12:00"
+        d.send(.overlays(content))
+        d.send(.mpv(.dimension(.osdWidth, 800)))
+        d.send(.mpv(.dimension(.osdHeight, 1280)))
+        let last = d.commands.last { if case .command(let w) = $0 { w.first == "osd-overlay" } else { false } }
+        guard case .command(let words)? = last else {
+            Issue.record("no overlay drawn: \(d.trace)")
+            return
+        }
+        #expect(words.contains("res_x=800") || words.contains("800"), "\(words)")
+        #expect(words.contains("res_y=1280") || words.contains("1280"), "\(words)")
+    }
+
+    /// The picture's display size turned by its rotation: a 90° picture is as tall as it is wide.
+    @Test func thePictureSizeIsTurnedByItsRotation() {
+        var settings = PlayerSettings.folder()
+        settings.wall = WallTile(columns: 3, rows: 1, column: 0, row: 0, orientation: .landscapeLeft)
+        var turned = Drive(settings, files: ["/d/1.png": "a"])
+        var plain = Drive(settings, files: ["/d/1.png": "a"])
+        for d in [0, 1] {
+            var drive = d == 0 ? turned : plain
+            drive.send(.apply(.landscapeLeft, .interface, .inline))
+            drive.send(.mpv(.osdSize(width: 640, height: 360)))
+            if d == 0 {
+                drive.send(.mpv(.dimension(.videoRotate, 90)))
+                drive.send(.mpv(.dimension(.videoWidth, 360)))
+                drive.send(.mpv(.dimension(.videoHeight, 1920)))
+                turned = drive
+            } else {
+                drive.send(.mpv(.videoSize(width: 1920, height: 360)))
+                plain = drive
+            }
+        }
+        let pan: (Drive) -> [MPVCommand] = {
+            $0.commands.filter { if case .set("video-pan-x", _) = $0 { true } else { false } }
+        }
+        #expect(!pan(plain).isEmpty)
+        #expect(pan(turned).last == pan(plain).last)
+    }
+
+    /// An idle event that mpv's `idle-active` no longer backs (a new playlist started since)
+    /// says nothing: no idle scene, nothing stopped.
+    @Test func aLateIdleSaysNothing() {
+        var d = Drive(.folder(), files: PlaybackCoreTests.two)
+        d.send(.start)
+        d.advance(0.5)
+        let before = d.events.count
+        d.send(.mpv(.idle(active: false)))
+        #expect(d.events.count == before)
+        #expect(!d.core.idle)
     }
 }
