@@ -28,7 +28,7 @@ public actor Player {
     var replies: [Int: CheckedContinuation<String?, Never>] = [:]
     var lastRequest = 0
     /// A remote item's file in the cache (`nil`: none yet); without it, URLs play as they are.
-    let cached: (@Sendable (String) -> String?)?
+    let outside: PlayerOutside
     /// ``shutdown(timeout:)`` was asked for: mpv ending is expected.
     public private(set) var isShuttingDown = false
     /// The mpv now has ended, or is left alone (until a ``restart()``).
@@ -50,16 +50,15 @@ public actor Player {
     public var followStatus: FollowStatus? { core.followStatus }
 
     /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win,
-    /// the core's deadlines run on `clock`. `cached` gives a remote item's file in the cache (`nil`:
-    /// not yet, the item waits for ``remoteChanged()``); without it, URLs play as they are. mpv in a
+    /// the core's deadlines run on `clock`, `outside` answers what mpv does not know. mpv in a
     /// process of its own may still be starting when the player is made (``started()``).
     public init<C: Clock>(
-        settings: PlayerSettings, extra: [(String, String)] = [], cached: (@Sendable (String) -> String?)? = nil,
+        settings: PlayerSettings, extra: [(String, String)] = [], outside: PlayerOutside = PlayerOutside(),
         clock: C
     ) throws(MPVError)
     where C.Duration == Duration {
         timer = DeadlineTimer(clock)
-        self.cached = cached
+        self.outside = outside
         let options = MPVHandle.options(for: settings, extra: extra)
         self.options = options
         mpv = try MPVHandle.player(options: options, hotkeys: settings.hotkeys, picture: settings.wall != nil)
@@ -71,9 +70,9 @@ public actor Player {
 
     /// The same on the system's monotonic clock.
     public init(
-        settings: PlayerSettings, extra: [(String, String)] = [], cached: (@Sendable (String) -> String?)? = nil
+        settings: PlayerSettings, extra: [(String, String)] = [], outside: PlayerOutside = PlayerOutside()
     ) throws(MPVError) {
-        try self.init(settings: settings, extra: extra, cached: cached, clock: ContinuousClock())
+        try self.init(settings: settings, extra: extra, outside: outside, clock: ContinuousClock())
     }
 
     /// Hands `handle`'s events to the player until they end.
@@ -240,7 +239,7 @@ public actor Player {
             let passed = !handleEnded && mpv.plays(entry)
             return [.guarded(passed: passed)] + (passed ? commands.compactMap(run) : [])
         case .event(let e): continuation.yield(e)
-        case .scan: return [.scanned(Playlist.snapshot(core.settings, cached: cached))]
+        case .scan: return [.scanned(Playlist.snapshot(core.settings, cached: outside.cached))]
         case .watch(let dirs): watch(dirs)
         case .lookUp(let path, let entry, let error):
             let problem = Self.whyUnplayable(path)
@@ -256,8 +255,8 @@ public actor Player {
             sourceWatch = url.map { url in SourceWatch(url) { [weak self] in self?.later(.sourceGone(url)) } }
         case .probeLengths(let items):
             let handle = mpv
-            answer({ handle.probeLengths(items) }) { .lengthsProbed($0) }
-        case .probe(let url): answer({ StreamProbe.reachable(url) }) { .probed(url, reachable: $0) }
+            answer { .lengthsProbed(await Blocking.run { handle.probeLengths(items) }) }
+        case .probe(let url): answer { [outside] in .probed(url, reachable: await outside.answers(url)) }
         case .announce(let anchor): group?.announce?(anchor)
         }
         return []
@@ -292,8 +291,8 @@ public actor Player {
     /// Hands `input` to the core from another thread or task.
     nonisolated func later(_ input: PlaybackInput) { Task { [weak self] in await self?.feed(input) } }
 
-    /// Blocking `work` (a connection, files opened) off the actor; its answer goes to the core.
-    func answer<T: Sendable>(_ work: @escaping @Sendable () -> T, _ input: @escaping @Sendable (T) -> PlaybackInput) {
-        Task { [weak self] in self?.later(input(await Blocking.run(work))) }
+    /// Blocking or slow `work` (a connection, files opened) off the actor; its answer goes to the core.
+    func answer(_ work: @escaping @Sendable () async -> PlaybackInput) {
+        Task { [weak self] in self?.later(await work()) }
     }
 }

@@ -9,6 +9,7 @@ import Memory
 import OrientationCore
 import Playback
 import Player
+import RemoteCache
 import Sensors
 import Session
 import Settings
@@ -423,7 +424,8 @@ extension SessionShell {
                 settings: settings,
                 extra: DisplayPresence.mpvOutputs(
                     environment: environment, configured: Set(extraMPV.map(\.0) + settings.mpv.keys)) + extraMPV,
-                cached: { remote.file(for: $0) }),
+                outside: PlayerOutside(
+                    cached: { remote.file(for: $0) }, servesHTTP: { await StreamAnswer.answers($0) })),
             display: DisplayController(
                 settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment),
             monitor: OrientationMonitor(
