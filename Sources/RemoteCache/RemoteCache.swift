@@ -193,7 +193,7 @@ public actor RemoteCache {
                 return problem
             }
             let written: (digest: String, bytes: Int64)
-            switch try await download(response.body, url: url, into: part, until: deadline) {
+            switch try await download(response.body, url: url, into: part, length: expectedLength, until: deadline) {
             case .failure(let problem): return problem
             case .success(let w): written = w
             }
@@ -246,15 +246,28 @@ public actor RemoteCache {
     }
 
     /// `body` written to `part` and hashed, until `deadline`; its SHA-256 and length, or why not.
+    /// A connection closed before the announced `length` came is a truncated download.
     private func download(
-        _ body: HTTPClientResponse.Body, url: String, into part: String, until deadline: ContinuousClock.Instant
+        _ body: HTTPClientResponse.Body, url: String, into part: String, length: Int64?,
+        until deadline: ContinuousClock.Instant
+    ) async throws -> Result<(digest: String, bytes: Int64), CacheProblem> {
+        var bytes: Int64 = 0
+        do {
+            return try await write(body, url: url, into: part, counting: &bytes, until: deadline)
+        } catch let e as HTTPParserError where e == .invalidEOFState && length != nil {
+            return .failure(.truncated(expected: length ?? 0, got: bytes))
+        }
+    }
+
+    private func write(
+        _ body: HTTPClientResponse.Body, url: String, into part: String, counting bytes: inout Int64,
+        until deadline: ContinuousClock.Instant
     ) async throws -> Result<(digest: String, bytes: Int64), CacheProblem> {
         guard FileManager.default.createFile(atPath: part, contents: nil),
             let handle = FileHandle(forWritingAtPath: part)
         else { return .failure(.disk("\(part): \(String(cString: strerror(errno)))")) }
         defer { try? handle.close() }
         var hash = SHA256()
-        var bytes: Int64 = 0
         for try await chunk in body {
             guard ContinuousClock.now < deadline else {
                 return .failure(.network("\(url): timed out: the download took more than \(settings.timeout)"))

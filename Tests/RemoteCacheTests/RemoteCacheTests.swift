@@ -202,3 +202,42 @@ struct RemoteCacheTLSTests {
         await plain.shutdown()
     }
 }
+
+/// Downloads through the fault proxy, between the cache and a server that stays up.
+@Suite("Downloads through a failing network")
+struct FailingNetworkTests {
+    /// Through the fault proxy, downloads that go wrong on the way: each fails with its own
+    /// problem, keeps nothing, and the same URL downloads whole once the network is well again.
+    @Test(arguments: [
+        (FaultProxy.Fault.truncate(), "ended after"), (.reset, "reset"), (.status(503), "answered 503"),
+        (.stall(afterBytes: 1000), "stalled"), (.trickle(bytesPerSecond: 20_000), "took more than"),
+    ])
+    func aDownloadThatFailsOnTheWayKeepsNothing(fault: FaultProxy.Fault, says: String) async throws {
+        let dir = try RemoteCacheTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let clip = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        try clip.write(to: URL(fileURLWithPath: dir + "/www/clip.mp4"))
+        let server = try FileServer(root: dir + "/www")
+        defer { server.stop() }
+        let proxy = try FaultProxy(upstream: server.port)
+        defer { proxy.stop() }
+        let cache = try RemoteCache(
+            settings: RemoteCacheSettings(
+                directory: dir + "/cache", timeout: .seconds(3), readTimeout: .seconds(1)),
+            logger: Logger(label: "test"))
+        try proxy.set(fault)
+        let failed = await cache.file(for: proxy.url("clip.mp4"))
+        guard case .failure(let problem) = failed else {
+            Issue.record("\(fault): \(failed)")
+            await cache.shutdown()
+            return
+        }
+        #expect("\(problem)".contains(says), "\(fault): \(problem)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir + "/cache").filter { $0 != "index.json" }
+        #expect(left.isEmpty, "\(fault): \(left)")
+        try proxy.set(FaultProxy.Fault.pass)
+        let file = try await cache.file(for: proxy.url("clip.mp4")).get()
+        #expect(FileManager.default.contents(atPath: file) == clip)
+        await cache.shutdown()
+    }
+}

@@ -16,11 +16,6 @@ public final class FileServer: Sendable {
             def log_message(self, *a): pass
             def do_GET(self):
                 path = self.path.split('?')[0].lstrip('/')
-                if path.startswith('stalled/'):
-                    # 1 KB of a 50 MB body, then nothing (a roam, a NAT timeout, a server that hangs).
-                    self.send_response(200); self.send_header('Content-Length', str(50 * 1000 * 1000))
-                    self.end_headers(); self.wfile.write(b'\0' * 1000); self.wfile.flush()
-                    import time; time.sleep(600); return
                 truncated = path.startswith('truncated/')
                 if truncated: path = path[len('truncated/'):]
                 full = os.path.join(root, path)

@@ -260,8 +260,9 @@ struct LiveStreamLatencyTests {
 /// A lost stream with no splash configured, judged by the compositor's own screenshot (grim),
 /// not by mpv's: the HLS stream's HTTP server stopped, the built-in slate is on the screen (never
 /// the bare desktop), with `[display] backend` "sway" and "none", and the stream comes back. The
-/// scenes allow one orientation, the one that turns nothing (the idle scene's default, portrait,
-/// would turn sway's output; with no backend, landscape-right turns the picture on its surface).
+/// same through the fault proxy, the server up and the network between failing. The scenes allow
+/// one orientation, the one that turns nothing (the idle scene's default, portrait, would turn
+/// sway's output; with no backend, landscape-right turns the picture on its surface).
 @Suite("A lost stream's slate on the screen")
 struct LostStreamScreenTests {
     static func slate(_ c: (r: UInt8, g: UInt8, b: UInt8)) -> Bool {
@@ -269,39 +270,43 @@ struct LostStreamScreenTests {
     }
     static func stream(_ c: (r: UInt8, g: UInt8, b: UInt8)) -> Bool { c.r > 180 && c.g < 80 && c.b < 80 }
 
-    @Test(arguments: ["sway", "none"])
-    func theBuiltInSlateShowsUntilTheStreamReturns(backend: String) async throws {
-        let sway = try HeadlessSway(mode: "640x360")
-        defer { sway.stop() }
-        let server = try LiveStreamPlayTests.HLSServer(directory: sway.directory + "/hls", colour: "red")
-        defer { server.end() }
-        // Nothing turned: with sway the output is the panel's own orientation; with no backend the
-        // picture is not turned on its surface (the interface orientation of angle 0).
-        let shown = backend == "none" ? "portrait" : "landscape-right"
-        let (play, _) = try CompositorTests.play(
-            beside: sway,
-            config: """
-                [lock]
-                evdev = "none"
-                [app]
-                launch = "\(shown)"
-                [display]
-                backend = "\(backend)"
-                natural = "landscape-right"
-                [scenes.idle]
-                supported = ["\(shown)"]
-                [scenes.inline]
-                supported = ["\(shown)"]
-                [player]
-                playlist = ["\(server.url)"]
-                [player.mpv]
-                fullscreen = "yes"
-                """, vo: "wlshm")
-        defer { play.process.send(SIGKILL) }
+    /// `upright play` of `url` in a 640×360 headless sway with `backend`, full screen.
+    final class Session: @unchecked Sendable {  // driven by one test at a time
+        let sway: HeadlessSway
+        let play: SignalTests.Play
         var seen: (r: UInt8, g: UInt8, b: UInt8) = (0, 0, 0)
-        // The stream (4:3) by the screen's centre; the slate by a point beside the stream's
-        // picture (where the desktop would show) or at the top (the layout's margins may keep the
-        // picture from the sides).
+
+        init(sway: HeadlessSway, url: String, backend: String) throws {
+            self.sway = sway
+            // Nothing turned: with sway the output is the panel's own orientation; with no backend the
+            // picture is not turned on its surface (the interface orientation of angle 0).
+            let shown = backend == "none" ? "portrait" : "landscape-right"
+            (play, _) = try CompositorTests.play(
+                beside: sway,
+                config: """
+                    [lock]
+                    evdev = "none"
+                    [app]
+                    launch = "\(shown)"
+                    [display]
+                    backend = "\(backend)"
+                    natural = "landscape-right"
+                    [scenes.idle]
+                    supported = ["\(shown)"]
+                    [scenes.inline]
+                    supported = ["\(shown)"]
+                    [player]
+                    playlist = ["\(url)"]
+                    [player.mpv]
+                    fullscreen = "yes"
+                    """, vo: "wlshm")
+        }
+
+        func end() { play.process.send(SIGKILL) }
+
+        /// The stream (4:3) by the screen's centre; the slate by a point beside the stream's
+        /// picture (where the desktop would show) or at the top (the layout's margins may keep the
+        /// picture from the sides).
         func look(_ test: ((r: UInt8, g: UInt8, b: UInt8)) -> Bool, at x: Int = 320) throws -> Bool {
             let shot = try sway.screenshot()
             seen = shot.rgb(x * shot.width / 640, shot.height / 2)
@@ -310,21 +315,81 @@ struct LostStreamScreenTests {
             seen = shot.rgb(shot.width / 2, 5)
             return test(seen)
         }
-        #expect(await CompositorTests.eventually(20) { try look(Self.stream) }, "\(seen)\n\(play.stderr)")
+
+        /// Whether the slate shows within `seconds`, and after how long.
+        func slateShows(within seconds: Double) async -> (shown: Bool, after: Double) {
+            let lost = Date()
+            let slated = await CompositorTests.eventually(seconds) { try look(LostStreamScreenTests.slate, at: 40) }
+            return (slated, Date().timeIntervalSince(lost))
+        }
+
+        /// What showed other than the stream and the slate, looked at every 0.2 s for `seconds`.
+        func neitherStreamNorSlate(for seconds: Double) async throws -> [String] {
+            var wrong: [String] = []
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                if try !look(LostStreamScreenTests.slate, at: 40), !LostStreamScreenTests.stream(seen) {
+                    wrong.append("\(seen)")
+                }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            return wrong
+        }
+    }
+
+    @Test(arguments: ["sway", "none"])
+    func theBuiltInSlateShowsUntilTheStreamReturns(backend: String) async throws {
+        let sway = try HeadlessSway(mode: "640x360")
+        defer { sway.stop() }
+        let server = try LiveStreamPlayTests.HLSServer(directory: sway.directory + "/hls", colour: "red")
+        defer { server.end() }
+        let session = try Session(sway: sway, url: server.url, backend: backend)
+        defer { session.end() }
+        #expect(await CompositorTests.eventually(20) { try session.look(Self.stream) }, "\(session.seen)")
         server.stop()
-        let lost = Date()
-        let slated = await CompositorTests.eventually(5) { try look(Self.slate, at: 40) }
-        let after = Date().timeIntervalSince(lost)
+        let (slated, after) = await session.slateShows(within: 5)
         let shot = try sway.screenshot()
         #expect(
             slated && after <= 2,
-            "the slate after \(after) s: \(seen); centre \(shot.rgb(shot.width / 2, shot.height / 2)), \(shot.width)x\(shot.height), top \(shot.rgb(shot.width / 2, 5))\n\(play.stderr)"
+            "the slate after \(after) s: \(session.seen); centre \(shot.rgb(shot.width / 2, shot.height / 2)), \(shot.width)x\(shot.height), top \(shot.rgb(shot.width / 2, 5))\n\(session.play.stderr)"
         )
         // It stays while the server is away (no window closing on the desktop).
         try await Task.sleep(for: .seconds(3))
-        #expect(try look(Self.slate, at: 40), "\(seen)")
+        #expect(try session.look(Self.slate, at: 40), "\(session.seen)")
         try server.start()
-        let back = await CompositorTests.eventually(10) { try look(Self.stream) }
-        #expect(back, "\(seen)\n\(play.stderr)")
+        let back = await CompositorTests.eventually(10) { try session.look(Self.stream) }
+        #expect(back, "\(session.seen)\n\(session.play.stderr)")
+    }
+
+    /// The HLS server stays up; the fault proxy between stalls every transfer, resets every
+    /// connection, then answers 503 for the playlist alone (its segments still pass). Each time
+    /// the slate comes once mpv has played out what it held (a stall and a 503 are seen only then),
+    /// stays while the fault lasts (a TCP connection to the proxy succeeds throughout: the stream
+    /// is asked again over HTTP), nothing else shows, and the stream is back once the proxy passes.
+    @Test func theSlateShowsThroughAStallAResetAndA503OnThePlaylist() async throws {
+        let sway = try HeadlessSway(mode: "640x360")
+        defer { sway.stop() }
+        let server = try LiveStreamPlayTests.HLSServer(directory: sway.directory + "/hls", colour: "red")
+        defer { server.end() }
+        let proxy = try FaultProxy(upstream: server.port)
+        defer { proxy.stop() }
+        let session = try Session(sway: sway, url: proxy.url("live.m3u8"), backend: "sway")
+        defer { session.end() }
+        #expect(await CompositorTests.eventually(20) { try session.look(Self.stream) }, "\(session.seen)")
+        for (fault, paths) in [(FaultProxy.Fault.stall(), ""), (.reset, ""), (.status(503), ".m3u8")] {
+            try proxy.set(fault, paths: paths)
+            // mpv holds a few 1 s segments; the slate follows once they have played.
+            let (slated, after) = await session.slateShows(within: 10)
+            #expect(slated, "\(fault): no slate after \(after) s: \(session.seen)\n\(session.play.stderr)")
+            let wrong = try await session.neitherStreamNorSlate(for: 3)
+            #expect(try session.look(Self.slate, at: 40) && wrong.isEmpty, "\(fault): \(session.seen), \(wrong)")
+            try proxy.set(.pass)
+            let back = Date()
+            let returned = await CompositorTests.eventually(10) { try session.look(Self.stream) }
+            #expect(returned, "\(fault): not back after \(Date().timeIntervalSince(back)) s: \(session.seen)")
+            print(
+                "fault proxy, \(fault): the slate after \(after) s, the stream \(Date().timeIntervalSince(back)) s after the fault ended"
+            )
+        }
     }
 }

@@ -252,16 +252,22 @@ extension RemoteItemsTests {
         #expect(play.process.isRunning)
     }
 
-    /// A download whose body stalls (1 KB of 50 MB, then silence) first in the playlist: the next
-    /// remote item downloads beside it and plays, and the stalled one fails after the read
-    /// timeout, reported with its URL, to be asked again with back-off.
+    /// A download whose body stalls (1 KB of 50 MB, then silence: the fault proxy holds it) first
+    /// in the playlist: the next remote item downloads beside it and plays, and the stalled one
+    /// fails after the read timeout, reported with its URL, to be asked again with back-off.
     @Test func aStalledDownloadHoldsUpNoOtherAndIsReported() async throws {
         let dir = try Self.site("remote-stalled", pictures: ["red.png": "red"])
         defer { try? FileManager.default.removeItem(atPath: dir) }
+        // 50 MB with no blocks on the disk: the server reads zeros.
+        _ = FileManager.default.createFile(atPath: dir + "/www/a.mp4", contents: nil)
+        try FileHandle(forWritingAtPath: dir + "/www/a.mp4").map { try $0.truncate(atOffset: 50_000_000) }
         let server = try FileServer(root: dir + "/www")
         defer { server.stop() }
-        let stalled = server.url("stalled/a.mp4")
-        let (play, socket) = try Self.play(dir, playlist: [stalled, server.url("red.png")], cache: "read_timeout = 2")
+        let proxy = try FaultProxy(upstream: server.port)
+        defer { proxy.stop() }
+        try proxy.set(.stall(afterBytes: 1000), paths: "a.mp4")
+        let stalled = proxy.url("a.mp4")
+        let (play, socket) = try Self.play(dir, playlist: [stalled, proxy.url("red.png")], cache: "read_timeout = 2")
         defer { play.process.send(SIGKILL) }
         var status: [String: Any] = [:]
         var red: Date?
@@ -269,7 +275,7 @@ extension RemoteItemsTests {
         for _ in 0..<80 {
             try await Task.sleep(for: .milliseconds(250))
             status = try await Self.status(socket)
-            if red == nil, status["playing"] as? String == server.url("red.png") { red = Date() }
+            if red == nil, status["playing"] as? String == proxy.url("red.png") { red = Date() }
             if red != nil, Self.cache(status)[stalled]?["problem"] != nil { break }
         }
         let plays = try #require(red, "\(status)\n\(play.stderr)").timeIntervalSince(start)
