@@ -9,6 +9,10 @@
    for 5 s (SIGKILL), five times each: the time until the screen shows the slate (the splash)
    and, once the server is back, until it shows the stream again; beside plain mpv, which ends
    (or holds its last picture) and does not come back by itself.
+3. The HLS stream with no splash configured (the built-in slate), its server up and the fault
+   proxy (`scripts/fault-proxy.py`) between: a stall, a reset and a 503 on the playlist for 5 s
+   each, five times each: the time until the slate shows, and until the stream is back once
+   the proxy passes again; whether anything else (the desktop, black) showed meanwhile.
 
   ROUNDS=5 scripts/bench_remote.py BIN_DIR
 """
@@ -211,6 +215,58 @@ def outages(bin_dir, env, directory, rounds, kind):
                  '; the player ended with the stream' if ended else ''))
 
 
+def slate(p):
+    # The built-in slate's colour (0x102040), as grim sees it.
+    return p is not None and p[0] < 40 and 16 < p[1] < 56 and 44 < p[2] < 90
+
+
+def proxy_outages(bin_dir, env, directory, rounds):
+    stream = Stream('hls', directory)
+    proxy = subprocess.Popen([sys.executable, os.path.join(HERE, 'fault-proxy.py'), str(stream.port)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    port = int(proxy.stdout.readline())
+
+    def fault(words):
+        proxy.stdin.write(words + '\n')
+        proxy.stdin.flush()
+        assert proxy.stdout.readline().strip() == 'ok'
+
+    conf = os.path.join(directory, 'proxied.toml')
+    with open(conf, 'w') as f:
+        f.write('[sensor]\nuri = "none"\n[lock]\nevdev = "none"\n[player]\nplaylist = ["http://127.0.0.1:%d/live.m3u8"]\n'
+                '[player.mpv]\nvo = "wlshm"\nao = "null"\n' % port)
+    p = subprocess.Popen([os.path.join(bin_dir, 'upright'), 'play', '--config', conf, '--no-control'],
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print('The HLS stream through the fault proxy (no splash: the built-in slate), each fault for 5 s, %d times:'
+          % rounds)
+    if wait_for(env, green, 20) is None:
+        print('  the stream never showed')
+    else:
+        for name, words in [('a stall', 'stall 0'), ('a reset', 'reset 0'), ('503 on the playlist', 'status 503 .m3u8')]:
+            shown, back, wrong = [], [], 0
+            for _ in range(rounds):
+                time.sleep(2)
+                fault(words)
+                started = time.monotonic()
+                t = wait_for(env, slate, 8)
+                if t is not None:
+                    shown.append(t)
+                while time.monotonic() - started < 5:
+                    pixels = down_the_middle(screenshot(env['WAYLAND_DISPLAY']))
+                    if pixels and not any(map(slate, pixels)) and not any(map(green, pixels)):
+                        wrong += 1
+                    time.sleep(0.1)
+                fault('pass')
+                b = wait_for(env, green, 10)
+                if b is not None:
+                    back.append(b)
+            print('  %-20s the slate after %s; the stream back after %s; %d looks showed neither'
+                  % (name, ms(shown) if shown else 'never', ms(back) if back else 'never', wrong))
+    stop(p)
+    stop(proxy)
+    stream.end()
+
+
 def main():
     bin_dir = os.path.abspath(sys.argv[1])
     rounds = int(os.environ.get('ROUNDS', '5'))
@@ -220,6 +276,7 @@ def main():
         first_frames(bin_dir, env, directory, rounds)
         outages(bin_dir, env, directory, rounds, 'rtsp')
         outages(bin_dir, env, directory, rounds, 'hls')
+        proxy_outages(bin_dir, env, directory, rounds)
     in_sway('upright-bench-remote-', run)
 
 

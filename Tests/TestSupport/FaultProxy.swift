@@ -36,91 +36,9 @@ public final class FaultProxy: Sendable {
         }
     }
 
-    static let script = #"""
-        import asyncio, os, socket, struct, sys
-        upstream = int(sys.argv[1])
-        state = {'fault': 'pass', 'arg': 0, 'match': ''}
-
-        def fault(path):
-            return (state['fault'], state['arg']) if state['match'] in path else ('pass', 0)
-
-        def reset(writer):
-            sock = writer.get_extra_info('socket')
-            try: sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
-            except OSError: pass
-            writer.transport.abort()
-
-        def closing(head):
-            lines = [l for l in head.split(b'\r\n') if l and not l.lower().startswith(b'connection:')]
-            return b'\r\n'.join(lines + [b'Connection: close']) + b'\r\n\r\n'
-
-        async def request_head(reader, writer):
-            # An idle connection is reset by a reset of every path, as a dying server's would be.
-            while True:
-                try: return await asyncio.wait_for(reader.readuntil(b'\r\n\r\n'), 0.2)
-                except asyncio.TimeoutError:
-                    if state['fault'] == 'reset' and state['match'] == '': reset(writer); return None
-
-        async def handle(reader, writer):
-            try:
-                head = await request_head(reader, writer)
-                if head is None: return
-                path = head.split(b' ', 2)[1].decode('latin-1')
-                while fault(path) == ('stall', 0): await asyncio.sleep(0.05)
-                kind, arg = fault(path)
-                if kind == 'reset': reset(writer); return
-                if kind == 'status':
-                    writer.write(b'HTTP/1.1 %d Fault\r\nContent-Length: 0\r\nConnection: close\r\n\r\n' % arg)
-                    await writer.drain(); writer.close(); return
-                up_reader, up_writer = await asyncio.open_connection('127.0.0.1', upstream)
-                up_writer.write(closing(head)); await up_writer.drain()
-                answer = await up_reader.readuntil(b'\r\n\r\n')
-                length = None
-                for line in answer.split(b'\r\n'):
-                    if line.lower().startswith(b'content-length:'): length = int(line.split(b':')[1])
-                writer.write(closing(answer)); await writer.drain()
-                sent = 0
-                while True:
-                    kind, arg = fault(path)
-                    if kind == 'reset': reset(writer); up_writer.close(); return
-                    if kind == 'stall' and sent >= arg: await asyncio.sleep(0.05); continue
-                    size = 65536
-                    if kind == 'stall': size = min(size, arg - sent)
-                    if kind == 'trickle': size = max(1, arg // 10)
-                    if kind == 'truncate':
-                        limit = arg if arg >= 0 else (length or 2000) // 2
-                        if sent >= limit: break
-                        size = min(size, limit - sent)
-                    data = await up_reader.read(size)
-                    if not data: break
-                    writer.write(data); await writer.drain(); sent += len(data)
-                    if kind == 'trickle': await asyncio.sleep(0.1)
-                up_writer.close()
-                writer.close()
-            except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, IndexError, ValueError):
-                try: writer.close()
-                except OSError: pass
-
-        async def control():
-            loop = asyncio.get_running_loop()
-            reader = asyncio.StreamReader()
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-            while True:
-                line = await reader.readline()
-                if not line: os._exit(0)  # the test is over
-                words = line.decode().split()
-                state['fault'] = words[0]
-                state['arg'] = int(words[1]) if len(words) > 1 else 0
-                state['match'] = words[2] if len(words) > 2 else ''
-                print('ok', flush=True)
-
-        async def main():
-            server = await asyncio.start_server(handle, '127.0.0.1', 0, reuse_address=True)
-            print(server.sockets[0].getsockname()[1], flush=True)
-            await control()
-
-        asyncio.run(main())
-        """#
+    /// The proxy itself: `scripts/fault-proxy.py`, beside the tests in the source tree.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../scripts/fault-proxy.py").standardized.path
 
     let process: Process
     let input: FileHandle
@@ -132,7 +50,7 @@ public final class FaultProxy: Sendable {
     public init(upstream: Int) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = ["-c", Self.script, String(upstream)]
+        p.arguments = [Self.script, String(upstream)]
         let (stdin, stdout) = (Pipe(), Pipe())
         (p.standardInput, p.standardOutput, p.standardError) = (stdin, stdout, FileHandle.nullDevice)
         try p.run()
