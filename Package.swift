@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "Web",
             dependencies: [
-                "Blocking", "Config", "Files", "OrientationCore",
+                "Blocking", "Config", "Files", "OrientationCore", "Settings",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

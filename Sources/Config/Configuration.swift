@@ -267,9 +267,37 @@ public struct WebSettings: Sendable, Hashable {
 
     public init() {}
 
-    /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+    /// Whether `host` is a loopback address: an IPv4 literal in `127.0.0.0/8` (four decimal
+    /// numbers, each 0…255), `::1` (in any of its spellings, bracketed or not), or the name
+    /// `localhost` (`localhost.` too). A name that only starts like one (`127.attacker.example`)
+    /// is not.
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        var h = host.lowercased()
+        if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        if h == "localhost" || h == "localhost." { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4,
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            parts.allSatisfy({ Int($0).map { $0 <= 255 } ?? false })
+        {
+            return parts[0] == "127"
+        }
+        return isIPv6Loopback(h)
+    }
+
+    /// `::1` however written: eight groups, `::` standing for the zeros between.
+    static func isIPv6Loopback(_ h: String) -> Bool {
+        guard h.contains(":"), h.allSatisfy({ $0 == ":" || $0.isHexDigit }) else { return false }
+        let halves = h.components(separatedBy: "::")
+        guard halves.count <= 2 else { return false }
+        let groups = halves.map { $0.isEmpty ? [] : $0.split(separator: ":", omittingEmptySubsequences: false) }
+        let count = groups.reduce(0) { $0 + $1.count }
+        guard groups.allSatisfy({ $0.allSatisfy { !$0.isEmpty && $0.count <= 4 } }),
+            halves.count == 2 ? count < 8 : count == 8
+        else { return false }
+        let values = groups.flatMap { $0 }.map { Int($0, radix: 16) ?? -1 }
+        return values.last == 1 && values.dropLast().allSatisfy { $0 == 0 }
+            && (halves.count == 2 ? halves[1].isEmpty == false : true)
     }
 }
 

@@ -17,20 +17,50 @@ public enum MQTTEvent: Sendable, Hashable {
 
 /// An MQTT client through libmosquitto's threaded interface: it connects in the background,
 /// reconnects with back-off (1 s doubling to 30 s) whenever the broker goes away, and reports
-/// through ``events``. A broker that is down or refuses never blocks the caller.
+/// through ``events``. A broker that is down or refuses never blocks the caller. What comes in is
+/// bounded: a message larger than its limit is dropped before it is copied, and so is one that
+/// finds its queue full (messages not taken from ``events`` yet); ``dropped`` counts both.
 public final class MQTTClient: Sendable {
-    public let events: AsyncStream<MQTTEvent>
+    public let events: Events
     private let handle: Handle
 
     /// The mosquitto struct, owned here; libmosquitto's calls are thread safe on it.
     final class Handle: @unchecked Sendable {
         let pointer: OpaquePointer
         let continuation: AsyncStream<MQTTEvent>.Continuation
-        init(pointer: OpaquePointer, continuation: AsyncStream<MQTTEvent>.Continuation) {
-            self.pointer = pointer
-            self.continuation = continuation
+        let limits: (payload: Int, queue: Int)
+        /// Messages in the stream and not taken yet; messages dropped.
+        let pending = Atomic<Int>(0)
+        let dropped = Atomic<Int>(0)
+        init(pointer: OpaquePointer, continuation: AsyncStream<MQTTEvent>.Continuation, limits: (Int, Int)) {
+            (self.pointer, self.continuation, self.limits) = (pointer, continuation, limits)
         }
     }
+
+    /// The client's events; each message taken makes room for another.
+    public struct Events: AsyncSequence, Sendable {
+        public typealias Element = MQTTEvent
+        public typealias Failure = Never
+        let stream: AsyncStream<MQTTEvent>
+        let handle: Handle
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncStream<MQTTEvent>.AsyncIterator
+            let handle: Handle
+            public mutating func next() async -> MQTTEvent? {
+                let e = await base.next()
+                if case .message? = e { handle.pending.subtract(1, ordering: .relaxed) }
+                return e
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(base: stream.makeAsyncIterator(), handle: handle)
+        }
+    }
+
+    /// Messages dropped so far: larger than the client's limit, or with its queue full.
+    public var dropped: Int { handle.dropped.load(ordering: .relaxed) }
 
     private static let initialised: Bool = {
         mosquitto_lib_init()
@@ -38,17 +68,19 @@ public final class MQTTClient: Sendable {
     }()
 
     /// Prepares a client named `id` for `endpoint`, with a last will (retained) published by the
-    /// broker when the connection is lost; starts connecting at once.
+    /// broker when the connection is lost; starts connecting at once. A message's payload may be
+    /// `maxPayload` bytes at most, and `queue` messages may wait at most.
     public init(
-        id: String, endpoint: MQTTEndpoint, will: (topic: String, payload: String)?
+        id: String, endpoint: MQTTEndpoint, will: (topic: String, payload: String)?, maxPayload: Int = 64 * 1024,
+        queue: Int = 256
     ) throws(MQTTError) {
         _ = Self.initialised
-        let (events, continuation) = AsyncStream.makeStream(of: MQTTEvent.self)
-        self.events = events
+        let (stream, continuation) = AsyncStream.makeStream(of: MQTTEvent.self)
         guard let m = mosquitto_new(id, true, nil) else {
             throw MQTTError("cannot create an MQTT client: \(String(cString: strerror(errno)))")
         }
-        handle = Handle(pointer: m, continuation: continuation)
+        handle = Handle(pointer: m, continuation: continuation, limits: (maxPayload, queue))
+        events = Events(stream: stream, handle: handle)
         mosquitto_user_data_set(m, Unmanaged.passUnretained(handle).toOpaque())
         func check(_ r: Int32, _ what: String) throws(MQTTError) {
             guard r == MOSQ_ERR_SUCCESS.rawValue else {
@@ -102,6 +134,14 @@ public final class MQTTClient: Sendable {
             let h = Unmanaged<Handle>.fromOpaque(data).takeUnretainedValue()
             let at = MQTTClient.systemTime()
             let msg = message.pointee
+            // Dropped before a copy: too large, or its queue full.
+            guard Int(msg.payloadlen) <= h.limits.payload,
+                h.pending.add(1, ordering: .relaxed).newValue <= h.limits.queue
+            else {
+                if Int(msg.payloadlen) <= h.limits.payload { h.pending.subtract(1, ordering: .relaxed) }
+                h.dropped.add(1, ordering: .relaxed)
+                return
+            }
             let topic = String(cString: msg.topic)
             let payload =
                 msg.payloadlen > 0

@@ -180,7 +180,9 @@ struct StandardErrorLogHandler: LogHandler {
     func log(event: LogEvent) {
         let level = event.level >= .warning ? "\(event.level): " : ""
         let now = Self.started.duration(to: .now) / .seconds(1)
-        Self.write(Self.repeats.withLock { $0.admit("upright: \(level)\(event.message)", at: now) })
+        // A URL's secrets never reach the journal.
+        let message = Redact.text("\(event.message)")
+        Self.write(Self.repeats.withLock { $0.admit("upright: \(level)\(message)", at: now) })
     }
 
     /// A line that repeats is written once an hour with its count (``RepeatedLines``).

@@ -45,7 +45,9 @@ struct MQTTService: Service {
             screenshots.cancel()
             client.close(finalMessage: (availability, "offline"))
         }
+        var droppedSaid = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            noteDropped(client, said: &droppedSaid)
             await publishState(client, published)
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(250)) }
         }
@@ -58,8 +60,10 @@ struct MQTTService: Service {
         if !settings.username.isEmpty { endpoint.username = settings.username }
         endpoint.password = password()
         do {
+            // Commands are words: 4 KB is far more than any needs.
             let client = try MQTTClient(
-                id: "upright-\(settings.device)-\(getpid())", endpoint: endpoint, will: (availability, "offline"))
+                id: "upright-\(settings.device)-\(getpid())", endpoint: endpoint, will: (availability, "offline"),
+                maxPayload: 4096)
             logger.info("mqtt: \(settings.url) as \(base)")
             return client
         } catch {
@@ -86,7 +90,7 @@ struct MQTTService: Service {
     /// The connection's events: at each connection the subscriptions, the availability and the
     /// discovery; each command message carried out.
     private func follow(
-        _ events: AsyncStream<MQTTEvent>, _ client: MQTTClient, _ published: PublishedState
+        _ events: MQTTClient.Events, _ client: MQTTClient, _ published: PublishedState
     ) async {
         var said: String?
         for await e in events {
@@ -112,7 +116,13 @@ struct MQTTService: Service {
                 if why != said { logger.warning("mqtt: \(settings.url): \(why); trying again") }
                 session.noteMQTT("\(settings.url): \(why); trying again")
                 said = why
-            case .message(let topic, let payload, _, _):
+            case .message(let topic, _, _, true):
+                // Kept by the broker from before: a command acts only when it is sent, never again
+                // at each connection (one publish would otherwise force a state for good).
+                logger.warning(
+                    "mqtt: a retained message on \(topic) was not carried out: commands act only when sent live")
+                await published.refuse("\(topic.dropFirst(base.count + 1)): retained: commands act only when sent live")
+            case .message(let topic, let payload, _, false):
                 if let refusal = await command(topic: topic, payload: String(decoding: payload, as: UTF8.self)) {
                     await published.refuse(refusal)
                 }
@@ -130,11 +140,20 @@ struct MQTTService: Service {
             refused: refusal?.text, refusedAt: refusal?.at, remote: s.cache)
         state.syncOffsetMS = s.sync?.offsetMS.map { ($0 / 5).rounded() * 5 }
         if await published.changed(to: state) {
-            client.publish(base + "/state", JSONLine.encode(state), retain: true)
+            client.publish(base + "/state", Redact.text(JSONLine.encode(state)), retain: true)
         }
     }
 
     func password() -> String? { MQTTPassword.read(settings) }
+
+    /// Messages the client dropped (too large, or too many waiting), logged when their count grew.
+    private func noteDropped(_ client: MQTTClient, said: inout Int) {
+        let dropped = client.dropped
+        guard dropped > 0, dropped != said else { return }
+        said = dropped
+        logger.warning("mqtt: \(dropped) messages dropped so far: larger than 4 KB, or more than 256 waiting")
+        session.noteMQTT("connected to \(settings.url) as \(base); \(dropped) messages dropped (too large or too many)")
+    }
 
     /// A message on a command topic: its action asked of the session, the reply logged. Returns
     /// why it was refused or could not be read, or `nil` when it was carried out.

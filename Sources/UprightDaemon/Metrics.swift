@@ -10,6 +10,7 @@ import Sensors
 import ServiceLifecycle
 import Session
 import Synchronization
+import Web
 
 /// The session's Prometheus metrics, all named `upright_…`: the orientations as labelled gauges,
 /// turns by cause and strategy, transition and apply times, the sensor's state, the playing item,
@@ -269,73 +270,6 @@ struct TextfileService: Service {
     }
 }
 
-/// `/metrics` over HTTP (NIO), for a Prometheus server to scrape; anything else is 404. Off by
-/// default, and on loopback unless `[metrics] listen` names another address.
-public final class MetricsServer: Sendable {
-    private let channel: any Channel
-
-    public init(host: String, port: Int, metrics: SessionMetrics) async throws {
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(MetricsHandler(metrics: metrics))
-                }
-            }
-        channel = try await bootstrap.bind(host: host, port: port).get()
-    }
-
-    /// The port it listens on (the one asked for, or the system's choice for 0).
-    public var port: Int? { channel.localAddress?.port }
-
-    public func close() { channel.close(promise: nil) }
-}
-
-final class MetricsHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-    let metrics: SessionMetrics
-    private var head: HTTPRequestHead?
-
-    init(metrics: SessionMetrics) { self.metrics = metrics }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let h): head = h
-        case .body: break
-        case .end:
-            guard let head else { return }
-            let path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
-            let (status, body, type): (HTTPResponseStatus, String, String) =
-                switch (head.method, path) {
-                case (.GET, "/metrics"), (.HEAD, "/metrics"):
-                    (.ok, metrics.text, "text/plain; version=0.0.4; charset=utf-8")
-                case (_, "/metrics"): (.methodNotAllowed, "only GET\n", "text/plain")
-                default: (.notFound, "Upright serves /metrics only\n", "text/plain")
-                }
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: type)
-            headers.add(name: "Content-Length", value: String(body.utf8.count))
-            let keepAlive = head.isKeepAlive
-            if !keepAlive { headers.add(name: "Connection", value: "close") }
-            context.write(
-                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
-                promise: nil)
-            if head.method != .HEAD {
-                context.write(
-                    wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
-            }
-            let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-            if !keepAlive {
-                let channel = context.channel
-                done.whenComplete { _ in channel.close(promise: nil) }
-            }
-            self.head = nil
-        }
-    }
-}
-
 /// The metrics endpoint, served until the group shuts down. An address that cannot be bound
 /// (in use, not local) is logged and tried again every 10 s; playback never waits for it.
 struct MetricsService: Service {
@@ -348,10 +282,12 @@ struct MetricsService: Service {
         var said: String?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                let server = try await MetricsServer(host: host, port: port, metrics: metrics)
-                logger.info("metrics: http://\(host.contains(":") ? "[\(host)]" : host):\(server.port ?? port)/metrics")
-                try? await gracefulShutdown()
-                server.close()
+                let app = MetricsEndpoint.application(
+                    host: host, port: port, text: { metrics.text }, logger: logger
+                ) { [host, logger] bound in
+                    logger.info("metrics: http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics")
+                }
+                try await app.run()
                 return
             } catch {
                 let why = "\(error)"

@@ -9,6 +9,7 @@ public import OrientationCore
 import Player
 import Sensors
 public import Session
+import Settings
 import Systemd
 
 /// The main job's shell: every source (the sensor and the lock, the player, control requests,
@@ -150,12 +151,13 @@ public actor PlaySession {
 
     /// Answers one control-socket request line with one reply line (JSON); a bad request gets an
     /// error reply and changes nothing.
+    /// A URL's secrets (a password, a token) are masked in the reply (``Redact``).
     public func control(_ line: String) async -> String {
         switch ControlRequest.parse(line) {
-        case .failure(let e): return ControlReply.refused(e.description).line
-        case .success(.status): return await ask { .status(request: $0) }.line
+        case .failure(let e): return Redact.text(ControlReply.refused(e.description).line)
+        case .success(.status): return Redact.text(await ask { .status(request: $0) }.line)
         case .success(.screenshot): return await ask { .screenshot(request: $0) }.line
-        case .success(.action(let action)): return await request(action).line
+        case .success(.action(let action)): return Redact.text(await request(action).line)
         }
     }
 

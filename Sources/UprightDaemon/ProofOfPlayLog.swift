@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import OrientationCore
 import Session
+import Settings
 import Synchronization
 
 /// The proof-of-play log: ``ProofOfPlay``'s records as JSON lines, appended to `[proof_of_play]
@@ -53,9 +54,9 @@ final class ProofOfPlayLog: Sendable {
             let text = records.map { r in
                 JSONLine.encode(
                     Line(
-                        item: r.item, start: Date(timeIntervalSince1970: r.start).formatted(Self.time),
+                        item: Redact.url(r.item), start: Date(timeIntervalSince1970: r.start).formatted(Self.time),
                         end: Date(timeIntervalSince1970: r.end).formatted(Self.time), seconds: r.seconds,
-                        outcome: r.outcome.rawValue, reason: r.reason)) + "\n"
+                        outcome: r.outcome.rawValue, reason: r.reason.map(Redact.text))) + "\n"
             }.joined()
             let failure = append(Array(text.utf8))
             if let failure, !s.failing {

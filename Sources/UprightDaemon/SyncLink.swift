@@ -179,7 +179,8 @@ final class SyncLink: Sendable {
             // The broker's last will cannot be sealed when it is published: with a key, a node
             // that went away without a word is judged by its silent heartbeats instead.
             client = try MQTTClient(
-                id: "upright-\(me)-sync-\(getpid())", endpoint: endpoint, will: sealed ? nil : (presence, ""))
+                id: "upright-\(me)-sync-\(getpid())", endpoint: endpoint, will: sealed ? nil : (presence, ""),
+                maxPayload: GroupWire.maxPayload * 8)
         } catch {
             logger.error("sync: \(error); the wall's group is off")
             return

@@ -7,6 +7,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import NIOCore
+import Settings
 
 /// The folder the page uploads media into and deletes from. A name is one file name in that folder
 /// (no `/`, no leading dot, a known media extension); an upload is written to a hidden file beside
@@ -212,6 +213,11 @@ public enum UploadError: Error, Sendable, Hashable {
     }
 }
 
+/// Lines of a configuration posted from the page that were changed around a masked secret.
+public struct ChangedSecrets: Error, Sendable, Hashable {
+    public let lines: [Int]
+}
+
 /// The configuration file the page shows and edits: a save is checked first (with the drop-ins
 /// over it, as `play` reads them), written atomically, then applied as a reload.
 public struct ConfigurationFile: Sendable {
@@ -235,6 +241,58 @@ public struct ConfigurationFile: Sendable {
         } catch {
             return error.diagnostics
         }
+    }
+
+    /// The configuration as the page shows it: secrets masked (``Redact``), the credentials in
+    /// URLs and the values of `password` keys (`[mqtt] password`); no password is served.
+    public static func masked(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { maskLine(String($0)) }
+            .joined(separator: "\n")
+    }
+
+    static func maskLine(_ line: String) -> String {
+        let masked = Redact.text(line)
+        guard let eq = passwordKey(masked) else { return masked }
+        return masked[...eq] + " \"\(Redact.mask)\""
+    }
+
+    /// Where the `=` of a `password = …` line is, if it is one.
+    static func passwordKey(_ line: String) -> String.Index? {
+        guard let eq = line.firstIndex(of: "=") else { return nil }
+        let key = line[..<eq].trimmingCharacters(in: .whitespaces)
+        return key == "password" || key == "\"password\"" ? eq : nil
+    }
+
+    /// Whether `line` holds the mask where a secret goes.
+    static func holdsMask(_ line: String) -> Bool {
+        let m = Redact.mask
+        return line.contains("\(m)@") || line.contains("=\(m)") || (passwordKey(line) != nil && line.contains(m))
+    }
+
+    /// `posted` with each line that still holds a mask put back as the file (`current`) has it;
+    /// the numbers of the lines changed around a mask (their secret must be typed again).
+    public static func unmasked(_ posted: String, current: String) -> Result<String, ChangedSecrets> {
+        // A masked URL is put back wherever it stands (a playlist's line may change around it);
+        // a password line as a whole.
+        var lineOriginals: [String: String] = [:]
+        var urlOriginals: [String: String] = [:]
+        for line in current.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            let m = maskLine(line)
+            if m != line, passwordKey(line) != nil { lineOriginals[m] = line }
+            for u in Redact.urls(in: line) where Redact.url(u) != u { urlOriginals[Redact.url(u)] = u }
+        }
+        var changed: [Int] = []
+        let lines = posted.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { n, line in
+            var line = String(line)
+            guard line.contains(Redact.mask) else { return line }
+            if let original = lineOriginals[line] { return original }
+            for u in Redact.urls(in: line) {
+                if let original = urlOriginals[u] { line = line.replacingOccurrences(of: u, with: original) }
+            }
+            if holdsMask(line) { changed.append(n + 1) }  // changed around its secret
+            return line
+        }
+        return changed.isEmpty ? .success(lines.joined(separator: "\n")) : .failure(ChangedSecrets(lines: changed))
     }
 
     /// Writes `text` over the file (a temporary beside it, renamed); why not, when it cannot.

@@ -6,6 +6,7 @@ import Hummingbird
 import NIOCore
 import OrientationCore
 import ServiceLifecycle
+import Settings
 
 extension WebPage {
     func addRoutes(to router: Router<PageContext>) {
@@ -80,7 +81,14 @@ extension WebPage {
         case .check:
             break
         }
-        guard await verify(form["password"] ?? "") else {
+        switch await verify(form["password"] ?? "") {
+        case .right: break
+        case .busy:
+            sessions.withLock { $0.succeeded(context.client, admittedAt: admitted) }  // not a wrong one
+            var r = Response.html(.tooManyRequests, Pages.login(message: "Too many log-ins at once. Try again."))
+            r.headers[.retryAfter] = "1"
+            return r
+        case .wrong:
             logger.warning("web: a wrong password from \(context.client)")
             return Response.html(.unauthorized, Pages.login(message: "Wrong password."))
         }
@@ -282,14 +290,28 @@ extension WebPage {
                 return Self.failure(
                     .serviceUnavailable, "cannot read \(file.path): \(readProblem(file.path) ?? "not UTF-8 text")")
             }
-            return Response.json(.ok, Self.encoded(Shown(path: file.path, text: text)))
+            return Response.json(.ok, Self.encoded(Shown(path: file.path, text: ConfigurationFile.masked(text))))
         }
         for (path, saves) in [("/api/config/check", false), ("/api/config", true)] {
             router.post(RouterPath(stringLiteral: path)) { request, context in
                 guard let file = backend.configuration else {
                     return Self.failure(.notFound, "this session was started without a configuration file")
                 }
-                let text = String(buffer: try await request.body.collect(upTo: 512 * 1024))
+                let posted = String(buffer: try await request.body.collect(upTo: 512 * 1024))
+                let current = (try? String(contentsOfFile: file.path, encoding: .utf8)) ?? ""
+                let text: String
+                switch ConfigurationFile.unmasked(posted, current: current) {
+                case .success(let t): text = t
+                case .failure(let changed):
+                    let diagnostics = changed.lines.map {
+                        Diagnostic(
+                            file: file.path, line: $0, column: 1, severity: .error,
+                            message: "a hidden secret (\(Redact.mask)) on a changed line: type the secret again")
+                    }
+                    return Response.json(
+                        .unprocessableContent,
+                        Self.encoded(Checked(ok: false, diagnostics: diagnostics.map(DiagnosticJSON.init))))
+                }
                 let diagnostics = file.check(text)
                 let errors = diagnostics.filter { $0.severity == .error }
                 var answer = Checked(ok: errors.isEmpty, diagnostics: diagnostics.map(DiagnosticJSON.init))

@@ -78,5 +78,50 @@ public struct Sessions: Sendable {
 
     public mutating func close(_ token: String) { sessions[token] = nil }
 
+    /// bcrypt runs `checksPerSecond` times a second at most, with bursts of `checkBurst`, whoever
+    /// asks (a token bucket): each check costs tens to hundreds of milliseconds of a core, and
+    /// many addresses (or one, within ``admit(_:now:)``'s limit) must not pin the machine.
+    public var checksPerSecond = 2.0
+    public var checkBurst = 8.0
+    private var bucket: (tokens: Double, at: Double)?
+    /// The HTTP Basic password last found right, and until when it is taken without bcrypt.
+    private var knownBasic: (password: String, until: Double)?
+    public var basicLifetime: Double = 3600
+
+    /// Whether a password may be checked (bcrypt) now; the check is counted.
+    public mutating func mayCheck(now: Double) -> Bool {
+        let (tokens, at) = bucket ?? (checkBurst, now)
+        let available = min(checkBurst, tokens + max(0, now - at) * checksPerSecond)
+        guard available >= 1 else {
+            bucket = (available, now)
+            return false
+        }
+        bucket = (available - 1, now)
+        return true
+    }
+
+    /// Whether `password` is the HTTP Basic password found right lately (compared in constant
+    /// time): a scraper's every request then costs no bcrypt.
+    public func isKnownBasic(_ password: String, now: Double) -> Bool {
+        guard let known = knownBasic, now < known.until else { return false }
+        return Secret.same(password, known.password)
+    }
+
+    public mutating func rememberBasic(_ password: String, now: Double) {
+        knownBasic = (password, now + basicLifetime)
+    }
+
     public var count: Int { sessions.count }
+}
+
+/// Secrets compared in a time that does not depend on where they differ.
+public enum Secret {
+    public static func same(_ given: String?, _ secret: String) -> Bool {
+        let a = Array((given ?? "").utf8), b = Array(secret.utf8)
+        var diff = a.count ^ b.count
+        for i in 0..<max(a.count, b.count) {
+            diff |= Int((i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0))
+        }
+        return given != nil && diff == 0
+    }
 }

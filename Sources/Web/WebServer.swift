@@ -72,9 +72,16 @@ public struct WebPage: Sendable {
     let shared = Locked<String?>(nil)
     let logger: Logger
     let started = ContinuousClock.now
+    /// What any client of the port is held to, and its connections now.
+    let limits: ListenerLimits
+    let connections: Connections
 
     /// Throws when the password file gives no hash (a configuration error normally catches it).
-    public init(settings: WebSettings, backend: WebBackend, logger: Logger) throws(WebError) {
+    public init(
+        settings: WebSettings, backend: WebBackend, limits: ListenerLimits = ListenerLimits(), logger: Logger
+    ) throws(WebError) {
+        self.limits = limits
+        connections = Connections(limit: limits.connections)
         self.settings = settings
         self.backend = backend
         self.logger = logger
@@ -101,20 +108,16 @@ public struct WebPage: Sendable {
         router.addMiddleware { SecurityHeaders() }
         router.addMiddleware { SessionGate(page: self) }
         addRoutes(to: router)
-        let server: HTTPServerBuilder
+        var tls: TLSConfiguration?
         if secure {
             let chain = try NIOSSLCertificate.fromPEMFile(settings.certificate).map {
                 NIOSSLCertificateSource.certificate($0)
             }
             let key = try NIOSSLPrivateKey(file: settings.key, format: .pem)
-            server = try .tls(
-                .http1(),
-                tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
-        } else {
-            server = .http1()
+            tls = .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         }
         return Application(
-            router: router, server: server,
+            router: router, server: .limited(limits, tls: tls, connections: connections),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { running($0.localAddress?.port ?? port) }, logger: logger)
     }
@@ -145,10 +148,20 @@ public struct WebPage: Sendable {
         Cookie(name: Self.cookie, value: s.token, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
     }
 
-    /// Whether `password` is the one whose hash the file holds (bcrypt, off the event loop).
-    func verify(_ password: String) async -> Bool {
-        guard let hash else { return true }
-        return (try? await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }) ?? false
+    /// What a password check found.
+    enum Verdict { case right, wrong, busy }
+
+    /// Whether `password` is the one whose hash the file holds (bcrypt, off the event loop),
+    /// within the global limit of checks a second (``Sessions/checksPerSecond``: `.busy` past it).
+    /// `basic`: an HTTP Basic password, taken without bcrypt while it is the one found right lately.
+    func verify(_ password: String, basic: Bool = false) async -> Verdict {
+        guard let hash else { return .right }
+        let at = now
+        if basic, sessions.withLock({ $0.isKnownBasic(password, now: at) }) { return .right }
+        guard sessions.withLock({ $0.mayCheck(now: at) }) else { return .busy }
+        let right = (try? await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }) ?? false
+        if right, basic { sessions.withLock { $0.rememberBasic(password, now: at) } }
+        return right ? .right : .wrong
     }
 }
 
@@ -191,6 +204,7 @@ extension HTTPField.Name {
     static let xFrameOptions = Self("X-Frame-Options")!
     static let referrerPolicy = Self("Referrer-Policy")!
     static let csrfToken = Self("X-CSRF-Token")!
+    static let secFetchSite = Self("Sec-Fetch-Site")!
 }
 
 /// No answer without a session, except the log-in page and its style: a browser asking for a page
@@ -207,13 +221,22 @@ struct SessionGate: RouterMiddleware {
     func handle(_ request: Request, context: PageContext, next: (Request, PageContext) async throws -> Response)
         async throws -> Response
     {
+        let reading = request.method == .get || request.method == .head
+        // With no password, only a loopback name reaches the page: a DNS name an attacker points
+        // at 127.0.0.1 (DNS rebinding) does not.
+        if page.hash == nil, !Self.loopbackHost(request.head.authority) {
+            return .text(.misdirectedRequest, "with auth = \"none\" the page answers to a loopback address only\n")
+        }
+        // A change comes from the page itself, or from no browser at all (a script).
+        if !reading, let foreign = Self.foreignOrigin(request) {
+            return .text(.forbidden, "a change from another site (\(foreign.prefix(120))) is refused\n")
+        }
         if Self.open.contains(request.uri.path) { return try await next(request, context) }
         var context = context
         let token = request.cookies[WebPage.cookie]?.value
-        let reading = request.method == .get || request.method == .head
         if let token, let s = page.sessions.withLock({ $0.use(token, now: page.now) }) {
             context.session = s
-            if !reading && request.headers[.csrfToken] != s.csrf {
+            if !reading && !Secret.same(request.headers[.csrfToken], s.csrf) {
                 return .text(.forbidden, "a change needs the page's CSRF token (X-CSRF-Token); reload the page\n")
             }
             return try await next(request, context)
@@ -234,11 +257,15 @@ struct SessionGate: RouterMiddleware {
             case .wait(let seconds):
                 return .tooMany(seconds)
             case .check:
-                if await page.verify(password) {
+                switch await page.verify(password, basic: true) {
+                case .right:
                     page.sessions.withLock { $0.succeeded(context.client, admittedAt: admitted) }
                     return try await next(request, context)
+                case .busy:
+                    page.sessions.withLock { $0.succeeded(context.client, admittedAt: admitted) }  // not a wrong one
+                    return .tooMany(1)
+                case .wrong: page.logger.warning("web: a wrong password from \(context.client) (HTTP Basic)")
                 }
-                page.logger.warning("web: a wrong password from \(context.client) (HTTP Basic)")
             }
         }
         if reading && (request.headers[.accept] ?? "").contains("text/html") {
@@ -247,6 +274,45 @@ struct SessionGate: RouterMiddleware {
         var response = Response.text(.unauthorized, "log in first: POST /login, or HTTP Basic with the password\n")
         response.headers[.wwwAuthenticate] = "Basic realm=\"Upright\", charset=\"UTF-8\""
         return response
+    }
+
+    /// Whether `authority` (a request's `Host`: a name or address, perhaps with a port) names
+    /// a loopback address.
+    static func loopbackHost(_ authority: String?) -> Bool {
+        guard let authority, !authority.isEmpty else { return false }
+        return WebSettings.isLoopback(hostPart(authority))
+    }
+
+    /// `authority` without its port: `[::1]:8080` is `[::1]`, `127.0.0.1:8080` is `127.0.0.1`.
+    static func hostPart(_ authority: String) -> String {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[...close])
+        }
+        if authority.filter({ $0 == ":" }).count == 1, let colon = authority.firstIndex(of: ":") {
+            return String(authority[..<colon])
+        }
+        return authority
+    }
+
+    /// What names another site as a change's origin: its `Origin` (unless `null`, which a browser
+    /// sends for a form under `Referrer-Policy: no-referrer`), else its `Sec-Fetch-Site`; `nil`
+    /// for the page itself or a client that is no browser (neither header).
+    static func foreignOrigin(_ request: Request) -> String? {
+        if let origin = request.headers[.origin], origin != "null" {
+            return sameOrigin(origin, request.head.authority) ? nil : "Origin \(origin)"
+        }
+        if let site = request.headers[.secFetchSite], site != "same-origin", site != "none" {
+            return "Sec-Fetch-Site \(site)"
+        }
+        return nil
+    }
+
+    /// Whether an `Origin` header names the page's own origin (its scheme's `//` and the request's `Host`).
+    static func sameOrigin(_ origin: String, _ authority: String?) -> Bool {
+        guard let authority, let slashes = origin.range(of: "://") else { return false }
+        let scheme = origin[..<slashes.lowerBound].lowercased()
+        return (scheme == "http" || scheme == "https")
+            && origin[slashes.upperBound...].lowercased() == authority.lowercased()
     }
 
     /// The password of an `Authorization: Basic` header (any user name).

@@ -42,11 +42,31 @@ struct MQTTTests {
         return try Collected("/usr/sbin/mosquitto", ["-c", config])
     }
 
-    static func publish(port: Int, _ topic: String, _ payload: String) throws {
+    static func publish(port: Int, _ topic: String, _ payload: String, retain: Bool = false) throws {
+        try mosquittoPub(["-p", String(port), "-t", topic, "-m", payload] + (retain ? ["-r"] : []))
+    }
+
+    /// A file's bytes as one message.
+    static func publish(port: Int, _ topic: String, file: String) throws {
+        try mosquittoPub(["-p", String(port), "-t", topic, "-f", file])
+    }
+
+    /// Each line of `lines` as a message of its own, as fast as they go.
+    static func publish(port: Int, _ topic: String, lines: String) throws {
+        try mosquittoPub(["-p", String(port), "-t", topic, "-l"], input: lines)
+    }
+
+    static func mosquittoPub(_ arguments: [String], input: String? = nil) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
-        p.arguments = ["-p", String(port), "-t", topic, "-m", payload]
+        p.arguments = arguments
+        let pipe = Pipe()
+        if input != nil { p.standardInput = pipe }
         try p.run()
+        if let input {
+            try pipe.fileHandleForWriting.write(contentsOf: Data((input + "\n").utf8))
+            try pipe.fileHandleForWriting.close()
+        }
         p.waitUntilExit()
     }
 
@@ -117,6 +137,67 @@ struct MQTTTests {
         try Self.publish(port: port, "upright/kiosk-7/command/lock", "ON")
         #expect(await play.waitFor("mqtt: lock: {\"ok\": true"), "\(play.stderr)")
         #expect(play.process.isRunning)
+    }
+
+    /// Any client of the broker, as an attacker would be one: a retained command left before the
+    /// start is not carried out, a 64 MB payload is dropped before it is copied (the process lives,
+    /// its memory grows by less than 24 MB), and a burst of 2,000 garbage commands leaves the
+    /// control socket answering within a second.
+    @Test func anAbusiveClientOfTheBrokerMovesNothing() async throws {
+        let dir = NSTemporaryDirectory() + "mqtt-abuse-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let port = try MetricsTests.freePort()
+        let broker = try Self.broker(port: port, directory: dir)
+        defer { broker.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        try Self.publish(port: port, "upright/kiosk-9/command", "fullscreen", retain: true)
+        let config = dir + "/upright.toml"
+        try """
+        [lock]
+        evdev = "none"
+        [mqtt]
+        url = "mqtt://127.0.0.1:\(port)"
+        device = "kiosk-9"
+        discovery = false
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = dir + "/control.sock"
+        let play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", socket])
+        defer { play.process.send(SIGKILL) }
+        #expect(
+            await play.waitFor("a retained message on upright/kiosk-9/command was not carried out"), "\(play.stderr)")
+        let scenes = try await upright(["ctl", "--socket", socket, "status"]).stdout
+        #expect(!scenes.contains("\"fullscreen\""), "\(scenes)")
+
+        let pid = play.process.processIdentifier
+        let before = Self.residentMB(pid)
+        let big = dir + "/big"
+        _ = FileManager.default.createFile(atPath: big, contents: Data(count: 64 << 20))
+        try Self.publish(port: port, "upright/kiosk-9/command", file: big)
+        try FileManager.default.removeItem(atPath: big)
+        #expect(await play.waitFor("messages dropped so far"), "\(play.stderr)")
+        try await Task.sleep(for: .seconds(1))
+        #expect(play.process.isRunning)
+        let grown = Self.residentMB(pid) - before
+        #expect(grown < 24, "resident memory grew by \(grown) MB")
+        print("a 64 MB payload: resident memory \(before) MB, then +\(grown) MB")
+
+        let garbage = (0..<2000).map { "garbage \($0) \(String(repeating: "x", count: $0 % 97))" }.joined(
+            separator: "\n")
+        try Self.publish(port: port, "upright/kiosk-9/command", lines: garbage)
+        let asked = Date()
+        let status = try await upright(["ctl", "--socket", socket, "status"]).stdout
+        #expect(
+            status.contains("\"device\"") && Date().timeIntervalSince(asked) < 1, "\(Date().timeIntervalSince(asked)) s"
+        )
+        #expect(play.process.isRunning)
+    }
+
+    /// Resident memory of process `pid`, in MB.
+    static func residentMB(_ pid: Int32) -> Double {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? 0
     }
 
     /// What a real Home Assistant showed: a device name with a dot gave no entity, a long path

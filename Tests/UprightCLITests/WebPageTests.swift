@@ -25,7 +25,7 @@ struct WebPageTests {
 
         /// `tls`: a self-signed certificate and its key, made by openssl, serve the page over HTTPS.
         /// `open`: `auth = "none"` (loopback, no password).
-        init(uploadMB: Int = 1, tls: Bool = false, open: Bool = false) async throws {
+        init(uploadMB: Int = 1, tls: Bool = false, open: Bool = false, extra: String = "") async throws {
             self.tls = tls
             dir = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: dir + "/media", withIntermediateDirectories: true)
@@ -59,6 +59,7 @@ struct WebPageTests {
             \(open ? "auth = \"none\"" : "password_file = \"\(dir)/web-password\"")
             upload_max_mb = \(uploadMB)
             \(tlsLines)
+            \(extra)
             """.write(toFile: config, atomically: true, encoding: .utf8)
             play = try SignalTests.Play(["--config", config, "--uri", "none", "--vo", "null", "--control", control])
             #expect(
@@ -188,6 +189,69 @@ struct WebPageTests {
         #expect(!page.play.stderr.contains("guess"))
     }
 
+    /// Idle and slow-header connections by the hundred, from the operator's own address, to the
+    /// page and to `/metrics` at once: each port holds at most its 64 (the oldest idle ones make
+    /// room), and the operator's status and a scrape still answer at once. (`make bench` holds
+    /// 1,500 of each for 90 s.)
+    @Test func idleAndSlowClientsKeepNobodyOut() async throws {
+        let metricsPort = try MetricsTests.freePort()
+        let page = try await Page(extra: "[metrics]\nlisten = \"127.0.0.1:\(metricsPort)\"")
+        #expect(await page.play.waitFor("/metrics"), "\(page.play.stderr)")
+        let (jar, _) = await page.logIn()
+        let pid = page.play.process.processIdentifier
+        let before = Self.descriptors(pid)
+        // The test's own descriptors: room for its connections beside the other tests'.
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = max(limit.rlim_cur, min(limit.rlim_max, 8192))
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        for port in [page.port, metricsPort] {
+            for n in 0..<200 {
+                let fd = try Self.connect(port)
+                // One in five is slow: a part of a request head, never its end.
+                if n % 5 == 0 { _ = "GET / HTTP/1.1\r\nHost: 127".withCString { write(fd, $0, 20) } }
+                held.append(fd)
+            }
+        }
+        try await Task.sleep(for: .seconds(1))
+        let during = Self.descriptors(pid)
+        #expect(during - before <= 2 * 64 + 8, "\(before) → \(during) descriptors")
+        let started = Date()
+        let status = await page.curl(["-b", jar, page.base + "/api/status"])
+        #expect(status.code == 200 && Date().timeIntervalSince(started) < 2, "\(status.code)")
+        let scrapeStarted = Date()
+        let scrape = await page.curl(["http://127.0.0.1:\(metricsPort)/metrics"])
+        #expect(
+            scrape.code == 200 && scrape.body.contains("upright_") && Date().timeIntervalSince(scrapeStarted) < 2,
+            "\(scrape.code)")
+        #expect(page.play.process.isRunning)
+    }
+
+    /// The descriptors process `pid` has open.
+    static func descriptors(_ pid: Int32) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
+    }
+
+    /// A TCP connection to 127.0.0.1:`port`.
+    static func connect(_ port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = in_port_t(UInt16(port).bigEndian)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let r = withUnsafePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard fd >= 0, r == 0 else {
+            throw HarnessError("cannot connect to port \(port): \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+
     @Test func withoutAPasswordOnLoopbackChangesStillNeedTheToken() async throws {
         let page = try await Page(open: true)
         #expect(page.play.stderr.contains("(no password: loopback only)"), "\(page.play.stderr)")
@@ -202,6 +266,19 @@ struct WebPageTests {
         let action = ["-b", jar, "--data", #"{"command": "fullscreen"}"#, page.base + "/api/action"]
         #expect(await page.curl(action).code == 403)
         #expect(await page.curl(["-H", "X-CSRF-Token: \(csrf)"] + action).code == 200)
+        // Only a loopback name reaches it (DNS rebinding does not): a foreign Host is refused,
+        // with or without a port, and so is a name that only starts like an address.
+        for host in ["evil.example", "evil.example:\(page.port)", "127.attacker.example:\(page.port)"] {
+            let answer = await page.curl(["-H", "Host: \(host)", page.base + "/api/status"])
+            #expect((400..<500).contains(answer.code), "\(host): \(answer)")
+        }
+        for host in ["localhost:\(page.port)", "127.0.0.1:\(page.port)", "[::1]:\(page.port)"] {
+            #expect(await page.curl(["-H", "Host: \(host)", page.base + "/api/status"]).code == 200, "\(host)")
+        }
+        // A change from another site is refused even with the token; from the page itself it works.
+        let token = ["-H", "X-CSRF-Token: \(csrf)"] + action
+        #expect(await page.curl(["-H", "Origin: http://evil.example"] + token).code == 403)
+        #expect(await page.curl(["-H", "Origin: http://127.0.0.1:\(page.port)"] + token).code == 200)
     }
 
     @Test func overTLSTheSessionCookieIsSecure() async throws {

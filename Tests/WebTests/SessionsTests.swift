@@ -69,3 +69,30 @@ struct SessionsTests {
         #expect(s.use("c", now: 7) == nil)
     }
 }
+
+/// bcrypt's global limit and HTTP Basic's remembered password, with explicit times.
+@Suite("The password checks' limits")
+struct PasswordCheckTests {
+    /// A burst of 8, then 2 a second, whoever asks; over a long run never more than the rate.
+    @Test func checksAreABurstThenTwoASecond() {
+        var s = Sessions()
+        var burst = 0
+        for _ in 0..<8 where s.mayCheck(now: 0) { burst += 1 }
+        #expect(burst == 8)
+        let (after, refilled, again) = (s.mayCheck(now: 0.1), s.mayCheck(now: 0.6), s.mayCheck(now: 0.6))
+        #expect(!after && refilled && !again)
+        var allowed = 0
+        for tick in 0..<6000 where s.mayCheck(now: 1 + Double(tick) * 0.01) { allowed += 1 }
+        #expect(allowed <= 121 && allowed >= 119, "\(allowed) in 60 s")
+    }
+
+    /// A scraper's Basic password, found right once, costs no bcrypt for an hour; another does.
+    @Test func aRightBasicPasswordIsRememberedForAnHour() {
+        var s = Sessions()
+        s.rememberBasic("scrape", now: 10)
+        #expect(s.isKnownBasic("scrape", now: 20) && s.isKnownBasic("scrape", now: 3609))
+        #expect(!s.isKnownBasic("scrape", now: 3611) && !s.isKnownBasic("scrapE", now: 20))
+        #expect(!s.isKnownBasic("", now: 20))
+        #expect(Secret.same("a", "a") && !Secret.same("a", "ab") && !Secret.same(nil, ""))
+    }
+}
