@@ -28,5 +28,7 @@ python3 scripts/bench_faults.py "$bin"
 echo
 python3 scripts/bench_wall.py "$bin"
 echo
+python3 scripts/bench_listeners.py "$bin"
+echo
 echo "Detector quality on the synthetic traces and the real recordings (scorer, --isolate):"
 scripts/quality.sh "$bin/upright" | sed -n '/^Traces:/,$p'

@@ -205,6 +205,7 @@ extension HTTPField.Name {
     static let referrerPolicy = Self("Referrer-Policy")!
     static let csrfToken = Self("X-CSRF-Token")!
     static let secFetchSite = Self("Sec-Fetch-Site")!
+    static let xForwardedHost = Self("X-Forwarded-Host")!
 }
 
 /// No answer without a session, except the log-in page and its style: a browser asking for a page
@@ -299,7 +300,10 @@ struct SessionGate: RouterMiddleware {
     /// for the page itself or a client that is no browser (neither header).
     static func foreignOrigin(_ request: Request) -> String? {
         if let origin = request.headers[.origin], origin != "null" {
-            return sameOrigin(origin, request.head.authority) ? nil : "Origin \(origin)"
+            // Behind a reverse proxy, the name the browser used is its X-Forwarded-Host (a header
+            // no other site's page can make a browser send without the page's consent).
+            let own = [request.head.authority, request.headers[.xForwardedHost]]
+            return own.contains { sameOrigin(origin, $0) } ? nil : "Origin \(origin)"
         }
         if let site = request.headers[.secFetchSite], site != "same-origin", site != "none" {
             return "Sec-Fetch-Site \(site)"

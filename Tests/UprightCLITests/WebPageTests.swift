@@ -229,6 +229,35 @@ struct WebPageTests {
         #expect(page.play.process.isRunning)
     }
 
+    /// TOML bombs posted to the configuration check: each gets an error reply at its line, the
+    /// process lives, and twenty in a row take under 10 s of its CPU.
+    @Test func tomlBombsPostedToTheCheckAreErrors() async throws {
+        let page = try await Page()
+        let (jar, csrf) = await page.logIn()
+        let pid = page.play.process.processIdentifier
+        let before = Self.cpuSeconds(pid)
+        let bombs = [String(repeating: "[", count: 200_000), "x = " + String(repeating: "{a=", count: 100_000)]
+        for n in 0..<20 {
+            let answer = await page.curl(
+                [
+                    "-b", jar, "-H", "X-CSRF-Token: \(csrf)", "--data-binary", "@-",
+                    page.base + "/api/config/check",
+                ], input: bombs[n % 2])
+            #expect(answer.code == 422 && answer.body.contains("error"), "bomb \(n): \(answer.code) \(answer.body.prefix(200))")
+        }
+        let used = Self.cpuSeconds(pid) - before
+        #expect(used < 10, "\(used) s of CPU")
+        #expect(page.play.process.isRunning)
+    }
+
+    /// The CPU time process `pid` has used, in seconds (user and system).
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// The descriptors process `pid` has open.
     static func descriptors(_ pid: Int32) -> Int {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
