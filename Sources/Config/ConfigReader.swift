@@ -35,7 +35,7 @@ struct ConfigReader {
         ],
         "sync": ["group", "follow", "key_file"],
         "wall": ["columns", "rows", "column", "row", "bezel", "orientation"],
-        "web": ["listen", "auth", "password_file", "certificate", "key", "uploads", "upload_max_mb"],
+        "web": ["listen", "auth", "password_file", "certificate", "key", "uploads", "upload_max_mb", "edit"],
         "cache": ["directory", "max_mb", "refresh", "ca_file", "read_timeout"],
         "classifier": classifierKeys,
     ]
@@ -550,6 +550,13 @@ struct ConfigReader {
         }
         m.username = string(t, ["mqtt", "username"]) ?? m.username
         m.password = string(t, ["mqtt", "password"]) ?? m.password
+        if !m.url.isEmpty, !m.password.isEmpty || !m.passwordFile.isEmpty,
+            case .failure(let e) = m.endpoint(password: "checked")
+        {
+            error(
+                "'mqtt.\(m.password.isEmpty ? "password_file" : "password")': \(e)",
+                at: ["mqtt", m.password.isEmpty ? "password_file" : "password"])
+        }
         for (key, path) in [
             ("prefix", \MQTTSettings.prefix), ("device", \MQTTSettings.device),
             ("discovery_prefix", \MQTTSettings.discoveryPrefix),
@@ -665,6 +672,13 @@ struct ConfigReader {
             if let file = absolutePath(t, ["web", key]) { w[keyPath: path] = file }
         }
         w.uploadMaxMB = number(t, ["web", "upload_max_mb"], in: 1...1_000_000, "megabytes") ?? w.uploadMaxMB
+        if let text = string(t, ["web", "edit"]) {
+            switch text {
+            case "safe": w.editAll = false
+            case "all": w.editAll = true
+            default: error("'web.edit' must be \"safe\" or \"all\", not '\(text)'", at: ["web", "edit"])
+            }
+        }
         guard let listen = w.listen else { return }
         if w.certificate.isEmpty != w.key.isEmpty {
             error(

@@ -264,6 +264,9 @@ public struct WebSettings: Sendable, Hashable {
     public var uploads = ""
     /// The largest upload, in megabytes.
     public var uploadMaxMB = 2048.0
+    /// The page's editor may change every key (`edit = "all"`); by default (`"safe"`) not those
+    /// that run programs, name paths, devices or listeners, or widen what plays (``PageEdit``).
+    public var editAll = false
 
     public init() {}
 
@@ -364,6 +367,20 @@ public struct MQTTSettings: Sendable, Hashable {
         let name = machineName
         let cleaned = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
         return cleaned.isEmpty ? "upright" : cleaned
+    }
+
+    /// Where and how to reach the broker: the URL's host, port and credentials, with the
+    /// CA file, the user name and the password (`password`: the file's first line, else the
+    /// key's) over them. A password needs a user name: libmosquitto sends none without one.
+    public func endpoint(password: String?) -> Result<MQTTEndpoint, MQTTError> {
+        guard case .success(var endpoint) = MQTTEndpoint.parse(url) else { return MQTTEndpoint.parse(url) }
+        if !caFile.isEmpty { endpoint.caFile = caFile }
+        if !username.isEmpty { endpoint.username = username }
+        if let password { endpoint.password = password }
+        guard endpoint.password == nil || endpoint.username != nil else {
+            return .failure(MQTTError("a password needs a user name: [mqtt] username, or user@ in the URL"))
+        }
+        return .success(endpoint)
     }
 }
 

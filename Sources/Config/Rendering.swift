@@ -142,6 +142,7 @@ extension UprightConfiguration {
         out += "auth = \(q(web.auth.rawValue))\npassword_file = \(q(web.passwordFile))\n"
         out += "certificate = \(q(web.certificate))\nkey = \(q(web.key))\nuploads = \(q(web.uploads))\n"
         out += "upload_max_mb = \(num(web.uploadMaxMB))\n"
+        out += "edit = \"\(web.editAll ? "all" : "safe")\"\n"
         out += "\n[cache]\ndirectory = \(q(cache.directory))\nmax_mb = \(num(cache.maxMB))\n"
         out +=
             "refresh = \(num(cache.refresh))\nca_file = \(q(cache.caFile))\nread_timeout = \(num(cache.readTimeout))\n"

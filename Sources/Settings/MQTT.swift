@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where and how to reach the broker.
 public struct MQTTEndpoint: Sendable, Hashable {
     public var host: String
@@ -32,7 +34,17 @@ public struct MQTTEndpoint: Sendable, Hashable {
             return .failure(
                 MQTTError("'\(url)' is not an MQTT URL; expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"))
         }
-        let hostPort = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+        var hostPort = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+        // Credentials in the URL (`mqtt://user:password@host`), percent-decoded.
+        var credentials: (user: String, password: String?)?
+        if let at = hostPort.lastIndex(of: "@") {
+            let userinfo = hostPort[..<at]
+            let parts = userinfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map {
+                String($0).removingPercentEncoding ?? String($0)
+            }
+            credentials = (parts[0], parts.count > 1 ? parts[1] : nil)
+            hostPort = String(hostPort[hostPort.index(after: at)...])
+        }
         var host = hostPort, port = tls ? 8883 : 1883
         if let colon = hostPort.lastIndex(of: ":"), !hostPort.hasSuffix("]") {
             guard let p = Int(hostPort[hostPort.index(after: colon)...]), (1...65535).contains(p) else {
@@ -43,7 +55,14 @@ public struct MQTTEndpoint: Sendable, Hashable {
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { return .failure(MQTTError("'\(url)' names no host")) }
-        return .success(MQTTEndpoint(host: host, port: port, tls: tls))
+        var endpoint = MQTTEndpoint(host: host, port: port, tls: tls)
+        if let credentials {
+            guard !credentials.user.isEmpty else {
+                return .failure(MQTTError("'\(Redact.url(url))' has a password but no user name before it"))
+            }
+            (endpoint.username, endpoint.password) = (credentials.user, credentials.password)
+        }
+        return .success(endpoint)
     }
 }
 

@@ -55,10 +55,13 @@ struct MQTTService: Service {
 
     /// The broker's client, connecting in the background; `nil` (logged) when it cannot be made.
     private func connect() -> MQTTClient? {
-        guard case .success(var endpoint) = MQTTEndpoint.parse(settings.url) else { return nil }
-        if !settings.caFile.isEmpty { endpoint.caFile = settings.caFile }
-        if !settings.username.isEmpty { endpoint.username = settings.username }
-        endpoint.password = password()
+        let endpoint: MQTTEndpoint
+        switch settings.endpoint(password: password()) {
+        case .success(let e): endpoint = e
+        case .failure(let e):
+            logger.error("mqtt: \(e); MQTT is off")
+            return nil
+        }
         do {
             // Commands are words: 4 KB is far more than any needs.
             let client = try MQTTClient(

@@ -43,6 +43,7 @@ public enum PlayServices {
                 .init(
                     service: TextfileService(
                         metrics: session.metrics, path: path, interval: metrics.interval, logger: logger),
+                    successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore,
                     serviceName: "metrics-textfile"))
             logger.info("metrics: written to \(path) every \(metrics.interval.fixed(0)) s")
         }
@@ -51,6 +52,7 @@ public enum PlayServices {
                 .init(
                     service: MetricsService(
                         metrics: session.metrics, host: listen.host, port: listen.port, logger: logger),
+                    successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore,
                     serviceName: "metrics-http"))
         }
         if !mqtt.url.isEmpty {
@@ -58,7 +60,7 @@ public enum PlayServices {
                 .init(
                     service: MQTTService(
                         session: session, settings: mqtt, clips: clips, pageURL: web.pageURL, logger: logger),
-                    serviceName: "mqtt"))
+                    successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "mqtt"))
         }
         let reloader = ReloadService(session: session, path: configurationPath, logger: logger, overrides: overrides)
         if web.listen != nil {
@@ -70,7 +72,9 @@ public enum PlayServices {
                 },
                 device: mqtt.device, scenes: page.scenes, clips: clips, playlist: page.playlist)
             services.append(
-                .init(service: WebService(settings: web, backend: backend, logger: logger), serviceName: "web"))
+                .init(
+                    service: WebService(settings: web, backend: backend, logger: logger),
+                    successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "web"))
         }
         if let timeout = ServiceManager.watchdogTimeout {
             services.append(

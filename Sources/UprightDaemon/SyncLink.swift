@@ -168,10 +168,13 @@ final class SyncLink: Sendable {
 
     /// Runs until cancelled: the connection and the timer.
     func run() async {
-        guard case .success(var endpoint) = MQTTEndpoint.parse(mqtt.url) else { return }
-        if !mqtt.caFile.isEmpty { endpoint.caFile = mqtt.caFile }
-        if !mqtt.username.isEmpty { endpoint.username = mqtt.username }
-        endpoint.password = MQTTPassword.read(mqtt)
+        let endpoint: MQTTEndpoint
+        switch mqtt.endpoint(password: MQTTPassword.read(mqtt)) {
+        case .success(let e): endpoint = e
+        case .failure(let e):
+            logger.error("sync: \(e); the wall's group is off")
+            return
+        }
         let sealed = core.withLock { $0.setup.seal != nil }
         let presence = GroupAddress(from: me, kind: .node).topic(base: core.withLock { $0.setup.base })
         let client: MQTTClient

@@ -312,7 +312,14 @@ extension WebPage {
                         .unprocessableContent,
                         Self.encoded(Checked(ok: false, diagnostics: diagnostics.map(DiagnosticJSON.init))))
                 }
-                let diagnostics = file.check(text)
+                // What the page may not change is refused first, alone: the check of a path it
+                // may not name would say whether that path exists.
+                let refused =
+                    settings.editAll
+                    ? []
+                    : PageEdit.refusals(
+                        posted: text, current: current, file: file.path, uploads: backend.content?.path ?? "")
+                let diagnostics = refused.isEmpty ? file.check(text) : refused
                 let errors = diagnostics.filter { $0.severity == .error }
                 var answer = Checked(ok: errors.isEmpty, diagnostics: diagnostics.map(DiagnosticJSON.init))
                 guard saves, errors.isEmpty else {
