@@ -3,7 +3,7 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 TRACES ?= bench/traces/public
 
-.PHONY: all deps build release run demo test quality bench robustness lint clean deb kiosk-check ha-check fuzz
+.PHONY: all deps build release run demo test quality bench robustness lint clean deb kiosk-check ha-check fuzz check-web
 
 all: build
 
@@ -56,6 +56,14 @@ kiosk-check:
 ha-check: release
 	@scripts/install-deps.sh ha
 	scripts/ha_check.py $$($(SWIFT) build -c release --show-bin-path)
+
+# The operator's page as its users' IT would check it, outside `make test` (minutes): the W3C Nu
+# HTML checker, axe-core in a real headless Chromium, and a wapiti scan, on /login and the
+# logged-in page of a real `upright play` on loopback. The checkers come from PyPI into a virtual
+# environment in ~/.cache/upright.
+check-web: build
+	@scripts/install-deps.sh web
+	scripts/check-web.sh $$($(SWIFT) build --show-bin-path)
 
 clean:
 	rm -rf .build .build-deb .build-fuzz

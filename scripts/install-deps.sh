@@ -2,7 +2,7 @@
 # Installs the Debian packages Upright needs to build, test and benchmark, and only those missing.
 # Idempotent: with everything present it changes nothing and does not touch the network.
 #
-#   scripts/install-deps.sh [build|test|bench|deb|kiosk|ha]    (default: test)
+#   scripts/install-deps.sh [build|test|bench|deb|kiosk|ha|web]    (default: test)
 set -euo pipefail
 
 need=(pkg-config libiio-dev libmpv-dev zlib1g-dev libudev-dev libsystemd-dev libmosquitto-dev)
@@ -36,7 +36,10 @@ case "${1:-test}" in
         iproute2 util-linux ffmpeg python3) ;;
     # Home Assistant Core in a virtual environment beside a real broker (make ha-check).
     ha) need+=(python3 python3-venv mosquitto mosquitto-clients) ;;
-    *) echo "usage: $0 [build|test|bench|deb|kiosk|ha]" >&2; exit 2 ;;
+    # The page's external checks (make check-web): the Nu checker (Java), axe-core in a real
+    # headless Chromium (selenium), wapiti's scan; the checkers themselves from PyPI in a venv.
+    web) need+=(python3 python3-venv python3-selenium chromium chromium-driver default-jre-headless wapiti curl unzip) ;;
+    *) echo "usage: $0 [build|test|bench|deb|kiosk|ha|web]" >&2; exit 2 ;;
 esac
 
 missing=()

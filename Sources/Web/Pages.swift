@@ -54,13 +54,15 @@ enum Pages {
         "<dl class=\"facts\">\n" + rows.map { "<dt>\($0.label)</dt><dd id=\"\($0.id)\">–</dd>\n" }.joined() + "</dl>"
     }
 
-    static func login(message: String?) -> String {
+    /// The log-in page; `token`: the form's own CSRF token (``WebPage/loginPage(_:message:for:)``).
+    static func login(message: String?, token: String = "") -> String {
         document(
             "Upright: log in",
             body: """
                 <main class="login">
                 <h1>Upright</h1>
                 <form method="post" action="/login">
+                <input type="hidden" name="csrf" value="\(escape(token))">
                 <label for="password">Password</label>
                 <input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
                 <button type="submit">Log in</button>
@@ -116,7 +118,7 @@ enum Pages {
                 </section>
                 <section aria-labelledby="h-preview" class="card">
                 <h2 id="h-preview">Preview</h2>
-                <img id="preview" alt="the screen now" width="320" height="180">
+                <img id="preview" alt="the screen now" width="320" height="180" src="data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==">
                 <p id="preview-note" class="note"></p>
                 </section>
                 <section aria-labelledby="h-controls" class="card">

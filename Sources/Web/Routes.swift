@@ -10,14 +10,14 @@ import Settings
 
 extension WebPage {
     func addRoutes(to router: Router<PageContext>) {
-        router.get("/login") { _, _ in Response.html(.ok, Pages.login(message: nil)) }
+        router.get("/login") { request, _ in loginPage(.ok, for: request) }
         router.post("/login") { request, context in try await login(request, context) }
         router.post("/logout") { request, context in
             if let token = context.session?.token { sessions.withLock { $0.close(token) } }
             var response = Response(status: .seeOther, headers: [.location: "/login"])
             response.setCookie(
                 Cookie(
-                    name: Self.cookie, value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true,
+                    name: Self.cookie, value: "", maxAge: 0, path: "/", secure: secureCookies(request), httpOnly: true,
                     sameSite: .strict))
             return response
         }
@@ -65,17 +65,39 @@ extension WebPage {
         return r
     }
 
+    /// The log-in page with a CSRF token of its own: in the form, and in a cookie for `/login`
+    /// only (a log-in forged by another site would lack it).
+    func loginPage(_ status: HTTPResponse.Status, message: String? = nil, for request: Request) -> Response {
+        let token = Self.token()
+        var response = Response.html(status, Pages.login(message: message, token: token))
+        response.setCookie(
+            Cookie(
+                name: Self.loginCookie, value: token, path: "/login", secure: secureCookies(request), httpOnly: true,
+                sameSite: .strict))
+        return response
+    }
+
+    static let loginCookie = "upright_login"
+
     /// A log-in: the password checked against the hash unless this client has had too many wrong
-    /// ones in the last minute (429 then, without checking). The password is never logged.
+    /// ones in the last minute (429 then, without checking). The password is never logged. The
+    /// form's token must match its cookie when it is sent, and a browser (it says `Origin` or
+    /// `Sec-Fetch-*`) must send it; a script that posts the password alone needs none.
     func login(_ request: Request, _ context: PageContext) async throws -> Response {
         let body = try await request.body.collect(upTo: 16 * 1024)
         let form = Self.form(String(buffer: body))
+        let browser = request.headers[.origin] != nil || request.headers[.secFetchSite] != nil
+        if form["csrf"] != nil || browser,
+            !Secret.same(form["csrf"], request.cookies[Self.loginCookie]?.value ?? "\u{0}")
+        {
+            return loginPage(.forbidden, message: "The log-in form had expired. Log in again.", for: request)
+        }
         let admitted = now
         switch sessions.withLock({ $0.admit(context.client, now: admitted) }) {
         case .wait(let seconds):
             logger.warning("web: log-in refused from \(context.client): too many wrong passwords")
-            var r = Response.html(
-                .tooManyRequests, Pages.login(message: "Too many wrong passwords. Try again in \(seconds) s."))
+            var r = loginPage(
+                .tooManyRequests, message: "Too many wrong passwords. Try again in \(seconds) s.", for: request)
             r.headers[.retryAfter] = String(seconds)
             return r
         case .check:
@@ -85,17 +107,17 @@ extension WebPage {
         case .right: break
         case .busy:
             sessions.withLock { $0.succeeded(context.client, admittedAt: admitted) }  // not a wrong one
-            var r = Response.html(.tooManyRequests, Pages.login(message: "Too many log-ins at once. Try again."))
+            var r = loginPage(.tooManyRequests, message: "Too many log-ins at once. Try again.", for: request)
             r.headers[.retryAfter] = "1"
             return r
         case .wrong:
             logger.warning("web: a wrong password from \(context.client)")
-            return Response.html(.unauthorized, Pages.login(message: "Wrong password."))
+            return loginPage(.unauthorized, message: "Wrong password.", for: request)
         }
         sessions.withLock { $0.succeeded(context.client, admittedAt: admitted) }
         logger.info("web: logged in from \(context.client)")
         var response = Response(status: .seeOther, headers: [.location: "/"])
-        response.setCookie(sessionCookie(open()))
+        response.setCookie(sessionCookie(open(), for: request))
         return response
     }
 

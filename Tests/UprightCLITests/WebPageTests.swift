@@ -174,6 +174,18 @@ struct WebPageTests {
         ])
         #expect(refused.code == 422 && refused.body.contains("sideways"), "\(refused)")
 
+        // A browser's log-in needs its form's token (its cookie's twin); a wrong one is refused too.
+        let form = await page.curl(["-c", page.dir + "/login-jar", page.base + "/login"])
+        let token =
+            form.body.components(separatedBy: "name=\"csrf\" value=\"").dropFirst().first?.prefix { $0 != "\"" } ?? ""
+        #expect(token.count == 64, "\(form.body)")
+        let fromForm = ["-H", "Sec-Fetch-Site: same-origin", "--data-urlencode", "password=\(Self.password)"]
+        #expect(await page.curl(fromForm + [page.base + "/login"]).code == 403)
+        let forged = ["-b", page.dir + "/login-jar", "--data-urlencode", "csrf=\(String(repeating: "0", count: 64))"]
+        #expect(await page.curl(forged + fromForm + [page.base + "/login"]).code == 403)
+        let right = ["-b", page.dir + "/login-jar", "--data-urlencode", "csrf=\(token)"] + fromForm
+        #expect(await page.curl(right + [page.base + "/login"]).code == 303)
+
         // The sixth wrong password in a minute (the first was HTTP Basic's above): 429, even for a
         // right one.
         for n in 2...5 {
