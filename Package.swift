@@ -129,6 +129,33 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The control socket (SwiftNIO's async channels) and its client: JSON lines in and out.
+        .target(
+            name: "Control",
+            dependencies: [
+                "Blocking", "Session", "UnixSocket",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
+        // The session's metrics (swift-prometheus), the textfile and `/metrics` services.
+        .target(
+            name: "UprightMetrics",
+            dependencies: [
+                "OrientationCore", "Playback", "Sensors", "Session", "Web",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // A wall's group over MQTT: the transport of `Sync.GroupCore`.
+        .target(
+            name: "WallLink",
+            dependencies: [
+                "Config", "MQTT", "OrientationCore", "Session", "Settings", "Sync",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "UprightDaemon",
             dependencies: [
@@ -136,7 +163,7 @@ let package = Package(
                 "Picture",
                 "Playback", "Player", "RemoteCache", "Sensors", "Settings",
                 "Session",
-                "Sync", "Systemd", "UnixSocket", "Web",
+                "Sync", "Systemd", "UnixSocket", "Web", "Control", "UprightMetrics", "WallLink",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -195,7 +222,7 @@ let package = Package(
                 "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display",
                 "Files", "Memory", "Playback", "Player",
                 "Settings",
-                "Session", "Systemd", "TimeSync", "UprightDaemon",
+                "Session", "Systemd", "TimeSync", "UprightDaemon", "Control",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
@@ -300,14 +327,16 @@ let package = Package(
         .testTarget(
             name: "UprightDaemonTests",
             dependencies: [
-                "Blocking", "UprightDaemon", "Config", "OrientationCore", "MPV", "Session", "TestSupport", "UnixSocket",
+                "Blocking", "Control", "UprightMetrics", "WallLink", "UprightDaemon", "Config", "OrientationCore",
+                "MPV", "Session", "TestSupport", "UnixSocket",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "UprightCLITests",
             dependencies: [
-                "Blocking", "Display", "Input", "UprightCLI", "UprightDaemon", "OrientationCore", "Picture", "Sensors",
+                "Blocking", "Control", "UprightMetrics", "WallLink", "Display", "Input", "UprightCLI", "UprightDaemon",
+                "OrientationCore", "Picture", "Sensors",
                 "Session", "TestSupport", "TimeSync", "UnixSocket",
                 "upright",
             ],

@@ -369,6 +369,14 @@ public struct MQTTSettings: Sendable, Hashable {
         return cleaned.isEmpty ? "upright" : cleaned
     }
 
+    /// The password: the first line of `password_file`, else `password`; `nil` for none.
+    public func readPassword() -> String? {
+        if !passwordFile.isEmpty, let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) {
+            return text.split(separator: "\n").first.map(String.init)
+        }
+        return password.isEmpty ? nil : password
+    }
+
     /// Where and how to reach the broker: the URL's host, port and credentials, with the
     /// CA file, the user name and the password (`password`: the file's first line, else the
     /// key's) over them. A password needs a user name: libmosquitto sends none without one.

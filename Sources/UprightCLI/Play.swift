@@ -1,5 +1,6 @@
 import ArgumentParser
 import Config
+import Control
 import Foundation
 import Glibc
 import Logging

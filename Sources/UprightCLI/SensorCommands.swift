@@ -1,6 +1,7 @@
 import ArgumentParser
 import CEC
 import Config
+import Control
 import Display
 import Foundation
 import IIO

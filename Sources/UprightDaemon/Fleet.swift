@@ -1,4 +1,5 @@
 import Config
+import Control
 import Foundation
 import Logging
 import MQTT
@@ -6,6 +7,8 @@ import OrientationCore
 import ServiceLifecycle
 import Session
 import Settings
+import UprightMetrics
+import WallLink
 
 /// The screen as a node of an MQTT broker, with Home Assistant discovery. Topics, under
 /// `PREFIX/DEVICE/`:
@@ -147,7 +150,7 @@ struct MQTTService: Service {
         }
     }
 
-    func password() -> String? { MQTTPassword.read(settings) }
+    func password() -> String? { settings.readPassword() }
 
     /// Messages the client dropped (too large, or too many waiting), logged when their count grew.
     private func noteDropped(_ client: MQTTClient, said: inout Int) {
@@ -335,17 +338,5 @@ actor PublishedState {
         guard s != last else { return false }
         last = s
         return true
-    }
-}
-
-/// The broker's password: `password_file`'s first line, else `password`.
-enum MQTTPassword {
-    static func read(_ settings: MQTTSettings) -> String? {
-        if !settings.passwordFile.isEmpty,
-            let text = try? String(contentsOfFile: settings.passwordFile, encoding: .utf8)
-        {
-            return text.split(separator: "\n").first.map(String.init)
-        }
-        return settings.password.isEmpty ? nil : settings.password
     }
 }

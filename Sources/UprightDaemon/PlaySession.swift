@@ -1,5 +1,6 @@
 import Blocking
 public import Config
+import Control
 import Display
 import Foundation
 import Input
@@ -11,6 +12,8 @@ import Sensors
 public import Session
 import Settings
 import Systemd
+public import UprightMetrics
+import WallLink
 
 /// The main job's shell: every source (the sensor and the lock, the player, control requests,
 /// the display, the clock, time) feeds one input stream; one loop hands each input to

@@ -1,10 +1,13 @@
 import Config
+import Control
 import Foundation
 import Logging
 import OrientationCore
 import Session
 import Settings
 import Synchronization
+import UprightMetrics
+import WallLink
 
 /// The proof-of-play log: ``ProofOfPlay``'s records as JSON lines, appended to `[proof_of_play]
 /// file`, which becomes `FILE.1` (the older ones `FILE.2` … up to `keep`) when it would pass

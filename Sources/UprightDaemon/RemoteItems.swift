@@ -1,4 +1,5 @@
 import Config
+import Control
 import Files
 import Foundation
 import Logging
@@ -6,6 +7,8 @@ import Playback
 import RemoteCache
 import Session
 import Synchronization
+import UprightMetrics
+import WallLink
 
 /// The playlist's `http://` and `https://` files: downloaded into the cache, asked again every
 /// `[cache] refresh` seconds (conditionally), with a back-off while the server fails, and handed

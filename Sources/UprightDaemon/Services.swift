@@ -1,10 +1,13 @@
 public import Config
+import Control
 import Foundation
 public import Logging
 public import OrientationCore
 import ServiceLifecycle
 import Systemd
 import UnixSignals
+import UprightMetrics
+import WallLink
 import Web
 
 /// `upright play` as services in one group: the session, the control socket and the SIGHUP

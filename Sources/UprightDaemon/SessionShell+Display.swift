@@ -1,8 +1,11 @@
 import Blocking
+import Control
 import Display
 import Foundation
 import Session
 import Synchronization
+import UprightMetrics
+import WallLink
 
 /// The session shell's I/O for the display: whether it answers, the watches the core starts and
 /// stops, and screenshots.

@@ -1,5 +1,6 @@
 import Blocking
 import Config
+import Control
 import Display
 import Files
 import Foundation
@@ -15,6 +16,8 @@ import Session
 import Settings
 import Sync
 import Systemd
+import UprightMetrics
+import WallLink
 
 /// What the session's effects act on, and where its inputs come from: the player, the display,
 /// the sensor's monitor, and the one input stream they all feed.

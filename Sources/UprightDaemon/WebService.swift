@@ -1,9 +1,12 @@
 public import Config
+import Control
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import UprightMetrics
+import WallLink
 import Web
 
 extension WebSettings {

@@ -1,8 +1,11 @@
 import Blocking
+import Control
 import Foundation
 import TestSupport
 import Testing
 import UprightDaemon
+import UprightMetrics
+import WallLink
 
 /// SIGHUP and SIGTERM sent to a real `upright play` process.
 @Suite("upright play signals", .serialized)

@@ -1,4 +1,5 @@
 import Blocking
+import Control
 import Foundation
 import Glibc
 import Picture
@@ -6,6 +7,8 @@ import Session
 import TestSupport
 import Testing
 import UprightDaemon
+import UprightMetrics
+import WallLink
 
 /// Remote playlist items through a real `upright play` and a real HTTP server on loopback: played
 /// from the cache, kept when the server is gone (a restart too), a new version taken at an item

@@ -1,5 +1,6 @@
 import Blocking
 import Config
+import Control
 import Foundation
 import Logging
 import MPV
@@ -9,6 +10,8 @@ import Synchronization
 import TestSupport
 import Testing
 import UnixSocket
+import UprightMetrics
+import WallLink
 
 @testable import UprightDaemon
 

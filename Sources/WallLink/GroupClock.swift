@@ -1,10 +1,10 @@
 import Glibc
-import Sync
+public import Sync
 
 /// This node's clocks, as a wall's group reads them.
-enum GroupClock {
+public enum GroupClock {
     /// The system clock (`CLOCK_REALTIME`, Unix seconds) and the monotonic one (`CLOCK_MONOTONIC`).
-    @Sendable static func system() -> GroupNow {
+    @Sendable public static func system() -> GroupNow {
         GroupNow(wall: seconds(CLOCK_REALTIME), mono: seconds(CLOCK_MONOTONIC))
     }
 

@@ -1,14 +1,11 @@
 import Foundation
-import Logging
-import NIOCore
-import NIOHTTP1
-import NIOPosix
-import OrientationCore
-import Playback
+public import Logging
+public import OrientationCore
+public import Playback
 public import Prometheus
-import Sensors
-import ServiceLifecycle
-import Session
+public import Sensors
+public import ServiceLifecycle
+public import Session
 import Synchronization
 import Web
 
@@ -32,18 +29,18 @@ public final class SessionMetrics: Sendable {
     private let sensorState = Mutex<(state: SensorStatus.State?, skipped: Int)>((nil, 0))
     /// The wall group's rejected messages counted so far, and its counter (made at the first report).
     private let syncRejected = Mutex<RejectedCount>(RejectedCount())
-    struct RejectedCount {
+    public struct RejectedCount {
         var count = 0
         var counter: Counter?
     }
 
-    static let devices: [DeviceOrientation] = [
+    public static let devices: [DeviceOrientation] = [
         .unknown, .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight, .faceUp, .faceDown,
     ]
-    static let states: [SensorStatus.State] = [.reading, .paused, .faulty, .absent, .ended]
+    public static let states: [SensorStatus.State] = [.reading, .paused, .faulty, .absent, .ended]
 
     /// A metric's name under `upright_`, its unit's suffix (`total`, `seconds`) and its help text.
-    static func descriptor(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+    public static func descriptor(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "upright", metricName: name, unitName: unit, helpText: help)
     }
 
@@ -107,9 +104,9 @@ public final class SessionMetrics: Sendable {
         interface(.portrait)
     }
 
-    func device(_ o: DeviceOrientation) { Self.select(o, in: deviceGauges) }
+    public func device(_ o: DeviceOrientation) { Self.select(o, in: deviceGauges) }
 
-    func interface(_ o: InterfaceOrientation) { Self.select(o, in: interfaceGauges) }
+    public func interface(_ o: InterfaceOrientation) { Self.select(o, in: interfaceGauges) }
 
     /// `key`'s gauge to 1, the others to 0.
     private static func select<K: Hashable>(_ key: K, in gauges: [K: Gauge]) {
@@ -117,7 +114,7 @@ public final class SessionMetrics: Sendable {
     }
 
     /// A decision: a rotation counts as a turn by its cause and strategy.
-    func decision(_ d: RotationDecision) {
+    public func decision(_ d: RotationDecision) {
         interface(d.interface)
         guard d.kind == .rotate else { return }
         registry.makeCounter(
@@ -126,11 +123,11 @@ public final class SessionMetrics: Sendable {
         ).increment()
     }
 
-    func transition(_ t: Transition) { transitions.record(t.duration) }
+    public func transition(_ t: Transition) { transitions.record(t.duration) }
 
     /// A wall's node: its clock's offset to the group's and how far the picture was from the
     /// schedule, in seconds (made at the first report: a screen on its own has neither).
-    func sync(_ report: SyncReport) {
+    public func sync(_ report: SyncReport) {
         let gauges = [
             ("sync_offset", "How far this screen's clock is ahead of its wall's group's", report.offsetMS),
             ("sync_error", "How far the picture was ahead of the wall's schedule at the last sample", report.errorMS),
@@ -155,14 +152,14 @@ public final class SessionMetrics: Sendable {
         }
     }
 
-    func applied(in duration: Duration, failed: Bool) {
+    public func applied(in duration: Duration, failed: Bool) {
         applies.record(duration)
         if failed { displayFaults.increment() }
     }
 
-    func displayFault() { displayFaults.increment() }
+    public func displayFault() { displayFaults.increment() }
 
-    func sensor(_ s: SensorStatus) {
+    public func sensor(_ s: SensorStatus) {
         let (before, newlySkipped) = sensorState.withLock { previous in
             defer { previous = (s.state, max(previous.skipped, s.skippedValues)) }
             return (previous.state, max(0, s.skippedValues - previous.skipped))
@@ -172,12 +169,12 @@ public final class SessionMetrics: Sendable {
         Self.select(s.state, in: sensorGauges)
     }
 
-    func stalled() { stalls.increment() }
-    func restarted() { restarts.increment() }
-    func fileFailed() { fileFailures.increment() }
+    public func stalled() { stalls.increment() }
+    public func restarted() { restarts.increment() }
+    public func fileFailed() { fileFailures.increment() }
 
     /// An item started (`nil`: nothing left to play, idle).
-    func playing(_ item: String?) {
+    public func playing(_ item: String?) {
         if item != nil { files.increment() }
         playlistPosition.set(to: item == nil ? 0.0 : 1.0)
         guard items else { return }
@@ -199,15 +196,15 @@ public final class SessionMetrics: Sendable {
         }
     }
 
-    static let remoteStates = ["cached", "stale", "downloading", "missing", "uncached"]
+    public static let remoteStates = ["cached", "stale", "downloading", "missing", "uncached"]
 
     /// How many remote items are in each state.
-    func remote(_ items: [RemoteItemStatus]) {
+    public func remote(_ items: [RemoteItemStatus]) {
         for (state, gauge) in remoteGauges { gauge.set(to: Double(items.filter { $0.state == state }.count)) }
     }
 
     /// mpv's decoder and the frames dropped for the item playing (`nil`: no video plays).
-    func decoder(_ report: DecoderReport?) {
+    public func decoder(_ report: DecoderReport?) {
         decoderDrops.set(to: Double(report?.decoderDrops ?? 0))
         outputDrops.set(to: Double(report?.outputDrops ?? 0))
         decoding.withLock { current in
@@ -231,13 +228,17 @@ public final class SessionMetrics: Sendable {
 /// Writes the metrics for node-exporter's textfile collector every `interval` seconds, atomically:
 /// into a temporary file in the same directory, then renamed over the `.prom` file, so a scrape
 /// never reads half of one. A write that fails is logged once, retried at the next interval.
-struct TextfileService: Service {
-    let metrics: SessionMetrics
-    let path: String
-    let interval: Double
-    let logger: Logger
+public struct TextfileService: Service {
+    public let metrics: SessionMetrics
+    public let path: String
+    public let interval: Double
+    public let logger: Logger
 
-    func run() async throws {
+    public init(metrics: SessionMetrics, path: String, interval: Double, logger: Logger) {
+        (self.metrics, self.path, self.interval, self.logger) = (metrics, path, interval, logger)
+    }
+
+    public func run() async throws {
         var failing: String?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let problem = Self.write(metrics.text, to: path)
@@ -254,7 +255,7 @@ struct TextfileService: Service {
     }
 
     /// Writes `text` to `path` atomically; the reason when it cannot.
-    static func write(_ text: String, to path: String) -> String? {
+    public static func write(_ text: String, to path: String) -> String? {
         let temporary =
             (path as NSString).deletingLastPathComponent + "/.\((path as NSString).lastPathComponent).\(getpid())"
         guard
@@ -272,13 +273,17 @@ struct TextfileService: Service {
 
 /// The metrics endpoint, served until the group shuts down. An address that cannot be bound
 /// (in use, not local) is logged and tried again every 10 s; playback never waits for it.
-struct MetricsService: Service {
-    let metrics: SessionMetrics
-    let host: String
-    let port: Int
-    let logger: Logger
+public struct MetricsService: Service {
+    public let metrics: SessionMetrics
+    public let host: String
+    public let port: Int
+    public let logger: Logger
 
-    func run() async throws {
+    public init(metrics: SessionMetrics, host: String, port: Int, logger: Logger) {
+        (self.metrics, self.host, self.port, self.logger) = (metrics, host, port, logger)
+    }
+
+    public func run() async throws {
         var said: String?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {

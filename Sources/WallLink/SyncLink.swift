@@ -1,11 +1,11 @@
-import Config
+public import Config
 import Glibc
-import Logging
+public import Logging
 import MQTT
-import OrientationCore
-import Session
+public import OrientationCore
+public import Session
 import Settings
-import Sync
+public import Sync
 import Synchronization
 
 /// This screen as a node of a wall's sync group on `[mqtt]`'s broker: the transport between the
@@ -17,10 +17,10 @@ import Synchronization
 /// group's key (``GroupSeal``) and only sealed, fresh, unseen ones count. A broker that is down
 /// leaves the estimate as it was: the wall plays on its own clocks and is whole again when the
 /// broker returns.
-final class SyncLink: Sendable {
-    let settings: SyncSettings
-    let mqtt: MQTTSettings
-    let logger: Logger
+public final class SyncLink: Sendable {
+    public let settings: SyncSettings
+    public let mqtt: MQTTSettings
+    public let logger: Logger
     private let core: Mutex<GroupCore>
     /// This node's clocks (``GroupClock/system``; a test's own).
     private let now: @Sendable () -> GroupNow
@@ -29,17 +29,17 @@ final class SyncLink: Sendable {
 
     /// The wall's orientation, each with the group time at which every node takes it: this
     /// node's accelerometer's (``share(_:)``) and the others'.
-    let turns: AsyncStream<(orientation: DeviceOrientation, at: Double)>
+    public let turns: AsyncStream<(orientation: DeviceOrientation, at: Double)>
     private let turnsInput: AsyncStream<(orientation: DeviceOrientation, at: Double)>.Continuation
     /// The clip scenes asked of the group, each with the group time every node starts it at.
-    let clips: AsyncStream<(name: String, at: Double)>
+    public let clips: AsyncStream<(name: String, at: Double)>
     private let clipsInput: AsyncStream<(name: String, at: Double)>.Continuation
     /// This screen's place in the group, when it changes (a follower of a leader: its name).
-    let roles: AsyncStream<WallRole>
+    public let roles: AsyncStream<WallRole>
     private let rolesInput: AsyncStream<WallRole>.Continuation
 
     /// `key`: the group's key (`[sync] key_file`'s bytes), or `nil` for unsealed messages.
-    init(
+    public init(
         settings: SyncSettings, mqtt: MQTTSettings, key: GroupSeal?, logger: Logger,
         now: @escaping @Sendable () -> GroupNow = GroupClock.system
     ) {
@@ -58,19 +58,19 @@ final class SyncLink: Sendable {
         rolesInput.yield(.member)
     }
 
-    var me: String { mqtt.device }
+    public var me: String { mqtt.device }
 
     /// The wall's link for `configuration`; `nil` without `[sync] group` or `[mqtt] url`. A
     /// `key_file` that gives no key stops the start: a screen that cannot check its group's
     /// messages cannot take its place in it.
-    static func make(_ configuration: UprightConfiguration, logger: Logger) throws -> SyncLink? {
+    public static func make(_ configuration: UprightConfiguration, logger: Logger) throws -> SyncLink? {
         let sync = configuration.sync
         guard !sync.group.isEmpty, !configuration.mqtt.url.isEmpty else { return nil }
         var seal: GroupSeal?
         if !sync.keyFile.isEmpty {
             switch SyncKey.read(file: sync.keyFile) {
             case .success(let key): seal = GroupSeal(key: key)
-            case .failure(let problem): throw SessionFailure(description: "[sync] key_file \(sync.keyFile) \(problem)")
+            case .failure(let problem): throw WallLinkError(description: "[sync] key_file \(sync.keyFile) \(problem)")
             }
         }
         return SyncLink(settings: sync, mqtt: configuration.mqtt, key: seal, logger: logger)
@@ -105,36 +105,36 @@ final class SyncLink: Sendable {
     /// A clip scene asked of this node: every node of the group plays it from one instant, this
     /// one too (on its own when the broker is away). Returns that instant (group time).
     @discardableResult
-    func share(clip name: String) -> Double {
+    public func share(clip name: String) -> Double {
         for case .clip(_, let at) in send(.shareClip(name)) { return at }
         return 0
     }
 
     /// This node's accelerometer read `orientation`: the whole wall takes it, this node too, at
     /// one instant a little ahead (this node on its own when the broker is away).
-    func share(_ orientation: DeviceOrientation) { send(.shareOrientation(orientation)) }
+    public func share(_ orientation: DeviceOrientation) { send(.shareOrientation(orientation)) }
 
     /// The leader's word: `anchor.item` starts at `anchor.at` (its next item, ahead; the item a
     /// step moved to, now). Published when this node leads and it is news.
-    func announce(_ anchor: ScheduleAnchor) { send(.announce(anchor)) }
+    public func announce(_ anchor: ScheduleAnchor) { send(.announce(anchor)) }
 
     /// The group's time now (``GroupCore/groupTime(at:)``).
-    func groupTime() -> Double? {
+    public func groupTime() -> Double? {
         let at = now()
         return core.withLock { $0.groupTime(at: at) }
     }
 
     /// Which item starts when, on the group's clock (``GroupCore/anchor``).
-    func anchor() -> ScheduleAnchor? { core.withLock { $0.anchor } }
+    public func anchor() -> ScheduleAnchor? { core.withLock { $0.anchor } }
 
     /// This node leads its group (`follow = "leader"` and the least name heard).
-    var leads: Bool { core.withLock { $0.leads } }
+    public var leads: Bool { core.withLock { $0.leads } }
 
     /// Who leads, for a follower's refusal; `nil` when this node leads or follows the clock.
-    var ledBy: String? { core.withLock { $0.ledBy } }
+    public var ledBy: String? { core.withLock { $0.ledBy } }
 
     /// The group as `ctl status` shows it (the player adds how it follows).
-    func report() -> SyncReport {
+    public func report() -> SyncReport {
         let at = now()
         return core.withLock { g in
             var r = SyncReport(group: settings.group, follow: settings.follow.rawValue, device: me)
@@ -164,12 +164,12 @@ final class SyncLink: Sendable {
         }
     }
 
-    static func milliseconds(_ seconds: Double) -> Double { (seconds * 10_000).rounded() / 10 }
+    public static func milliseconds(_ seconds: Double) -> Double { (seconds * 10_000).rounded() / 10 }
 
     /// Runs until cancelled: the connection and the timer.
-    func run() async {
+    public func run() async {
         let endpoint: MQTTEndpoint
-        switch mqtt.endpoint(password: MQTTPassword.read(mqtt)) {
+        switch mqtt.endpoint(password: mqtt.readPassword()) {
         case .success(let e): endpoint = e
         case .failure(let e):
             logger.error("sync: \(e); the wall's group is off")
@@ -225,4 +225,9 @@ final class SyncLink: Sendable {
             }
         }
     }
+}
+
+/// Why a wall's link cannot be made, worded for the log.
+public struct WallLinkError: Error, CustomStringConvertible, Sendable {
+    public var description: String
 }
