@@ -148,6 +148,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // The screen as a node of an MQTT broker, with Home Assistant's discovery.
+        .target(
+            name: "Fleet",
+            dependencies: [
+                "Config", "MQTT", "OrientationCore", "Session", "Settings",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         // A wall's group over MQTT: the transport of `Sync.GroupCore`.
         .target(
             name: "WallLink",
@@ -163,7 +172,7 @@ let package = Package(
                 "Picture",
                 "Playback", "Player", "RemoteCache", "Sensors", "Settings",
                 "Session",
-                "Sync", "Systemd", "UnixSocket", "Web", "Control", "UprightMetrics", "WallLink",
+                "Sync", "Systemd", "UnixSocket", "Web", "Control", "Fleet", "UprightMetrics", "WallLink",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

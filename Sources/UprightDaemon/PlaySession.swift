@@ -2,6 +2,7 @@ import Blocking
 public import Config
 import Control
 import Display
+public import Fleet
 import Foundation
 import Input
 public import Logging
@@ -194,3 +195,5 @@ public actor PlaySession {
 public struct SessionFailure: Error, CustomStringConvertible, Sendable {
     public var description: String
 }
+
+extension PlaySession: FleetSession {}

@@ -1,5 +1,6 @@
 public import Config
 import Control
+import Fleet
 import Foundation
 public import Logging
 public import OrientationCore

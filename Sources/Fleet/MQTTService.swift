@@ -1,14 +1,11 @@
-import Config
-import Control
+public import Config
 import Foundation
-import Logging
+public import Logging
 import MQTT
-import OrientationCore
-import ServiceLifecycle
-import Session
+public import OrientationCore
+public import ServiceLifecycle
+public import Session
 import Settings
-import UprightMetrics
-import WallLink
 
 /// The screen as a node of an MQTT broker, with Home Assistant discovery. Topics, under
 /// `PREFIX/DEVICE/`:
@@ -23,8 +20,8 @@ import WallLink
 /// Commands are read from these topics only; a malformed one is logged and ignored. A broker that
 /// is down or refuses is logged, shown in nothing else, and retried with back-off: playback never
 /// waits for it. Upright runs no server of its own here.
-struct MQTTService: Service {
-    let session: PlaySession
+public struct MQTTService: Service {
+    let session: any FleetSession
     let settings: MQTTSettings
     /// The clip scenes, each a button in Home Assistant.
     let clips: [String]
@@ -32,13 +29,21 @@ struct MQTTService: Service {
     var pageURL: String? = nil
     let logger: Logger
 
+    public init(
+        session: any FleetSession, settings: MQTTSettings, clips: [String], pageURL: String? = nil, logger: Logger
+    ) {
+        (self.session, self.settings, self.clips, self.pageURL, self.logger) = (
+            session, settings, clips, pageURL, logger
+        )
+    }
+
     var base: String { "\(settings.prefix)/\(settings.device)" }
     var availability: String { base + "/availability" }
 
     /// The session's state as published: what Home Assistant's entities read.
     typealias State = MQTTState
 
-    func run() async throws {
+    public func run() async throws {
         guard let client = connect() else { return }
         let published = PublishedState()
         let screenshots = Task { await publishScreenshots(client, published) }
@@ -339,4 +344,16 @@ actor PublishedState {
         last = s
         return true
     }
+}
+
+/// What the fleet's services ask of the running session (`upright play`'s `PlaySession`).
+public protocol FleetSession: Sendable {
+    /// The session's state now; `nil` once it has ended.
+    func currentStatus() async -> SessionStatus?
+    /// A PNG of what the screen shows, or `nil` when none could be taken.
+    func screenshotPNG() async -> [UInt8]?
+    /// An action asked for, answered as the control socket answers it.
+    func request(_ action: Action, from origin: Origin) async -> ControlReply
+    /// The broker's connection in words, for `ctl status`.
+    func noteMQTT(_ state: String)
 }
