@@ -23,14 +23,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_appliance import stop  # noqa: E402
+from webpage import PASSWORD, free_port, start_page  # noqa: E402
 
-PASSWORD = 'correct horse battery'
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 def idle(port, n, held):
@@ -81,15 +75,9 @@ def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4 * (n_idle + n_slow) + 1024), hard))
     directory = tempfile.mkdtemp(prefix='upright-bench-listeners-')
-    page, metrics = free_port(), free_port()
-    subprocess.run([os.path.join(bin_dir, 'upright'), 'web-password', '--file', directory + '/pw', '--cost', '10'],
-                   input=PASSWORD + '\n', text=True, check=True, capture_output=True)
-    with open(directory + '/u.toml', 'w') as f:
-        f.write('[lock]\nevdev = "none"\n[web]\nlisten = "127.0.0.1:%d"\npassword_file = "%s/pw"\n'
-                '[metrics]\nlisten = "127.0.0.1:%d"\n' % (page, directory, metrics))
-    p = subprocess.Popen([os.path.join(bin_dir, 'upright'), 'play', '--config', directory + '/u.toml', '--uri', 'none',
-                          '--vo', 'null', '--no-control'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(3)
+    metrics = free_port()
+    p, base = start_page(bin_dir, directory, '[metrics]\nlisten = "127.0.0.1:%d"' % metrics)
+    page = int(base.rsplit(':', 1)[1])
     jar = directory + '/jar'
     subprocess.run(['curl', '-s', '-o', '/dev/null', '-c', jar, '--data-urlencode', 'password=' + PASSWORD,
                     'http://127.0.0.1:%d/login' % page], check=True)

@@ -8,48 +8,24 @@ the page on loopback (a password, an upload folder that plays):
 
   scripts/check_web.py BIN_DIR VNU_JAR AXE_MIN_JS
 """
-import base64
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
-import urllib.request
 
-PASSWORD = 'correct horse battery'
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from webpage import PASSWORD, start_page  # noqa: E402
 
 
 def start(bin_dir, directory):
-    port = free_port()
     os.makedirs(directory + '/media')
     subprocess.run(['ffmpeg', '-loglevel', 'error', '-f', 'lavfi', '-i', 'color=c=blue:s=320x240', '-frames:v', '1',
                     directory + '/media/blue.png'], check=True)
-    subprocess.run([os.path.join(bin_dir, 'upright'), 'web-password', '--file', directory + '/pw', '--cost', '10'],
-                   input=PASSWORD + '\n', text=True, check=True, capture_output=True)
-    with open(directory + '/u.toml', 'w') as f:
-        f.write('[lock]\nevdev = "none"\n[player]\nplaylist = ["%s/media"]\n[web]\nlisten = "127.0.0.1:%d"\n'
-                'password_file = "%s/pw"\n' % (directory, port, directory))
-    p = subprocess.Popen([os.path.join(bin_dir, 'upright'), 'play', '--config', directory + '/u.toml', '--uri', 'none',
-                          '--vo', 'null', '--control', directory + '/control.sock'],
-                         stdout=subprocess.DEVNULL, stderr=open(directory + '/stderr', 'w'))
-    base = 'http://127.0.0.1:%d' % port
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(base + '/login', timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
-    return p, base
+    return start_page(bin_dir, directory, '[player]\nplaylist = ["%s/media"]' % directory)
 
 
 def pages(base, directory):

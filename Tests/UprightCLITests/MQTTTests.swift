@@ -42,6 +42,16 @@ struct MQTTTests {
         return try Collected("/usr/sbin/mosquitto", ["-c", config])
     }
 
+    /// A temporary folder and a broker on a free port of loopback in it, listening.
+    static func brokerInFolder(_ prefix: String) async throws -> (dir: String, port: Int, broker: Collected) {
+        let dir = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let port = try MetricsTests.freePort()
+        let broker = try broker(port: port, directory: dir)
+        try await Task.sleep(for: .milliseconds(300))
+        return (dir, port, broker)
+    }
+
     static func publish(port: Int, _ topic: String, _ payload: String, retain: Bool = false) throws {
         try mosquittoPub(["-p", String(port), "-t", topic, "-m", payload] + (retain ? ["-r"] : []))
     }
@@ -71,13 +81,11 @@ struct MQTTTests {
     }
 
     @Test func discoveryStateCommandsAndABrokerThatComesBack() async throws {
-        let dir = NSTemporaryDirectory() + "mqtt-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let port = try MetricsTests.freePort()
-        var broker = try Self.broker(port: port, directory: dir)
-        defer { broker.stop() }
-        try await Task.sleep(for: .milliseconds(300))
+        var (dir, port, broker) = try await Self.brokerInFolder("mqtt")
+        defer {
+            broker.stop()
+            try? FileManager.default.removeItem(atPath: dir)
+        }
         let sub = try Collected("/usr/bin/mosquitto_sub", ["-p", String(port), "-t", "#", "-v"])
         defer { sub.stop() }
         let config = dir + "/upright.toml"
@@ -144,13 +152,11 @@ struct MQTTTests {
     /// its memory grows by less than 24 MB), and a burst of 2,000 garbage commands leaves the
     /// control socket answering within a second.
     @Test func anAbusiveClientOfTheBrokerMovesNothing() async throws {
-        let dir = NSTemporaryDirectory() + "mqtt-abuse-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let port = try MetricsTests.freePort()
-        let broker = try Self.broker(port: port, directory: dir)
-        defer { broker.stop() }
-        try await Task.sleep(for: .milliseconds(300))
+        let (dir, port, broker) = try await Self.brokerInFolder("mqtt-abuse")
+        defer {
+            broker.stop()
+            try? FileManager.default.removeItem(atPath: dir)
+        }
         try Self.publish(port: port, "upright/kiosk-9/command", "fullscreen", retain: true)
         let config = dir + "/upright.toml"
         try """
