@@ -307,7 +307,12 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "WebTests",
-            dependencies: ["Web", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "Config", "Web", .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "InputTests", dependencies: ["Input"], swiftSettings: strict),
         .testTarget(name: "CECTests", dependencies: ["CEC"], swiftSettings: strict),
