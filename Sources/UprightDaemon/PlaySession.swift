@@ -65,19 +65,27 @@ public actor PlaySession {
 
     /// The same on `clock`, the time of every input. Every way out (the stop, mpv quitting, a
     /// start that fails) ends with mpv shut down and destroyed, so the process may exit.
+    /// The sources (``SessionShell/sources(stop:clock:)``) run as children of one task group; at
+    /// the end, what feeds them is stopped, then they are cancelled and waited for.
     func run<C: Clock>(until stop: AsyncStream<Void>, clock: C) async throws where C.Duration == Duration {
-        var sources: [Task<Void, Never>] = []
-        do {
-            try await loop(until: stop, clock: clock, sources: &sources)
-        } catch {
-            await end(sources)
-            throw error
+        let outcome: Result<Void, any Error> = await withDiscardingTaskGroup { sources in
+            let outcome: Result<Void, any Error>
+            do {
+                try await loop(until: stop, clock: clock, sources: &sources)
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            await stopSources()
+            sources.cancelAll()
+            return outcome
         }
-        await end(sources)
+        await end()
+        try outcome.get()
     }
 
     private func loop<C: Clock>(
-        until stop: AsyncStream<Void>, clock: C, sources: inout [Task<Void, Never>]
+        until stop: AsyncStream<Void>, clock: C, sources: inout DiscardingTaskGroup
     ) async throws where C.Duration == Duration {
         let origin = clock.now
         let now: @Sendable () -> Double = { origin.duration(to: clock.now).seconds }
@@ -92,7 +100,7 @@ public actor PlaySession {
         core.displayWait = configuration.display.wait?.seconds
         // A compositor that goes away is found by asking it, not by mpv (which may live on).
         core.presenceInterval = 2
-        sources = shell.startSources(stop: stop, clock: clock)
+        for job in shell.sources(stop: stop, clock: clock) { sources.addTask(operation: job) }
         var timer = DeadlineTimer(clock, origin: origin)
         defer { timer.cancel() }
         // mpv's process loaded libmpv while the display was found and the sources started; the
@@ -114,15 +122,19 @@ public actor PlaySession {
         }
     }
 
-    /// Stops the sources, answers what waits, puts the output back and shuts mpv down.
-    private func end(_ sources: [Task<Void, Never>]) async {
+    /// Stops what feeds the sources (the watches, the sensor, the input devices) and answers what
+    /// waits.
+    private func stopSources() async {
         ended = true
-        for task in sources { task.cancel() }
         shell.watches.stop()
         for (_, reply) in replies { reply.resume(returning: .refused("the session has ended")) }
         replies = [:]
         await shell.monitor.stop()
         shell.input.stop()
+    }
+
+    /// Puts the output back and shuts mpv down.
+    private func end() async {
         await shell.display.restore()
         await close()
     }

@@ -205,52 +205,53 @@ struct SessionShell: Sendable {
         }
     }
 
-    /// Starts the tasks that turn the sensor, the input devices, the player, the clock and `stop`
-    /// into inputs.
-    func startSources<C: Clock>(stop: AsyncStream<Void>, clock: C) -> [Task<Void, Never>]
+    /// The jobs that turn the sensor, the input devices, the player, the clock and `stop` into
+    /// inputs: children of the session's task group, cancelled at its end.
+    func sources<C: Clock>(stop: AsyncStream<Void>, clock: C) -> [@Sendable () async -> Void]
     where C.Duration == Duration {
-        let wall = sync.map { startWall($0, clock: clock) } ?? []
+        let wall = sync.map { wallSources($0, clock: clock) } ?? []
         return wall + [
-            Task { await readSensor() },
-            Task { await readInput() },
-            Task { await readPlayer() },
-            Task { await remote.run() },
-            Task { [remote, player] in for await _ in remote.arrivals { await player.remoteChanged() } },
-            Task { await tellTheTime(clock: clock) },
-            Task {
+            { await readSensor() },
+            { await readInput() },
+            { await readPlayer() },
+            { await remote.run() },
+            { [remote, player] in for await _ in remote.arrivals { await player.remoteChanged() } },
+            { await tellTheTime(clock: clock) },
+            {
                 for await _ in stop { break }
                 feed.yield(.stop)
             },
-            Task { await keepMetrics(clock: clock) },
-            Task { await watchWhatStartedUs(clock: clock) },
-            Task { await Allocator.giveBackFreedEveryMinute(on: clock) },
+            { await keepMetrics(clock: clock) },
+            { await watchWhatStartedUs(clock: clock) },
+            { await Allocator.giveBackFreedEveryMinute(on: clock) },
         ]
     }
 
     /// A wall's tasks: the group's link, the player following it, this screen's role, the group's
     /// clips and turns.
-    private func startWall<C: Clock>(_ sync: SyncLink, clock: C) -> [Task<Void, Never>] where C.Duration == Duration {
+    private func wallSources<C: Clock>(_ sync: SyncLink, clock: C) -> [@Sendable () async -> Void]
+    where C.Duration == Duration {
         [
-            Task { await sync.run() },
-            Task { [player] in
+            { await sync.run() },
+            { [player] in
                 // A leader says its next item ahead; a follower of the clock has none to say.
                 var announce: (@Sendable (ScheduleAnchor) -> Void)?
                 if sync.settings.follow == .leader { announce = { anchor in sync.announce(anchor) } }
                 await player.follow(
                     GroupLink(groupTime: { sync.groupTime() }, anchor: { sync.anchor() }, announce: announce))
             },
-            Task { [feed] in
+            { [feed] in
                 // Whether this screen may step and play clips for the wall, or follows its leader.
                 for await role in sync.roles { feed.yield(.wall(role)) }
             },
-            Task { [feed, player] in
+            { [feed, player] in
                 // A clip of the group's: loaded at once, held at its first frame until its instant.
                 for await (name, at) in sync.clips {
                     await player.startClip(at: at)
                     feed.yield(.command(.play(name), from: .group))
                 }
             },
-            Task { [feed] in
+            { [feed] in
                 // The wall's orientation, taken by every node at the instant the group said.
                 for await (o, at) in sync.turns {
                     let wait = min(2, max(0, at - (sync.groupTime() ?? at)))

@@ -21,6 +21,8 @@ public final class TestClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var sleepers: [Sleeper] = []
         var nextID = 0
+        /// Sleepers cancelled before they were kept.
+        var cancelled: Set<Int> = []
     }
 
     private let state = Mutex(State())
@@ -37,16 +39,25 @@ public final class TestClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let due = state.withLock { s -> Bool in
+                // Cancelled before the sleeper was kept: the cancel handler found none to wake.
+                let due = state.withLock { s -> Bool? in
+                    if s.cancelled.remove(id) != nil { return nil }
                     guard deadline > s.now else { return true }
                     s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return false
                 }
-                if due { continuation.resume() }
+                switch due {
+                case nil: continuation.resume(throwing: CancellationError())
+                case true?: continuation.resume()
+                case false?: break
+                }
             }
         } onCancel: {
             let sleeper = state.withLock { s -> Sleeper? in
-                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else {
+                    s.cancelled.insert(id)
+                    return nil
+                }
                 return s.sleepers.remove(at: i)
             }
             sleeper?.continuation.resume(throwing: CancellationError())
