@@ -46,18 +46,31 @@ public struct MQTTService: Service {
     public func run() async throws {
         guard let client = connect() else { return }
         let published = PublishedState()
+        // Whatever may change the state: the session's status (pushed as it changes), a new
+        // connection or a refused command (`nil`: the last status again).
+        let (wakes, wake) = AsyncStream.makeStream(of: SessionStatus?.self, bufferingPolicy: .bufferingNewest(4))
+        let statuses = Task { [session] in
+            for await status in session.statusUpdates() { wake.yield(status) }
+            wake.finish()
+        }
         let screenshots = Task { await publishScreenshots(client, published) }
-        let events = Task { await follow(client.events, client, published) }
+        let events = Task { await follow(client.events, client, published, wake) }
         defer {
             events.cancel()
             screenshots.cancel()
+            statuses.cancel()
             client.close(finalMessage: (availability, "offline"))
         }
         var droppedSaid = 0
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            noteDropped(client, said: &droppedSaid)
-            await publishState(client, published)
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(250)) }
+        var last: SessionStatus?
+        await withGracefulShutdownHandler {
+            for await status in wakes {
+                last = status ?? last
+                noteDropped(client, said: &droppedSaid)
+                if let last { await publishState(last, client, published) }
+            }
+        } onGracefulShutdown: {
+            wake.finish()
         }
     }
 
@@ -101,7 +114,8 @@ public struct MQTTService: Service {
     /// The connection's events: at each connection the subscriptions, the availability and the
     /// discovery; each command message carried out.
     private func follow(
-        _ events: MQTTClient.Events, _ client: MQTTClient, _ published: PublishedState
+        _ events: MQTTClient.Events, _ client: MQTTClient, _ published: PublishedState,
+        _ wake: AsyncStream<SessionStatus?>.Continuation
     ) async {
         var said: String?
         for await e in events {
@@ -122,6 +136,7 @@ public struct MQTTService: Service {
                 }
                 await published.forget()
                 await published.setConnected(true)
+                wake.yield(nil)
             case .disconnected(let why):
                 await published.setConnected(false)
                 if why != said { logger.warning("mqtt: \(settings.url): \(why); trying again") }
@@ -133,17 +148,18 @@ public struct MQTTService: Service {
                 logger.warning(
                     "mqtt: a retained message on \(topic) was not carried out: commands act only when sent live")
                 await published.refuse("\(topic.dropFirst(base.count + 1)): retained: commands act only when sent live")
+                wake.yield(nil)
             case .message(let topic, let payload, _, false):
                 if let refusal = await command(topic: topic, payload: String(decoding: payload, as: UTF8.self)) {
                     await published.refuse(refusal)
+                    wake.yield(nil)
                 }
             }
         }
     }
 
     /// The session's state, published when it changed.
-    private func publishState(_ client: MQTTClient, _ published: PublishedState) async {
-        guard let s = await session.currentStatus() else { return }
+    private func publishState(_ s: SessionStatus, _ client: MQTTClient, _ published: PublishedState) async {
         let refusal = await published.refusal
         var state = State(
             device: s.device, interface: s.interface, locked: s.locked, scene: s.scenes.last ?? "",
@@ -350,6 +366,8 @@ actor PublishedState {
 public protocol FleetSession: Sendable {
     /// The session's state now; `nil` once it has ended.
     func currentStatus() async -> SessionStatus?
+    /// The session's state now, then as it changes, for as long as it plays.
+    func statusUpdates() -> AsyncStream<SessionStatus>
     /// A PNG of what the screen shows, or `nil` when none could be taken.
     func screenshotPNG() async -> [UInt8]?
     /// An action asked for, answered as the control socket answers it.

@@ -32,6 +32,7 @@ public actor PlaySession {
     private var lastRequest = 0
     /// The loop has ended: requests are refused at once instead of waiting for it.
     private var ended = false
+    private let statusFeed = StatusFeed()
 
     /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
     /// `environment` is where the display backend is looked for (the process's own by default).
@@ -101,6 +102,7 @@ public actor PlaySession {
         // A compositor that goes away is found by asking it, not by mpv (which may live on).
         core.presenceInterval = 2
         for job in shell.sources(stop: stop, clock: clock) { sources.addTask(operation: job) }
+        sources.addTask { [statusFeed] in await statusFeed.run { await self.currentStatus() } }
         var timer = DeadlineTimer(clock, origin: origin)
         defer { timer.cancel() }
         // mpv's process loaded libmpv while the display was found and the sources started; the
@@ -118,6 +120,7 @@ public actor PlaySession {
             timer.schedule(core.nextDeadline) { [feed] in feed.yield(.tick) }
             guard let input = await iterator.next() else { return }
             if input == .tick { timer.fired() }
+            statusFeed.changed()
             effects = core.handle(input, at: now())
         }
     }
@@ -156,6 +159,9 @@ public actor PlaySession {
 
     /// The session's state now.
     public func currentStatus() async -> SessionStatus? { await ask { .status(request: $0) }.status }
+
+    /// The session's state now, then as it changes (``StatusFeed``), for as long as it plays.
+    public nonisolated func statusUpdates() -> AsyncStream<SessionStatus> { statusFeed.subscribe() }
 
     /// A PNG of what the screen shows (as `ctl screenshot` takes it), or `nil` when none could be taken.
     public func screenshotPNG() async -> [UInt8]? {

@@ -5,6 +5,8 @@ import Foundation
 public import Logging
 public import OrientationCore
 import ServiceLifecycle
+import Session
+import Settings
 import Systemd
 import UnixSignals
 import UprightMetrics
@@ -69,7 +71,19 @@ public enum PlayServices {
         let reloader = ReloadService(session: session, path: configurationPath, logger: logger, overrides: overrides)
         if web.listen != nil {
             let backend = WebBackend(
-                request: { line in await session.control(line) }, metrics: { session.metrics.text },
+                request: { line in await session.control(line) },
+                statusUpdates: {
+                    let updates = session.statusUpdates()
+                    return AsyncStream { continuation in
+                        let relay = Task {
+                            for await status in updates {
+                                continuation.yield(Redact.text(ControlReply(ok: true, status: status).line))
+                            }
+                            continuation.finish()
+                        }
+                        continuation.onTermination = { _ in relay.cancel() }
+                    }
+                }, metrics: { session.metrics.text },
                 content: page.uploads.map { ContentFolder(path: $0, maxBytes: Int(web.uploadMaxMB * 1_048_576)) },
                 configuration: page.configurationFile.map {
                     ConfigurationFile(path: $0, reload: { await reloader.reload() })

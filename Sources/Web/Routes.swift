@@ -140,20 +140,36 @@ extension WebPage {
         var response = Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: .init { writer in
+                // The session pushes its status as it changes, and every 15 s: a line that did not
+                // change is a comment, which keeps proxies from closing the stream.
+                let updates =
+                    backend.statusUpdates?()
+                    ?? AsyncStream { continuation in
+                        Task {
+                            continuation.yield(await backend.request(#"{"command": "status"}"#))
+                            continuation.finish()
+                        }
+                    }
+                // Ended by the server's graceful shutdown, or by the session's end.
+                let (lines, end) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1))
+                let relay = Task {
+                    for await reply in updates { end.yield(reply) }
+                    end.finish()
+                }
+                defer { relay.cancel() }
                 var last = ""
-                var quiet = 0
-                while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                    let reply = await backend.request(#"{"command": "status"}"#)
-                    if reply != last {
+                try await withGracefulShutdownHandler {
+                    for await reply in lines {
+                        guard reply != last else {
+                            try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                            continue
+                        }
                         last = reply
-                        quiet = 0
                         try await writer.write(
                             ByteBuffer(string: "event: status\ndata: \(reply.trimmingCharacters(in: .newlines))\n\n"))
-                    } else {
-                        quiet += 1
-                        if quiet % 15 == 0 { try await writer.write(ByteBuffer(string: ": still here\n\n")) }
                     }
-                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+                } onGracefulShutdown: {
+                    end.finish()
                 }
                 try await writer.finish(nil)
             })

@@ -17,6 +17,9 @@ import Synchronization
 /// metrics' text, and the content and configuration the page edits.
 public struct WebBackend: Sendable {
     public var request: @Sendable (String) async -> String
+    /// The status as reply lines, now and then as it changes (pushed by the session); without it
+    /// the page's events send the status once a connection.
+    public var statusUpdates: (@Sendable () -> AsyncStream<String>)?
     public var metrics: (@Sendable () -> String)?
     public var content: ContentFolder?
     public var configuration: ConfigurationFile?
@@ -28,12 +31,14 @@ public struct WebBackend: Sendable {
     public var playlist: [(entry: String, schedule: Schedule?)]
 
     public init(
-        request: @escaping @Sendable (String) async -> String, metrics: (@Sendable () -> String)? = nil,
+        request: @escaping @Sendable (String) async -> String,
+        statusUpdates: (@Sendable () -> AsyncStream<String>)? = nil, metrics: (@Sendable () -> String)? = nil,
         content: ContentFolder? = nil, configuration: ConfigurationFile? = nil, device: String = "",
         scenes: [String] = [], clips: [String] = [], playlist: [(entry: String, schedule: Schedule?)] = []
     ) {
         self.playlist = playlist
         self.request = request
+        self.statusUpdates = statusUpdates
         self.device = device
         self.scenes = scenes
         self.clips = clips
