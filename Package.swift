@@ -89,7 +89,10 @@ let package = Package(
         ),
 
         // The session's rules as a value (pure): inputs in, effects out; `upright play` and the dry run drive it.
-        .target(name: "Session", dependencies: ["OrientationCore", "Playback"], swiftSettings: strict),
+        // Every record that crosses a boundary (the control socket's replies and the status, the
+        // MQTT state, Home Assistant's discovery, the play log's lines): one Codable type each.
+        .target(name: "Wire", dependencies: ["OrientationCore", "Playback"], swiftSettings: strict),
+        .target(name: "Session", dependencies: ["OrientationCore", "Playback", "Wire"], swiftSettings: strict),
         // The settings as values (the configuration reads into them): no C library, no I/O.
         .target(name: "Settings", dependencies: ["OrientationCore"], swiftSettings: strict),
         // The player's rules as a value (pure): mpv's events, scans and requests in, mpv commands out.
@@ -133,7 +136,7 @@ let package = Package(
         .target(
             name: "Control",
             dependencies: [
-                "Blocking", "Session", "UnixSocket",
+                "Blocking", "Session", "Wire", "UnixSocket",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -142,7 +145,7 @@ let package = Package(
         .target(
             name: "UprightMetrics",
             dependencies: [
-                "OrientationCore", "Playback", "Sensors", "Session", "Web",
+                "OrientationCore", "Playback", "Sensors", "Session", "Wire", "Web",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -152,7 +155,7 @@ let package = Package(
         .target(
             name: "Fleet",
             dependencies: [
-                "Config", "MQTT", "OrientationCore", "Session", "Settings",
+                "Config", "MQTT", "OrientationCore", "Session", "Wire", "Settings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -161,7 +164,7 @@ let package = Package(
         .target(
             name: "WallLink",
             dependencies: [
-                "Config", "MQTT", "OrientationCore", "Session", "Settings", "Sync",
+                "Config", "MQTT", "OrientationCore", "Session", "Wire", "Settings", "Sync",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -171,7 +174,7 @@ let package = Package(
                 "Blocking", "CEC", "Config", "Display", "Files", "Input", "Memory", "MPV", "MQTT", "OrientationCore",
                 "Picture",
                 "Playback", "Player", "RemoteCache", "Sensors", "Settings",
-                "Session",
+                "Session", "Wire",
                 "Sync", "Systemd", "UnixSocket", "Web", "Control", "Fleet", "UprightMetrics", "WallLink",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -185,7 +188,7 @@ let package = Package(
         ),
         // The parsers of outside bytes as fuzz targets (`make fuzz`), and their replayer.
         .target(
-            name: "FuzzTargets", dependencies: ["Config", "MPV", "Playback", "Session", "Sync", "TOML"],
+            name: "FuzzTargets", dependencies: ["Config", "MPV", "Playback", "Session", "Wire", "Sync", "TOML"],
             swiftSettings: strict),
         .executableTarget(name: "upright-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
         // The operator's page (Hummingbird): log-in, live status, controls, preview, content and
@@ -231,7 +234,7 @@ let package = Package(
                 "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display",
                 "Files", "Memory", "Playback", "Player",
                 "Settings",
-                "Session", "Systemd", "TimeSync", "UprightDaemon", "Control",
+                "Session", "Wire", "Systemd", "TimeSync", "UprightDaemon", "Control",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
@@ -272,7 +275,7 @@ let package = Package(
         .testTarget(
             name: "SessionTests",
             dependencies: [
-                "Session", "OrientationCore", .product(name: "PropertyBased", package: "swift-property-based"),
+                "Session", "Wire", "OrientationCore", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
         ),
@@ -291,7 +294,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SensorsIntegrationTests",
-            dependencies: ["Blocking", "OrientationCore", "Picture", "Session", "TestSupport", "upright"],
+            dependencies: ["Blocking", "OrientationCore", "Picture", "Session", "Wire", "TestSupport", "upright"],
             swiftSettings: strict),
         .testTarget(
             name: "TOMLTests",
@@ -342,7 +345,7 @@ let package = Package(
             name: "UprightDaemonTests",
             dependencies: [
                 "Blocking", "Control", "UprightMetrics", "WallLink", "UprightDaemon", "Config", "OrientationCore",
-                "MPV", "Session", "TestSupport", "UnixSocket",
+                "MPV", "Session", "Wire", "TestSupport", "UnixSocket",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -351,7 +354,7 @@ let package = Package(
             dependencies: [
                 "Blocking", "Control", "UprightMetrics", "WallLink", "Display", "Input", "UprightCLI", "UprightDaemon",
                 "OrientationCore", "Picture", "Sensors",
-                "Session", "TestSupport", "TimeSync", "UnixSocket",
+                "Session", "Wire", "TestSupport", "TimeSync", "UnixSocket",
                 "upright",
             ],
             resources: [.copy("Fixtures")],

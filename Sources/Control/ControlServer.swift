@@ -7,6 +7,7 @@ import NIOPosix
 import Session
 import Synchronization
 import UnixSocket
+import Wire
 
 /// The system's runtime directory for Upright: the units' `RuntimeDirectory=upright`, and the
 /// package's tmpfiles.d entry for the kiosk user's sessions (greetd), owned by `upright`.

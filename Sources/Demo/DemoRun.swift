@@ -10,6 +10,7 @@ import Sensors
 import Session
 import Settings
 import UprightDaemon
+import Wire
 
 /// `upright demo`: the built-in test pattern and the product demo's script played through the
 /// whole program (the `replay:` sensor, the policy, the player), the commands sent as the hotkey

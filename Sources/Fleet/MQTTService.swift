@@ -6,6 +6,7 @@ public import OrientationCore
 public import ServiceLifecycle
 public import Session
 import Settings
+public import Wire
 
 /// The screen as a node of an MQTT broker, with Home Assistant discovery. Topics, under
 /// `PREFIX/DEVICE/`:

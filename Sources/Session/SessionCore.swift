@@ -1,4 +1,5 @@
 public import OrientationCore
+public import Wire
 
 /// The play session's rules, as a value: no I/O and no clock. It takes every input the session
 /// reacts to, with its time, and returns the effects to carry out, in order. `upright play` loops

@@ -1,5 +1,6 @@
 public import OrientationCore
 public import Playback
+public import Wire
 
 /// Names a request that waits for a reply (a control-socket command, a reload).
 public typealias RequestID = Int

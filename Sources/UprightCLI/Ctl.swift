@@ -4,6 +4,7 @@ import Foundation
 import OrientationCore
 import Session
 import UprightDaemon
+import Wire
 
 /// `upright ctl COMMAND`: one request to a running `upright play` over its control socket.
 struct Ctl: ParsableCommand {

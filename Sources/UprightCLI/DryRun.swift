@@ -1,6 +1,7 @@
 import Foundation
 public import OrientationCore
 public import Session
+import Wire
 
 /// One timed input of a dry run, from the events file.
 public struct TimedEvent: Sendable, Hashable {

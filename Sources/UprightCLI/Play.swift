@@ -8,6 +8,7 @@ import MPV
 import Sensors
 import Session
 import UprightDaemon
+import Wire
 
 /// `upright play [FILES...]`: the main job, sensor → policy → player and display, as services.
 struct Play: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Config
 public import OrientationCore
 import Sensors
 import Session
+import Wire
 
 /// `upright replay TRACE.csv`: the classifier over a recorded trace, as fast as it runs.
 struct Replay: ParsableCommand {

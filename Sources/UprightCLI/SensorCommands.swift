@@ -17,6 +17,7 @@ import Settings
 import TimeSync
 import UnixSignals
 import UprightDaemon
+import Wire
 
 /// The sensor commands' log (standard error, through the program's log handler).
 private let log = Logger(label: "upright")

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Session
+import Wire
 
 /// The `upright` command line: the root command and its subcommands.
 public struct Upright: AsyncParsableCommand {

@@ -15,6 +15,7 @@ import Settings
 import Systemd
 public import UprightMetrics
 import WallLink
+public import Wire
 
 /// The main job's shell: every source (the sensor and the lock, the player, control requests,
 /// the display, the clock, time) feeds one input stream; one loop hands each input to

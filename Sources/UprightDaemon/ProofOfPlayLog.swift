@@ -8,6 +8,7 @@ import Settings
 import Synchronization
 import UprightMetrics
 import WallLink
+import Wire
 
 /// The proof-of-play log: ``ProofOfPlay``'s records as JSON lines, appended to `[proof_of_play]
 /// file`, which becomes `FILE.1` (the older ones `FILE.2` … up to `keep`) when it would pass

@@ -9,6 +9,7 @@ import Session
 import Synchronization
 import UprightMetrics
 import WallLink
+import Wire
 
 /// The playlist's `http://` and `https://` files: downloaded into the cache, asked again every
 /// `[cache] refresh` seconds (conditionally), with a back-off while the server fails, and handed

@@ -12,6 +12,7 @@ import UnixSignals
 import UprightMetrics
 import WallLink
 import Web
+import Wire
 
 /// `upright play` as services in one group: the session, the control socket and the SIGHUP
 /// reloader. SIGTERM and SIGINT shut the group down gracefully (the session restores the output

@@ -3,9 +3,10 @@ public import Control
 public import Display
 import Foundation
 public import OrientationCore
-public import Session
+import Session
 import UprightMetrics
 import WallLink
+public import Wire
 
 /// The control socket's requests: one JSON object per line, `{"command": NAME}` with an
 /// `"argument"` for the actions that take one (`rotate-to`, `scene-push`). The names are the

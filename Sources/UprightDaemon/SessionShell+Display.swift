@@ -6,6 +6,7 @@ import Session
 import Synchronization
 import UprightMetrics
 import WallLink
+import Wire
 
 /// The session shell's I/O for the display: whether it answers, the watches the core starts and
 /// stops, and screenshots.

@@ -18,6 +18,7 @@ import Sync
 import Systemd
 import UprightMetrics
 import WallLink
+import Wire
 
 /// What the session's effects act on, and where its inputs come from: the player, the display,
 /// the sensor's monitor, and the one input stream they all feed.

@@ -1,5 +1,6 @@
 import Session
 import Synchronization
+import Wire
 
 /// The session's status pushed to whoever listens (the page's events, MQTT's state) instead of
 /// each of them asking again and again: one producer, a source of the session, builds the status

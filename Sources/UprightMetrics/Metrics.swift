@@ -5,9 +5,10 @@ public import Playback
 public import Prometheus
 public import Sensors
 public import ServiceLifecycle
-public import Session
+import Session
 import Synchronization
 import Web
+public import Wire
 
 /// The session's Prometheus metrics, all named `upright_…`: the orientations as labelled gauges,
 /// turns by cause and strategy, transition and apply times, the sensor's state, the playing item,

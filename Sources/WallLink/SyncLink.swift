@@ -7,6 +7,7 @@ public import Session
 import Settings
 public import Sync
 import Synchronization
+public import Wire
 
 /// This screen as a node of a wall's sync group on `[mqtt]`'s broker: the transport between the
 /// broker and the group's rules (``GroupCore``, a value). It hands the core what the broker

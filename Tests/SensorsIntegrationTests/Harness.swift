@@ -3,6 +3,7 @@ import Foundation
 import Session
 import TestSupport
 import Testing
+import Wire
 
 /// The repository's root (this file is Tests/SensorsIntegrationTests/Harness.swift).
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

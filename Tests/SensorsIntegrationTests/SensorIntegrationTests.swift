@@ -2,6 +2,7 @@ import Foundation
 import Session
 import TestSupport
 import Testing
+import Wire
 
 /// The real libiio reading a fake sysfs tree in a private mount namespace, and a real iiod.
 @Suite(

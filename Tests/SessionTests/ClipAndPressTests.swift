@@ -2,6 +2,7 @@ import OrientationCore
 import PropertyBased
 import Session
 import Testing
+import Wire
 
 /// Clips started by a button, taps during a rotation, and one press that arrives two ways.
 @Suite("Session core: clips and presses")

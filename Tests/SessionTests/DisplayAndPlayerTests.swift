@@ -1,6 +1,7 @@
 import OrientationCore
 import Session
 import Testing
+import Wire
 
 /// The session's rules for its display and its player, at explicit times: the compositor late,
 /// gone and back, mpv lost, the wait that ends in a failure.

@@ -1,6 +1,7 @@
 import PropertyBased
 import Session
 import Testing
+import Wire
 
 @Suite("Home Assistant's ids and states")
 struct HomeAssistantTests {

@@ -1,5 +1,6 @@
 import Session
 import Testing
+import Wire
 
 @Suite("Repeated log lines")
 struct RepeatedLinesTests {

@@ -2,6 +2,7 @@ import OrientationCore
 import PropertyBased
 import Session
 import Testing
+import Wire
 
 /// A session core driven at explicit times: every input and the effects it returned.
 struct Run {

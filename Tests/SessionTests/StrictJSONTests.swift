@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Session
 import Testing
+import Wire
 
 @Suite("Strict JSON")
 struct StrictJSONTests {

@@ -4,6 +4,7 @@ import OrientationCore
 import Session
 import Testing
 import TimeSync
+import Wire
 
 @testable import UprightCLI
 

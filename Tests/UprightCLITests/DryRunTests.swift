@@ -2,6 +2,7 @@ import Foundation
 import OrientationCore
 import Session
 import Testing
+import Wire
 
 /// `upright replay`'s lines, each read back by the type that wrote it; one that does not read
 /// back into the same line (a key more or less, another order) fails the test.

@@ -9,6 +9,7 @@ import Testing
 import UprightDaemon
 import UprightMetrics
 import WallLink
+import Wire
 
 /// Remote playlist items through a real `upright play` and a real HTTP server on loopback: played
 /// from the cache, kept when the server is gone (a restart too), a new version taken at an item

@@ -5,6 +5,7 @@ import Session
 import TestSupport
 import Testing
 import UprightDaemon
+import Wire
 
 /// The power plan in the real `upright play`, on a real headless sway, with the wall clock moved
 /// by libfaketime (Debian's `faketime` package): the screen goes off at 22:00 and on at 07:00.

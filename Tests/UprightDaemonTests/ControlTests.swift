@@ -12,6 +12,7 @@ import Testing
 import UnixSocket
 import UprightMetrics
 import WallLink
+import Wire
 
 @testable import UprightDaemon
 

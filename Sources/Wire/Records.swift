@@ -108,6 +108,22 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     /// The wall's sync group, and how this screen follows it (the shell adds it); `nil` without one.
     public var sync: SyncReport?
 
+    public init(
+        device: DeviceOrientation, locked: Bool, interface: InterfaceOrientation, strategy: AppliedStrategy,
+        scenes: [String], sensor: String, display: DisplayReport, lastDecision: RotationDecision.Record?,
+        suggestion: InterfaceOrientation?, playing: String?, queued: [String], clip: String?,
+        clipsQueued: [String] = [], input: InputReport = InputReport(), screen: ScreenPower? = nil,
+        screenNextChange: String? = nil, powerPlanFollowed: Bool? = nil, mqtt: String? = nil,
+        failed: [ItemFailure] = []
+    ) {
+        (self.device, self.locked, self.interface, self.strategy) = (device, locked, interface, strategy)
+        (self.scenes, self.sensor, self.display, self.lastDecision) = (scenes, sensor, display, lastDecision)
+        (self.suggestion, self.playing, self.queued, self.clip) = (suggestion, playing, queued, clip)
+        (self.clipsQueued, self.input, self.screen) = (clipsQueued, input, screen)
+        (self.screenNextChange, self.powerPlanFollowed, self.mqtt, self.failed) =
+            (screenNextChange, powerPlanFollowed, mqtt, failed)
+    }
+
     enum CodingKeys: String, CodingKey {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
