@@ -160,6 +160,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // The proof-of-play log: what played, as JSON lines in a rotated file.
+        .target(
+            name: "PlayLog",
+            dependencies: [
+                "Config", "OrientationCore", "Session", "Settings", "Wire",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         // A wall's group over MQTT: the transport of `Sync.GroupCore`.
         .target(
             name: "WallLink",
@@ -175,7 +183,7 @@ let package = Package(
                 "Picture",
                 "Playback", "Player", "RemoteCache", "Sensors", "Settings",
                 "Session", "Wire",
-                "Sync", "Systemd", "UnixSocket", "Web", "Control", "Fleet", "UprightMetrics", "WallLink",
+                "Sync", "Systemd", "UnixSocket", "Web", "Control", "Fleet", "PlayLog", "UprightMetrics", "WallLink",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

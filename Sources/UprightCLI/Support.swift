@@ -12,7 +12,6 @@ import Settings
 import Synchronization
 import Systemd
 import UprightDaemon
-import Wire
 
 /// A failure that has already been worded for the user, exit status 1: printed as
 /// `upright: error: MESSAGE`, or as it is when it is a diagnostic that names its own place

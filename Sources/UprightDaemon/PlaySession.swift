@@ -1,6 +1,5 @@
 import Blocking
 public import Config
-import Control
 import Display
 public import Fleet
 import Foundation
@@ -14,7 +13,6 @@ public import Session
 import Settings
 import Systemd
 public import UprightMetrics
-import WallLink
 public import Wire
 
 /// The main job's shell: every source (the sensor and the lock, the player, control requests,

@@ -1,5 +1,4 @@
 import Config
-import Control
 import Files
 import Foundation
 import Logging
@@ -7,8 +6,6 @@ import Playback
 import RemoteCache
 import Session
 import Synchronization
-import UprightMetrics
-import WallLink
 import Wire
 
 /// The playlist's `http://` and `https://` files: downloaded into the cache, asked again every

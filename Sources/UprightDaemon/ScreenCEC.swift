@@ -1,8 +1,5 @@
 import Blocking
 import CEC
-import Control
-import UprightMetrics
-import WallLink
 
 /// The TV's power over HDMI-CEC with the power plan, as `screen.cec` says: `auto` uses the
 /// first adapter present (none: nothing to do), `off` none, a path that adapter.

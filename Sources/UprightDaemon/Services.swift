@@ -10,7 +10,6 @@ import Settings
 import Systemd
 import UnixSignals
 import UprightMetrics
-import WallLink
 import Web
 import Wire
 

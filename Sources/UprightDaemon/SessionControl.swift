@@ -4,8 +4,6 @@ public import Display
 import Foundation
 public import OrientationCore
 import Session
-import UprightMetrics
-import WallLink
 public import Wire
 
 /// The control socket's requests: one JSON object per line, `{"command": NAME}` with an

@@ -4,8 +4,6 @@ import Display
 import Foundation
 import Session
 import Synchronization
-import UprightMetrics
-import WallLink
 import Wire
 
 /// The session shell's I/O for the display: whether it answers, the watches the core starts and

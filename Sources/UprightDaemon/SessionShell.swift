@@ -8,6 +8,7 @@ import Input
 import Logging
 import Memory
 import OrientationCore
+import PlayLog
 import Playback
 import Player
 import RemoteCache

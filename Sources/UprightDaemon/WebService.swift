@@ -1,12 +1,9 @@
 public import Config
-import Control
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
-import UprightMetrics
-import WallLink
 import Web
 
 extension WebSettings {

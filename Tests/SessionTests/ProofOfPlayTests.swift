@@ -1,6 +1,5 @@
 import Session
 import Testing
-import Wire
 
 @Suite("Proof of play")
 struct ProofOfPlayTests {

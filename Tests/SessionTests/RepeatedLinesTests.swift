@@ -1,6 +1,5 @@
 import Session
 import Testing
-import Wire
 
 @Suite("Repeated log lines")
 struct RepeatedLinesTests {

@@ -2,7 +2,6 @@ import Foundation
 import PropertyBased
 import Session
 import Testing
-import Wire
 
 @Suite("Strict JSON")
 struct StrictJSONTests {

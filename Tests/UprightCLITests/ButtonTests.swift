@@ -6,7 +6,6 @@ import OrientationCore
 import Session
 import TestSupport
 import Testing
-import Wire
 
 /// Buttons and remotes through `upright play`: input devices fed by FIFOs carrying the real
 /// `input_event` layout (this machine has no `/dev/input`), the session and libmpv real.

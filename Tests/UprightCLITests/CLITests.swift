@@ -4,7 +4,6 @@ import OrientationCore
 import Session
 import Testing
 import TimeSync
-import Wire
 
 @testable import UprightCLI
 

@@ -4,8 +4,6 @@ import Foundation
 import TestSupport
 import Testing
 import UprightDaemon
-import UprightMetrics
-import WallLink
 
 /// SIGHUP and SIGTERM sent to a real `upright play` process.
 @Suite("upright play signals", .serialized)

@@ -7,8 +7,6 @@ import Session
 import TestSupport
 import Testing
 import UprightDaemon
-import UprightMetrics
-import WallLink
 import Wire
 
 /// Remote playlist items through a real `upright play` and a real HTTP server on loopback: played

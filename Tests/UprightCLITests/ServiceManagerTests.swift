@@ -6,8 +6,6 @@ import Synchronization
 import TestSupport
 import Testing
 import UprightDaemon
-import UprightMetrics
-import WallLink
 
 /// `upright play` under a service manager: a datagram socket stands in for systemd's
 /// `NOTIFY_SOCKET`, and a FIFO for a stream that stalls.

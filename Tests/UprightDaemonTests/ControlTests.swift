@@ -10,8 +10,6 @@ import Synchronization
 import TestSupport
 import Testing
 import UnixSocket
-import UprightMetrics
-import WallLink
 import Wire
 
 @testable import UprightDaemon

@@ -1,20 +1,17 @@
-import Config
-import Control
+public import Config
 import Foundation
-import Logging
+public import Logging
 import OrientationCore
 import Session
 import Settings
 import Synchronization
-import UprightMetrics
-import WallLink
 import Wire
 
 /// The proof-of-play log: ``ProofOfPlay``'s records as JSON lines, appended to `[proof_of_play]
 /// file`, which becomes `FILE.1` (the older ones `FILE.2` … up to `keep`) when it would pass
 /// `max_mb`. A file that cannot be written is logged (once until it can be again) and playback
 /// goes on; the records of that time are lost, nothing else.
-final class ProofOfPlayLog: Sendable {
+public final class ProofOfPlayLog: Sendable {
     private let settings: ProofOfPlaySettings
     private let path: String
     private let logger: Logger
@@ -25,17 +22,17 @@ final class ProofOfPlayLog: Sendable {
     private let state = Mutex(State())
 
     /// `nil` when the settings name no file.
-    init?(settings: ProofOfPlaySettings, logger: Logger) {
+    public init?(settings: ProofOfPlaySettings, logger: Logger) {
         guard let path = settings.file else { return nil }
         (self.settings, self.path, self.logger) = (settings, path, logger)
     }
 
-    func playing(_ item: String) { record { $0.playing(item, at: $1) } }
-    func failed(_ item: String, reason: String) { record { $0.failed(item, reason: reason, at: $1) } }
-    func stalled() { record { $0.stalled(at: $1) } }
-    func idle() { record { $0.idle(at: $1) } }
-    func stopped() { record { $0.stopped(at: $1) } }
-    func leave() { state.withLock { $0.plays.leave(at: Date().timeIntervalSince1970) } }
+    public func playing(_ item: String) { record { $0.playing(item, at: $1) } }
+    public func failed(_ item: String, reason: String) { record { $0.failed(item, reason: reason, at: $1) } }
+    public func stalled() { record { $0.stalled(at: $1) } }
+    public func idle() { record { $0.idle(at: $1) } }
+    public func stopped() { record { $0.stopped(at: $1) } }
+    public func leave() { state.withLock { $0.plays.leave(at: Date().timeIntervalSince1970) } }
 
     /// One line as written.
     struct Line: Encodable {
