@@ -204,7 +204,7 @@ let package = Package(
         .target(
             name: "Web",
             dependencies: [
-                "Blocking", "Config", "Files", "OrientationCore", "Settings",
+                "Blocking", "Config", "Files", "OrientationCore", "Settings", "Wire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

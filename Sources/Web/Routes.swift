@@ -7,6 +7,7 @@ import NIOCore
 import OrientationCore
 import ServiceLifecycle
 import Settings
+import Wire
 
 extension WebPage {
     func addRoutes(to router: Router<PageContext>) {
@@ -53,11 +54,8 @@ extension WebPage {
         addConfigurationRoutes(to: router)
     }
 
-    /// Whether a control reply says `"ok": true`.
-    static func isOK(_ reply: String) -> Bool {
-        struct Reply: Decodable { let ok: Bool }
-        return (try? JSONDecoder().decode(Reply.self, from: Data(reply.utf8)))?.ok ?? false
-    }
+    /// Whether a control reply says `"ok": true` (read by ``ControlReply``, the type that wrote it).
+    static func isOK(_ reply: String) -> Bool { ControlReply.read(reply)?.ok ?? false }
 
     static func asset(_ text: String, _ type: String) -> Response {
         var r = Response.text(.ok, text, type: type)
@@ -179,34 +177,19 @@ extension WebPage {
 
     /// The screen as a PNG, from the session's screenshot.
     func screenshot() async throws -> Response {
-        let line = await backend.request(#"{"command": "screenshot"}"#)
-        guard let reply = ControlReplyPNG(line: line) else {
-            return Response.text(.serviceUnavailable, "no screenshot: \(ControlReplyPNG.error(line) ?? "no reply")\n")
+        let reply = ControlReply.read(await backend.request(#"{"command": "screenshot"}"#))
+        guard let reply, reply.ok, let shot = reply.screenshot, let png = Data(base64Encoded: shot.png) else {
+            return Response.text(.serviceUnavailable, "no screenshot: \(reply?.error ?? "no reply")\n")
         }
         return Response(
-            status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: reply.png)))
+            status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: png)))
     }
 }
 
-/// A screenshot reply's PNG, read back from the control line.
-struct ControlReplyPNG {
-    let png: [UInt8]
-
-    init?(line: String) {
-        struct Reply: Decodable {
-            struct Shot: Decodable { let png: String }
-            let ok: Bool
-            let screenshot: Shot?
-        }
-        guard let reply = try? JSONDecoder().decode(Reply.self, from: Data(line.utf8)), reply.ok,
-            let base64 = reply.screenshot?.png, let data = Data(base64Encoded: base64)
-        else { return nil }
-        png = Array(data)
-    }
-
-    static func error(_ line: String) -> String? {
-        struct Reply: Decodable { let error: String? }
-        return (try? JSONDecoder().decode(Reply.self, from: Data(line.utf8)))?.error
+extension ControlReply {
+    /// A reply line read back by the type that wrote it; `nil` for anything else.
+    static func read(_ line: String) -> ControlReply? {
+        try? JSONDecoder().decode(ControlReply.self, from: Data(line.utf8))
     }
 }
 

@@ -10,7 +10,9 @@ import Testing
 /// (the splash) and stays on it, never black nor the frozen picture, and the stream comes back on
 /// screen once the server does. The times are measured, not judged, here (the suite loads the
 /// machine): bounds of 3 s and 5 s catch a slate or a return that does not come; the figures are
-/// `make bench`'s.
+/// `make bench`'s. Each time is when mpv answered the screenshot that showed it, and one
+/// screenshot may take a second or two on a loaded machine (a full `make test` once measured a
+/// slate at 2.03 s among nine of 0.15-0.44 s); any look after 2 s that shows no slate is wrong.
 @Suite("Live streams and their slate")
 struct LiveStreamPlayTests {
     /// A server that can be stopped and started again on its port.
@@ -196,7 +198,10 @@ struct LiveStreamPlayTests {
         let (slate, back, wrong) = try await Self.outages(
             of: server, stream: { r, g, b in g > 180 && r < 80 && b < 80 }, name: "rtsp", slateWithin: 2, backWithin: 5)
         #expect(wrong.isEmpty, "\(wrong)")
-        #expect(slate.count == 10 && slate.allSatisfy { $0 <= 2 }, "the slate after: \(slate)")
+        print(
+            "\(#function): the slate after \(slate.map { ($0 * 1000).rounded() }) ms, back after \(back.map { ($0 * 1000).rounded() }) ms"
+        )
+        #expect(slate.count == 10 && slate.allSatisfy { $0 <= 3 }, "the slate after: \(slate)")
         #expect(back.count == 10 && back.allSatisfy { $0 <= 5 }, "the stream back after: \(back)")
     }
 
@@ -212,7 +217,10 @@ struct LiveStreamPlayTests {
         // The server's going away is seen by Upright's idle connection to it, before mpv has
         // played out the segment it holds.
         #expect(wrong.isEmpty, "\(wrong)")
-        #expect(slate.count == 10 && slate.allSatisfy { $0 <= 2 }, "the slate after: \(slate)")
+        print(
+            "\(#function): the slate after \(slate.map { ($0 * 1000).rounded() }) ms, back after \(back.map { ($0 * 1000).rounded() }) ms"
+        )
+        #expect(slate.count == 10 && slate.allSatisfy { $0 <= 3 }, "the slate after: \(slate)")
         #expect(back.count == 10 && back.allSatisfy { $0 <= 5 }, "the stream back after: \(back)")
     }
 }

@@ -30,7 +30,7 @@ struct PageRoutesTests {
             var settings = WebSettings()
             settings.passwordFile = dir + "/pw"
             let backend = WebBackend(
-                request: { _ in #"{"ok": true, "status": {"device": "unknown"}}"# },
+                request: { _ in #"{"ok": true, "message": "done"}"# },
                 configuration: ConfigurationFile(path: dir + "/u.toml", reload: { "reloaded" }), device: "kiosk")
             page = try WebPage(settings: settings, backend: backend, logger: Logger(label: "test"))
         }
