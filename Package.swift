@@ -319,7 +319,7 @@ let package = Package(
         .testTarget(
             name: "WebTests",
             dependencies: [
-                "Config", "Web", .product(name: "PropertyBased", package: "swift-property-based"),
+                "Config", "Web", "Wire", .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),

@@ -173,12 +173,15 @@ public actor PlaySession {
     /// Answers one control-socket request line with one reply line (JSON); a bad request gets an
     /// error reply and changes nothing.
     /// A URL's secrets (a password, a token) are masked in the reply (``Redact``).
-    public func control(_ line: String) async -> String {
+    public func control(_ line: String) async -> String { Redact.text(await reply(to: line).line) }
+
+    /// The same reply as a value (the page encodes it itself, its secrets masked as here).
+    public func reply(to line: String) async -> ControlReply {
         switch ControlRequest.parse(line) {
-        case .failure(let e): return Redact.text(ControlReply.refused(e.description).line)
-        case .success(.status): return Redact.text(await ask { .status(request: $0) }.line)
-        case .success(.screenshot): return await ask { .screenshot(request: $0) }.line
-        case .success(.action(let action)): return Redact.text(await request(action).line)
+        case .failure(let e): return ControlReply.refused(e.description)
+        case .success(.status): return await ask { .status(request: $0) }
+        case .success(.screenshot): return await ask { .screenshot(request: $0) }
+        case .success(.action(let action)): return await request(action)
         }
     }
 

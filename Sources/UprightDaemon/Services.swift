@@ -71,7 +71,7 @@ public enum PlayServices {
         let reloader = ReloadService(session: session, path: configurationPath, logger: logger, overrides: overrides)
         if web.listen != nil {
             let backend = WebBackend(
-                request: { line in await session.control(line) },
+                request: { line in await session.reply(to: line) },
                 statusUpdates: {
                     let updates = session.statusUpdates()
                     return AsyncStream { continuation in

@@ -33,7 +33,7 @@ extension WebPage {
         router.get("/static/page.js") { _, _ in Self.asset(Pages.script, "text/javascript; charset=utf-8") }
         router.get("/static/login.js") { _, _ in Self.asset(Pages.loginScript, "text/javascript; charset=utf-8") }
 
-        router.get("/api/status") { _, _ in Response.json(.ok, await backend.request(#"{"command": "status"}"#)) }
+        router.get("/api/status") { _, _ in Self.reply(await backend.request(#"{"command": "status"}"#)) }
         router.get("/api/events") { _, _ in events() }
         router.post("/api/action") { request, _ in
             let body = try await request.body.collect(upTo: 64 * 1024)
@@ -41,9 +41,7 @@ extension WebPage {
             guard !line.contains("\n") else {
                 return Response.json(.badRequest, #"{"ok": false, "error": "one JSON object on one line"}"#)
             }
-            let reply = await backend.request(line)
-            return Response.json(
-                Self.isOK(reply) ? .ok : .unprocessableContent, reply)
+            return Self.reply(await backend.request(line))
         }
         router.get("/api/screenshot.png") { _, _ in try await screenshot() }
         router.get("/metrics") { _, _ in
@@ -54,8 +52,11 @@ extension WebPage {
         addConfigurationRoutes(to: router)
     }
 
-    /// Whether a control reply says `"ok": true` (read by ``ControlReply``, the type that wrote it).
-    static func isOK(_ reply: String) -> Bool { ControlReply.read(reply)?.ok ?? false }
+    /// A control reply as the page answers it: 200 when it is `ok`, else 422; its line with a URL's
+    /// secrets masked, as the control socket writes it.
+    static func reply(_ reply: ControlReply) -> Response {
+        Response.json(reply.ok ? .ok : .unprocessableContent, Redact.text(reply.line))
+    }
 
     static func asset(_ text: String, _ type: String) -> Response {
         var r = Response.text(.ok, text, type: type)
@@ -144,7 +145,7 @@ extension WebPage {
                     backend.statusUpdates?()
                     ?? AsyncStream { continuation in
                         Task {
-                            continuation.yield(await backend.request(#"{"command": "status"}"#))
+                            continuation.yield(Redact.text(await backend.request(#"{"command": "status"}"#).line))
                             continuation.finish()
                         }
                     }
@@ -177,19 +178,12 @@ extension WebPage {
 
     /// The screen as a PNG, from the session's screenshot.
     func screenshot() async throws -> Response {
-        let reply = ControlReply.read(await backend.request(#"{"command": "screenshot"}"#))
-        guard let reply, reply.ok, let shot = reply.screenshot, let png = Data(base64Encoded: shot.png) else {
-            return Response.text(.serviceUnavailable, "no screenshot: \(reply?.error ?? "no reply")\n")
+        let reply = await backend.request(#"{"command": "screenshot"}"#)
+        guard reply.ok, let shot = reply.screenshot, let png = Data(base64Encoded: shot.png) else {
+            return Response.text(.serviceUnavailable, "no screenshot: \(reply.error ?? "no reply")\n")
         }
         return Response(
             status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: png)))
-    }
-}
-
-extension ControlReply {
-    /// A reply line read back by the type that wrote it; `nil` for anything else.
-    static func read(_ line: String) -> ControlReply? {
-        try? JSONDecoder().decode(ControlReply.self, from: Data(line.utf8))
     }
 }
 

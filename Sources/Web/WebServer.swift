@@ -11,12 +11,14 @@ import NIOPosix
 import NIOSSL
 public import OrientationCore
 import Synchronization
+public import Wire
 
 /// What the page shows and does, given by the running session: the control socket's handler (a
 /// request line in, a reply line out: the one vocabulary of actions), the screen's PNG, the
 /// metrics' text, and the content and configuration the page edits.
 public struct WebBackend: Sendable {
-    public var request: @Sendable (String) async -> String
+    /// The session's reply to a request line (the control socket's vocabulary), as a value.
+    public var request: @Sendable (String) async -> ControlReply
     /// The status as reply lines, now and then as it changes (pushed by the session); without it
     /// the page's events send the status once a connection.
     public var statusUpdates: (@Sendable () -> AsyncStream<String>)?
@@ -31,7 +33,7 @@ public struct WebBackend: Sendable {
     public var playlist: [(entry: String, schedule: Schedule?)]
 
     public init(
-        request: @escaping @Sendable (String) async -> String,
+        request: @escaping @Sendable (String) async -> ControlReply,
         statusUpdates: (@Sendable () -> AsyncStream<String>)? = nil, metrics: (@Sendable () -> String)? = nil,
         content: ContentFolder? = nil, configuration: ConfigurationFile? = nil, device: String = "",
         scenes: [String] = [], clips: [String] = [], playlist: [(entry: String, schedule: Schedule?)] = []

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import Testing
 import Web
+import Wire
 
 /// The page's routes in process (HummingbirdTesting's router, no listener, no `upright play`):
 /// the log-in and its form token, the session and its CSRF token, a change from another site,
@@ -30,7 +31,7 @@ struct PageRoutesTests {
             var settings = WebSettings()
             settings.passwordFile = dir + "/pw"
             let backend = WebBackend(
-                request: { _ in #"{"ok": true, "message": "done"}"# },
+                request: { _ in ControlReply(ok: true, message: "done") },
                 configuration: ConfigurationFile(path: dir + "/u.toml", reload: { "reloaded" }), device: "kiosk")
             page = try WebPage(settings: settings, backend: backend, logger: Logger(label: "test"))
         }
