@@ -5,9 +5,9 @@ public import Logging
 import NIOCore
 import NIOPosix
 import Session
-import Wire
 import Synchronization
 import UnixSocket
+import Wire
 
 /// The system's runtime directory for Upright: the units' `RuntimeDirectory=upright`, and the
 /// package's tmpfiles.d entry for the kiosk user's sessions (greetd), owned by `upright`.
