@@ -1,7 +1,7 @@
 import Blocking
 public import Config
 import Display
-public import Fleet
+import Fleet
 import Foundation
 import Input
 public import Logging
@@ -31,7 +31,7 @@ public actor PlaySession {
     private var lastRequest = 0
     /// The loop has ended: requests are refused at once instead of waiting for it.
     private var ended = false
-    private let statusFeed = StatusFeed()
+    let statusFeed = StatusFeed()
 
     /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
     /// `environment` is where the display backend is looked for (the process's own by default).
@@ -156,35 +156,6 @@ public actor PlaySession {
         await ask { .command(action, from: origin, request: $0) }
     }
 
-    /// The session's state now.
-    public func currentStatus() async -> SessionStatus? { await ask { .status(request: $0) }.status }
-
-    /// The session's state now, then as it changes (``StatusFeed``), for as long as it plays.
-    public nonisolated func statusUpdates() -> AsyncStream<SessionStatus> { statusFeed.subscribe() }
-
-    /// A PNG of what the screen shows (as `ctl screenshot` takes it), or `nil` when none could be taken.
-    public func screenshotPNG() async -> [UInt8]? {
-        guard let shot = await ask({ .screenshot(request: $0) }).screenshot,
-            let png = Data(base64Encoded: shot.png)
-        else { return nil }
-        return [UInt8](png)
-    }
-
-    /// Answers one control-socket request line with one reply line (JSON); a bad request gets an
-    /// error reply and changes nothing.
-    /// A URL's secrets (a password, a token) are masked in the reply (``Redact``).
-    public func control(_ line: String) async -> String { Redact.text(await reply(to: line).line) }
-
-    /// The same reply as a value (the page encodes it itself, its secrets masked as here).
-    public func reply(to line: String) async -> ControlReply {
-        switch ControlRequest.parse(line) {
-        case .failure(let e): return ControlReply.refused(e.description)
-        case .success(.status): return await ask { .status(request: $0) }
-        case .success(.screenshot): return await ask { .screenshot(request: $0) }
-        case .success(.action(let action)): return await request(action)
-        }
-    }
-
     /// Takes a new configuration (SIGHUP): the policy, the playlist and the transition apply at
     /// once, keeping the orientation, the lock and the scenes; sensor and display settings at the
     /// next start. Returns what could not be applied, in words; the old configuration stays when
@@ -199,7 +170,8 @@ public actor PlaySession {
         return notes
     }
 
-    private func ask(_ input: (RequestID) -> SessionInput) async -> ControlReply {
+    /// `input` with a new request id, waited for until the loop answers it.
+    func ask(_ input: (RequestID) -> SessionInput) async -> ControlReply {
         guard !ended else { return .refused("the session has ended") }
         lastRequest += 1
         let id = lastRequest
@@ -210,10 +182,3 @@ public actor PlaySession {
         }
     }
 }
-
-/// Why a session ended because it could not do its job (the process exits non-zero).
-public struct SessionFailure: Error, CustomStringConvertible, Sendable {
-    public var description: String
-}
-
-extension PlaySession: FleetSession {}
