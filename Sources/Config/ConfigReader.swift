@@ -344,19 +344,7 @@ struct ConfigReader {
                     at: ["player", "removable_media"])
             }
         }
-        if let schemes = strings(p, ["player", "remote_schemes"]) {
-            let local = ["file", "av", "lavf", "edl", "memory", "unix", "fd", "fdclose", "null", "mf", "dvd", "bd"]
-            if let bad = schemes.first(where: { s in
-                local.contains(s.lowercased()) || s.isEmpty
-                    || !s.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" })
-            }) {
-                error(
-                    "'player.remote_schemes' names network schemes such as \"udp\", not '\(bad)' (a remote list "
-                        + "never opens local files, devices or mpv's own protocols)", at: ["player", "remote_schemes"])
-            } else {
-                player.remoteSchemes = schemes.map { $0.lowercased() }
-            }
-        }
+        if let schemes = strings(p, ["player", "remote_schemes"]) { readRemoteSchemes(schemes, into: &player) }
         if let device = string(p, ["player", "audio_device"]) {
             player.audioDevice = device.isEmpty || device == "auto" ? nil : device
         }
@@ -388,7 +376,26 @@ struct ConfigReader {
                     at: ["player", "stall_timeout"])
             }
         }
-        guard let v = p["mpv"] else { return }
+        if let v = p["mpv"] { readMPV(v, into: &player) }
+    }
+
+    /// `[player] remote_schemes`: network schemes a remote list may name besides the default ones.
+    mutating func readRemoteSchemes(_ schemes: [String], into player: inout PlayerSettings) {
+        let local = ["file", "av", "lavf", "edl", "memory", "unix", "fd", "fdclose", "null", "mf", "dvd", "bd"]
+        if let bad = schemes.first(where: { s in
+            local.contains(s.lowercased()) || s.isEmpty
+                || !s.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" })
+        }) {
+            error(
+                "'player.remote_schemes' names network schemes such as \"udp\", not '\(bad)' (a remote list "
+                    + "never opens local files, devices or mpv's own protocols)", at: ["player", "remote_schemes"])
+        } else {
+            player.remoteSchemes = schemes.map { $0.lowercased() }
+        }
+    }
+
+    /// `[player.mpv]`: mpv's options as they are, each a string, a number or true/false.
+    mutating func readMPV(_ v: TOMLValue, into player: inout PlayerSettings) {
         guard let m = v.table else {
             error("'player.mpv' must be a table ([player.mpv])", at: ["player", "mpv"])
             return

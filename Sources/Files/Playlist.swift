@@ -157,33 +157,7 @@ extension Playlist {
         var watch: [String] = []
         let entries = settings.playlist.map { entry in
             if let cached, RemoteItem.isList(entry, options: settings.itemOptions[entry]) {
-                guard let list = cached(entry) else {
-                    return PlaylistScan.Entry(entry: entry, items: [], description: "\(entry): not downloaded yet")
-                }
-                guard case .success(let text) = remoteList(list) else {
-                    return PlaylistScan.Entry(
-                        entry: entry, items: [],
-                        description: "\(entry): \(remoteList(list).failure ?? "cannot be read"); none of it plays")
-                }
-                // Only files and streams over the network: a line naming anything else never reaches mpv.
-                let allowed = RemoteItem.streamSchemes + settings.remoteSchemes
-                var refused: [PlaylistScan.Refused] = []
-                let listed = RemoteItem.items(ofList: text, base: entry).filter { url in
-                    guard let why = RemoteItem.refusal(of: url, allowed: allowed) else { return true }
-                    // Named as it was written, cut short (a list's line is anyone's words).
-                    let line = url.count > 160 ? String(url.prefix(160)) + "…" : url
-                    refused.append(PlaylistScan.Refused(line: line, reason: why))
-                    return false
-                }
-                let files = listed.compactMap { url in
-                    RemoteItem.isCached(url) ? cached(url).map { (url, $0) } : (url, url)
-                }
-                return PlaylistScan.Entry(
-                    entry: entry,
-                    items: files.map { PlaylistScan.Item($0.1, stamp: stamp($0.1), origin: $0.0 == $0.1 ? nil : $0.0) },
-                    description: "\(entry): a list of \(listed.count) items, \(files.count) ready"
-                        + (refused.isEmpty ? "" : ", \(refused.count) refused"),
-                    refused: refused)
+                return listEntry(entry, settings: settings, cached: cached)
             }
             if let cached, RemoteItem.isCached(entry, options: settings.itemOptions[entry]) {
                 guard let file = cached(entry) else {
@@ -216,6 +190,37 @@ extension Playlist {
         return PlaylistScan(
             entries: entries, stick: stick, settlesIn: settles.map { $0.timeIntervalSince(now) }, watch: watch,
             weekday: local.weekday, minute: local.minute, second: local.second)
+    }
+
+    /// A remote list's entry: its lines that are files or streams over the network, each played from
+    /// the cache when it is cached (a line naming anything else never reaches mpv: it is refused,
+    /// named as written, cut short, with why).
+    static func listEntry(_ entry: String, settings: PlayerSettings, cached: (String) -> String?) -> PlaylistScan.Entry
+    {
+        guard let list = cached(entry) else {
+            return PlaylistScan.Entry(entry: entry, items: [], description: "\(entry): not downloaded yet")
+        }
+        let text: String
+        switch remoteList(list) {
+        case .success(let t): text = t
+        case .failure(let why):
+            return PlaylistScan.Entry(entry: entry, items: [], description: "\(entry): \(why); none of it plays")
+        }
+        let allowed = RemoteItem.streamSchemes + settings.remoteSchemes
+        var refused: [PlaylistScan.Refused] = []
+        let listed = RemoteItem.items(ofList: text, base: entry).filter { url in
+            guard let why = RemoteItem.refusal(of: url, allowed: allowed) else { return true }
+            let line = url.count > 160 ? String(url.prefix(160)) + "…" : url
+            refused.append(PlaylistScan.Refused(line: line, reason: why))
+            return false
+        }
+        let files = listed.compactMap { url in RemoteItem.isCached(url) ? cached(url).map { (url, $0) } : (url, url) }
+        return PlaylistScan.Entry(
+            entry: entry,
+            items: files.map { PlaylistScan.Item($0.1, stamp: stamp($0.1), origin: $0.0 == $0.1 ? nil : $0.0) },
+            description: "\(entry): a list of \(listed.count) items, \(files.count) ready"
+                + (refused.isEmpty ? "" : ", \(refused.count) refused"),
+            refused: refused)
     }
 
     /// The longest remote list read (bytes): a list names files, a million bytes is thousands of them.
@@ -260,11 +265,4 @@ public enum LocalTime {
 public struct ListProblem: Error, CustomStringConvertible, Sendable {
     public let description: String
     init(_ d: String) { description = d }
-}
-
-extension Result where Failure == ListProblem {
-    var failure: String? {
-        if case .failure(let p) = self { return p.description }
-        return nil
-    }
 }

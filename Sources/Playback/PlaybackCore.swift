@@ -250,21 +250,8 @@ public struct PlaybackCore: Sendable {
         case .sample(let sample): return stallCheck(sample, at: now)
         case .shapeSample(let shape): return shapeSampled(shape, at: now)
         case .added(let entry): return added(entry)
-        case .removeRefused(let entry):
-            // mpv plays it again already (a lagging event): it stays, and the next look decides.
-            if let path = paths[entry], !entries.contains(where: { $0.id == entry }) { entries.append((entry, path)) }
-            if entry == droppedSplash { leadingSplash = entry }
-            refreshAtNextStart = true
-            return []
-        case .guarded(let passed):
-            guard !guards.isEmpty else { return [] }
-            let batch = guards.removeFirst()
-            guard !passed else { return [] }
-            // mpv had moved on: nothing was done; the change is made at its next start.
-            for e in batch.removed where !entries.contains(where: { $0.id == e.id }) { entries.append(e) }
-            adding.removeFirst(min(batch.adds, adding.count))
-            refreshAtNextStart = true
-            return []
+        case .removeRefused(let entry): return removeRefused(entry)
+        case .guarded(let passed): return guarded(passed: passed)
         case .clip(let file, let position): return playClip(file, position: position, at: now)
         case .step(let step, let request):
             holdFollowing(at: now)
@@ -298,6 +285,26 @@ public struct PlaybackCore: Sendable {
             return []
         case .placementSample(let sample): return placementSampled(sample)
         }
+    }
+
+    /// mpv plays the entry it was asked to remove (a lagging event): it stays, and the next look decides.
+    private mutating func removeRefused(_ entry: Int64) -> [PlaybackEffect] {
+        if let path = paths[entry], !entries.contains(where: { $0.id == entry }) { entries.append((entry, path)) }
+        if entry == droppedSplash { leadingSplash = entry }
+        refreshAtNextStart = true
+        return []
+    }
+
+    /// A guarded batch was carried out, or not: mpv had moved on, nothing was done, and the
+    /// change is made at its next start.
+    private mutating func guarded(passed: Bool) -> [PlaybackEffect] {
+        guard !guards.isEmpty else { return [] }
+        let batch = guards.removeFirst()
+        guard !passed else { return [] }
+        for e in batch.removed where !entries.contains(where: { $0.id == e.id }) { entries.append(e) }
+        adding.removeFirst(min(batch.adds, adding.count))
+        refreshAtNextStart = true
+        return []
     }
 
     /// The file of each entry the core added, by id, including those removed lately.

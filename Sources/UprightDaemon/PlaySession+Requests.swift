@@ -13,6 +13,20 @@ extension PlaySession {
     /// The session's state now, then as it changes (``StatusFeed``), for as long as it plays.
     public nonisolated func statusUpdates() -> AsyncStream<SessionStatus> { statusFeed.subscribe() }
 
+    /// The same as status reply lines, a URL's secrets masked (the page's events).
+    public nonisolated func statusLines() -> AsyncStream<String> {
+        let updates = statusUpdates()
+        return AsyncStream { continuation in
+            let relay = Task {
+                for await status in updates {
+                    continuation.yield(Redact.text(ControlReply(ok: true, status: status).line))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in relay.cancel() }
+        }
+    }
+
     /// A PNG of what the screen shows (as `ctl screenshot` takes it), or `nil` when none could be taken.
     public func screenshotPNG() async -> [UInt8]? {
         guard let shot = await ask({ .screenshot(request: $0) }).screenshot,

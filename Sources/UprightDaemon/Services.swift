@@ -5,13 +5,10 @@ import Foundation
 public import Logging
 public import OrientationCore
 import ServiceLifecycle
-import Session
-import Settings
 import Systemd
 import UnixSignals
 import UprightMetrics
 import Web
-import Wire
 
 /// `upright play` as services in one group: the session, the control socket and the SIGHUP
 /// reloader. SIGTERM and SIGINT shut the group down gracefully (the session restores the output
@@ -72,18 +69,7 @@ public enum PlayServices {
         if web.listen != nil {
             let backend = WebBackend(
                 request: { line in await session.reply(to: line) },
-                statusUpdates: {
-                    let updates = session.statusUpdates()
-                    return AsyncStream { continuation in
-                        let relay = Task {
-                            for await status in updates {
-                                continuation.yield(Redact.text(ControlReply(ok: true, status: status).line))
-                            }
-                            continuation.finish()
-                        }
-                        continuation.onTermination = { _ in relay.cancel() }
-                    }
-                }, metrics: { session.metrics.text },
+                statusUpdates: { session.statusLines() }, metrics: { session.metrics.text },
                 content: page.uploads.map { ContentFolder(path: $0, maxBytes: Int(web.uploadMaxMB * 1_048_576)) },
                 configuration: page.configurationFile.map {
                     ConfigurationFile(path: $0, reload: { await reloader.reload() })

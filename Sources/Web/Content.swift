@@ -109,22 +109,9 @@ public struct ContentFolder: Sendable {
     /// partial file removed). `length` is the request's Content-Length when it gave one.
     func receive(name asked: String, length: Int?, body: RequestBody) async -> Result<Int, UploadError> {
         let name: String
-        switch Self.check(name: asked) {
+        switch admit(name: asked, length: length) {
         case .success(let n): name = n
-        case .failure(let e): return .failure(.refused(e.description))
-        }
-        if let length, length > maxBytes {
-            return .failure(
-                .tooLarge("the file is \(length) bytes; uploads are limited to \(maxBytes) bytes ([web] upload_max_mb)")
-            )
-        }
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            return .failure(.unavailable("the upload folder \(path) is missing: \(systemError(errno))"))
-        }
-        if let length, let free = freeBytes(), free < length + (64 << 20) {
-            return .failure(
-                .noSpace("\(path) has \(free >> 20) MB free; the file needs \(length >> 20) MB and 64 MB are kept"))
+        case .failure(let e): return .failure(e)
         }
         let temporary = "\(path)/.upload-\(WebPage.token().prefix(16))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
@@ -147,18 +134,7 @@ public struct ContentFolder: Sendable {
                         buffer.getBytes(at: buffer.readerIndex, length: min(376 - head.count, buffer.readableBytes))
                         ?? []
                 }
-                // Off the cooperative pool: a write may wait for the disk.
-                let e = await Blocking.run { () -> Int32 in
-                    buffer.withUnsafeReadableBytes { raw -> Int32 in
-                        var offset = 0
-                        while offset < raw.count {
-                            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                            if n <= 0 { return n < 0 ? errno : EIO }
-                            offset += n
-                        }
-                        return 0
-                    }
-                }
+                let e = await Self.write(buffer, to: fd)
                 if e != 0 {
                     return fail(
                         e == ENOSPC ? .noSpace("\(path) is full") : .unavailable("writing \(name): \(systemError(e))"))
@@ -181,6 +157,46 @@ public struct ContentFolder: Sendable {
             return .failure(.unavailable("cannot put \(name) in \(path): \(systemError(e))"))
         }
         return .success(written)
+    }
+
+    /// The upload's name as it is kept, or why it is refused before a byte is written: a name that
+    /// leaves the folder, a length over the limit, a missing folder, too little free space.
+    func admit(name asked: String, length: Int?) -> Result<String, UploadError> {
+        let name: String
+        switch Self.check(name: asked) {
+        case .success(let n): name = n
+        case .failure(let e): return .failure(.refused(e.description))
+        }
+        if let length, length > maxBytes {
+            return .failure(
+                .tooLarge("the file is \(length) bytes; uploads are limited to \(maxBytes) bytes ([web] upload_max_mb)")
+            )
+        }
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            return .failure(.unavailable("the upload folder \(path) is missing: \(systemError(errno))"))
+        }
+        if let length, let free = freeBytes(), free < length + (64 << 20) {
+            return .failure(
+                .noSpace("\(path) has \(free >> 20) MB free; the file needs \(length >> 20) MB and 64 MB are kept"))
+        }
+        return .success(name)
+    }
+
+    /// Writes `buffer` whole to `fd` off the cooperative pool (a write may wait for the disk);
+    /// 0, or the error number.
+    static func write(_ buffer: ByteBuffer, to fd: Int32) async -> Int32 {
+        await Blocking.run { () -> Int32 in
+            buffer.withUnsafeReadableBytes { raw -> Int32 in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n <= 0 { return n < 0 ? errno : EIO }
+                    offset += n
+                }
+                return 0
+            }
+        }
     }
 
     /// Removes `name` from the folder; why not, when it cannot.

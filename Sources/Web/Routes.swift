@@ -286,13 +286,15 @@ extension WebPage {
         }
     }
 
+    /// The configuration's answer to a check or a save: its diagnostics, and after a save the reload's words.
+    struct Checked: Encodable {
+        let ok: Bool
+        let diagnostics: [DiagnosticJSON]
+        var reload: String?
+        var error: String?
+    }
+
     func addConfigurationRoutes(to router: Router<PageContext>) {
-        struct Checked: Encodable {
-            let ok: Bool
-            let diagnostics: [DiagnosticJSON]
-            var reload: String?
-            var error: String?
-        }
         router.get("/api/config") { _, _ in
             guard let file = backend.configuration else {
                 return Self.failure(.notFound, "this session was started without a configuration file")
@@ -313,43 +315,45 @@ extension WebPage {
                     return Self.failure(.notFound, "this session was started without a configuration file")
                 }
                 let posted = String(buffer: try await request.body.collect(upTo: 512 * 1024))
-                let current = (try? String(contentsOfFile: file.path, encoding: .utf8)) ?? ""
-                let text: String
-                switch ConfigurationFile.unmasked(posted, current: current) {
-                case .success(let t): text = t
-                case .failure(let changed):
-                    let diagnostics = changed.lines.map {
-                        Diagnostic(
-                            file: file.path, line: $0, column: 1, severity: .error,
-                            message: "a hidden secret (\(Redact.mask)) on a changed line: type the secret again")
-                    }
-                    return Response.json(
-                        .unprocessableContent,
-                        Self.encoded(Checked(ok: false, diagnostics: diagnostics.map(DiagnosticJSON.init))))
-                }
-                // What the page may not change is refused first, alone: the check of a path it
-                // may not name would say whether that path exists.
-                let refused =
-                    settings.editAll
-                    ? []
-                    : PageEdit.refusals(
-                        posted: text, current: current, file: file.path, uploads: backend.content?.path ?? "")
-                let diagnostics = refused.isEmpty ? file.check(text) : refused
-                let errors = diagnostics.filter { $0.severity == .error }
-                var answer = Checked(ok: errors.isEmpty, diagnostics: diagnostics.map(DiagnosticJSON.init))
-                guard saves, errors.isEmpty else {
-                    return Response.json(errors.isEmpty ? .ok : .unprocessableContent, Self.encoded(answer))
-                }
-                if let why = file.save(text) {
-                    answer.error = why
-                    return Response.json(
-                        .serviceUnavailable,
-                        Self.encoded(Checked(ok: false, diagnostics: answer.diagnostics, error: why)))
-                }
-                logger.notice("web: \(file.path) saved from \(context.client); reloading")
-                answer.reload = await file.reload()
-                return Response.json(.ok, Self.encoded(answer))
+                return await checkOrSave(posted, file: file, saves: saves, from: context.client)
             }
         }
+    }
+
+    /// A configuration posted from the page: its masked secrets put back, what the page may not
+    /// change refused first (alone: the check of a path it may not name would say whether that
+    /// path exists), then checked, and with `saves` written and applied.
+    func checkOrSave(_ posted: String, file: ConfigurationFile, saves: Bool, from client: String) async -> Response {
+        let current = (try? String(contentsOfFile: file.path, encoding: .utf8)) ?? ""
+        let text: String
+        switch ConfigurationFile.unmasked(posted, current: current) {
+        case .success(let t): text = t
+        case .failure(let changed):
+            let diagnostics = changed.lines.map {
+                Diagnostic(
+                    file: file.path, line: $0, column: 1, severity: .error,
+                    message: "a hidden secret (\(Redact.mask)) on a changed line: type the secret again")
+            }
+            return Response.json(
+                .unprocessableContent,
+                Self.encoded(Checked(ok: false, diagnostics: diagnostics.map(DiagnosticJSON.init))))
+        }
+        let refused =
+            settings.editAll
+            ? []
+            : PageEdit.refusals(posted: text, current: current, file: file.path, uploads: backend.content?.path ?? "")
+        let diagnostics = refused.isEmpty ? file.check(text) : refused
+        let errors = diagnostics.filter { $0.severity == .error }
+        var answer = Checked(ok: errors.isEmpty, diagnostics: diagnostics.map(DiagnosticJSON.init))
+        guard saves, errors.isEmpty else {
+            return Response.json(errors.isEmpty ? .ok : .unprocessableContent, Self.encoded(answer))
+        }
+        if let why = file.save(text) {
+            return Response.json(
+                .serviceUnavailable, Self.encoded(Checked(ok: false, diagnostics: answer.diagnostics, error: why)))
+        }
+        logger.notice("web: \(file.path) saved from \(client); reloading")
+        answer.reload = await file.reload()
+        return Response.json(.ok, Self.encoded(answer))
     }
 }
