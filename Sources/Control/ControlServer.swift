@@ -81,64 +81,88 @@ public struct ControlError: Error, CustomStringConvertible, Sendable {
 
 /// The control socket: a Unix stream socket (mode 0600, in a 0700 directory) taking JSON lines.
 /// Only peers of the same user (or root) are served: `SO_PEERCRED` is checked on every
-/// connection. Served by SwiftNIO on the process's one event-loop group (NIO's shared one, which
-/// the metrics server uses too), whatever the number of clients; a
-/// connection's requests are answered in order, each by the asynchronous handler in a task. A
+/// connection. Served by SwiftNIO's async channels on the process's one event-loop group (NIO's
+/// shared one, which the page uses too), whatever the number of clients: each connection in a
+/// task of its own, its requests answered in order, the next read only once a reply is written
+/// (what a peer sends beyond a few reads waits in its socket: a connection's queue is bounded). A
 /// connection idle for 30 s is closed, and beyond ``connectionLimit`` open connections the one
-/// idle longest makes room for the new one. When `accept` fails (EMFILE, ENFILE: the descriptor
-/// limit), the server logs it and tries again a second later; the listener stays open for as long
-/// as the server runs. A bad request gets an error reply; nothing a peer sends stops it.
+/// idle longest makes room for the new one. When descriptors run low (EMFILE would stop `accept`),
+/// the older half of the idle connections is closed and the server logs it; the listener stays
+/// open for as long as the server runs. A bad request gets an error reply; nothing a peer sends
+/// stops it.
+///
+/// The listener hands out each accepted connection as a plain `Channel`, reads off, registered
+/// with the open connections at once; its task wraps it in a `NIOAsyncChannel` and closes it.
+/// NIO's own wrapping at accept would leave an accepted connection not yet handed out when the
+/// server stops with a writer never finished, which NIO traps.
 public final class ControlServer: Sendable {
     public let path: String
     /// Open connections at the most: a monitoring system that never closes its own cannot make
     /// the socket deaf.
     public static let connectionLimit = 64
-    private let listener: any Channel
+    /// How long a connection may wait between requests.
+    static let idleLimit: Duration = .seconds(30)
+    /// Descriptors the process keeps free for everything else (folder scans, mpv, downloads):
+    /// with fewer left, the older half of the idle connections is closed, so that `accept` never
+    /// meets the limit for want of them.
+    static let reserve = 16
+    typealias Listener = NIOAsyncChannel<any Channel, Never>
+    typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    private let listener: Mutex<Listener?>
     private let connections: Connections
+    private let serving = Mutex<Task<Void, Never>?>(nil)
+    private let lastLow = Mutex<ContinuousClock.Instant?>(nil)
+    let group: Bool
+    let logger: Logger
+    let handler: @Sendable (String) async -> String
 
-    /// Binds `path`; throws when another Upright answers there or the socket cannot be made.
-    /// With `group`, the socket is open to the process's group too (mode 0660; members are
-    /// checked by their credentials): for the runtime directory a systemd unit makes.
+    /// Binds `path` and serves it until ``stop()``; throws when another Upright answers there or
+    /// the socket cannot be made. With `group`, the socket is open to the process's group too
+    /// (mode 0660; members are checked by their credentials): for the runtime directory a
+    /// systemd unit makes.
     public init(
         path: String, group: Bool = false, logger: Logger = Logger(label: "upright"),
         handler: @escaping @Sendable (String) async -> String
     ) async throws(ControlError) {
-        self.path = path
+        (self.path, self.group, self.logger, self.handler) = (path, group, logger, handler)
         try Self.prepare(path)
         let connections = Connections()
         self.connections = connections
-        // The socket file is made with the process's umask (0755 under 0022: no one else may connect,
-        // since connecting needs write permission), then set to 0600 (0660). The umask is not
-        // changed around the bind: it is the whole process's, and a helper program started by
-        // another task meanwhile would keep the narrow one for good (a browser started so in the
-        // tests could not enter its own profile and exited).
-        do {
-            listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .serverChannelOption(.backlog, value: 64)
-                .serverChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            AcceptFailure(logger: logger, connections: connections))
-                    }
-                }
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandlers([
-                            IdleStateHandler(readTimeout: .seconds(30)),
-                            RequestHandler(handler: handler, connections: connections, group: group),
-                        ])
-                    }
-                }
-                .bind(unixDomainSocketPath: path).get()
-        } catch {
-            throw ControlError("cannot listen on \(path): \(error)")
-        }
-        chmod(path, group ? 0o660 : 0o600)
+        listener = Mutex(try await Self.bind(path, group: group, connections: connections))
+        let task = Task { [self] in await serve() }
+        serving.withLock { $0 = task }
     }
 
     /// The same with a handler that answers at once.
     public convenience init(path: String, answer: @escaping @Sendable (String) -> String) async throws(ControlError) {
         try await self.init(path: path, logger: Logger(label: "upright"), handler: { line in answer(line) })
+    }
+
+    /// The socket file is made with the process's umask (0755 under 0022: no one else may connect,
+    /// since connecting needs write permission), then set to 0600 (0660). The umask is not changed
+    /// around the bind: it is the whole process's, and a helper program started by another task
+    /// meanwhile would keep the narrow one for good (a browser started so in the tests could not
+    /// enter its own profile and exited).
+    private static func bind(_ path: String, group: Bool, connections: Connections) async throws(ControlError)
+        -> Listener
+    {
+        do {
+            // A burst of clients waits in the kernel's queue (no descriptor of the process's) while
+            // their connections are taken one by one.
+            let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.backlog, value: 1024)
+                .childChannelOption(.autoRead, value: false)
+                .bind(unixDomainSocketPath: path) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        connections.add(channel)
+                        return channel
+                    }
+                }
+            chmod(path, group ? 0o660 : 0o600)
+            return listener
+        } catch {
+            throw ControlError("cannot listen on \(path): \(error)")
+        }
     }
 
     /// Makes the private directory; refuses a path where another Upright answers and removes a
@@ -160,57 +184,87 @@ public final class ControlServer: Sendable {
         unlink(path)
     }
 
-    /// Serving starts with the server; kept for the services' shape.
-    public func start() {}
-
-    /// Stops listening, closes the open connections and removes the socket file.
-    public func stop() {
-        listener.close(promise: nil)
-        connections.closeAll()
-        unlink(path)
-    }
-
-    /// Open connections now, for status and tests.
-    public var openConnections: Int { connections.count }
-}
-
-/// One connection: checks the peer, splits lines, answers them one after the other (each by the
-/// handler in a task) and writes each reply back as one line. Lives on the connection's event loop.
-private final class RequestHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-    let handler: @Sendable (String) async -> String
-    let connections: Connections
-    /// Members of the process's group are served too.
-    let group: Bool
-    private var lines = LineBuffer()
-    private var pending: [String] = []
-    private var admitted = false
-    private var busy = false
-    private var context: ChannelHandlerContext?
-
-    init(handler: @escaping @Sendable (String) async -> String, connections: Connections, group: Bool) {
-        (self.handler, self.connections, self.group) = (handler, connections, group)
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
-    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
-
-    func channelActive(context: ChannelHandlerContext) {
-        connections.add(context.channel)
-        context.fireChannelActive()
-        guard let options = context.channel as? any SocketOptionProvider else { return refuse() }
-        let peer: EventLoopFuture<PeerCredentials> = options.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
-        peer.assumeIsolated().whenComplete { result in
-            guard case .success(let peer) = result, self.admits(peer) else { return self.refuse() }
-            self.admitted = true
-            self.next()
+    /// Accepts until stopped, each connection served in a child task; idle connections closed
+    /// every second; when the listener fails, it listens again a second later.
+    private func serve() async {
+        await withDiscardingTaskGroup { tasks in
+            tasks.addTask { [self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    connections.closeIdle(longerThan: Self.idleLimit)
+                    makeRoom()
+                }
+            }
+            while !Task.isCancelled, let current = listener.withLock({ $0 }) {
+                do {
+                    try await current.executeThenClose { inbound in
+                        for try await channel in inbound {
+                            makeRoom()
+                            tasks.addTask { [self] in await answer(channel) }
+                        }
+                    }
+                } catch {
+                    if !Task.isCancelled {
+                        logger.error("control socket: the listener failed (\(error)); listening again in 1 s")
+                    }
+                }
+                try? await Task.sleep(for: .seconds(1))
+                guard !Task.isCancelled else { break }
+                unlink(path)
+                let again = try? await Self.bind(path, group: group, connections: connections)
+                listener.withLock { $0 = again ?? $0 }
+            }
+            tasks.cancelAll()
         }
     }
 
-    /// This user and root, and with `group` the members of this process's group.
-    private func admits(_ peer: PeerCredentials) -> Bool {
+    /// One connection: wrapped on its event loop (only while it is open: a wrapper made is always
+    /// closed by `executeThenClose`), the peer checked, its lines answered in order, each reply
+    /// one line.
+    private func answer(_ channel: any Channel) async {
+        defer {
+            connections.remove(channel)
+            channel.close(promise: nil)
+        }
+        let wrapped = try? await channel.eventLoop.submit { () throws -> Connection? in
+            guard channel.isActive else { return nil }
+            let connection = try Connection(
+                wrappingChannelSynchronously: channel,
+                configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 4)))
+            try? channel.syncOptions?.setOption(.autoRead, value: true)
+            return connection
+        }.get()
+        guard let connection = wrapped ?? nil else { return }
+        try? await connection.executeThenClose { inbound, outbound in
+            guard await admits(channel) else {
+                let who = group ? "its own user and group" : "its own user"
+                let refusal = ControlReply.refused("permission denied: the control socket serves \(who) only").line
+                try await outbound.write(ByteBuffer(string: refusal + "\n"))
+                return
+            }
+            var lines = LineBuffer()
+            for try await chunk in inbound {
+                for line in lines.add(Array(chunk.readableBytesView)) {
+                    connections.use(channel, busy: true)
+                    let reply = await handler(line)
+                    connections.use(channel, busy: false)
+                    try await outbound.write(ByteBuffer(string: reply + "\n"))
+                }
+                if lines.overflowed {
+                    try await outbound.write(ByteBuffer(string: LineBuffer.tooLong + "\n"))
+                    return
+                }
+            }
+        }
+    }
+
+    /// This user and root, and with `group` the members of this process's group (`SO_PEERCRED`).
+    private func admits(_ channel: any Channel) async -> Bool {
+        guard let options = channel as? any SocketOptionProvider,
+            let peer: PeerCredentials = try? await options.unsafeGetSocketOption(
+                level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
+            ).get()
+        else { return false }
         if peer.uid == geteuid() || peer.uid == 0 { return true }
         guard group else { return false }
         if peer.gid == getegid() { return true }
@@ -221,60 +275,49 @@ private final class RequestHandler: ChannelInboundHandler {
         return line.split(whereSeparator: \.isWhitespace).dropFirst().contains { UInt32($0) == getegid() }
     }
 
-    /// Only this user (or root, or the group) is served (`SO_PEERCRED`).
-    private func refuse() {
-        let who = group ? "its own user and group" : "its own user"
-        write(ControlReply.refused("permission denied: the control socket serves \(who) only").line)
-        context?.close(promise: nil)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        connections.remove(context.channel)
-        context.fireChannelInactive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let chunk = unwrapInboundIn(data)
-        pending += lines.add(Array(chunk.readableBytesView))
-        if lines.overflowed {
-            pending = []
-            write(LineBuffer.tooLong)
-            context.close(promise: nil)
-            return
+    /// With fewer than ``reserve`` descriptors left, the older half of the idle connections is
+    /// closed (`accept` may be waiting for one: no new connection would say so); logged at most
+    /// once a minute.
+    private func makeRoom() {
+        guard let left = Self.descriptorsLeft(), left < Self.reserve else { return }
+        let closed = connections.closeOlderIdleHalf()
+        let now = ContinuousClock.now
+        let log = lastLow.withLock { last in
+            guard last.map({ now - $0 > .seconds(60) }) ?? true else { return false }
+            last = now
+            return true
         }
-        next()
+        guard log else { return }
+        logger.warning(
+            "control socket: descriptors running low (\(left) left); closed \(closed) idle connections to keep accepting"
+        )
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent, !busy { context.close(promise: nil) }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    /// Answers the next pending line, unless one is being answered.
-    private func next() {
-        guard admitted, !busy, !pending.isEmpty, let context else { return }
-        busy = true
-        connections.use(context.channel, busy: true)
-        let line = pending.removeFirst()
-        let (handler, loop) = (handler, context.eventLoop)
-        let this = NIOLoopBound(self, eventLoop: loop)
-        Task {
-            let reply = await handler(line)
-            loop.execute {
-                let handler = this.value
-                handler.busy = false
-                if let channel = handler.context?.channel { handler.connections.use(channel, busy: false) }
-                handler.write(reply)
-                handler.next()
-            }
+    /// The descriptors the process may still open (`RLIMIT_NOFILE` less those open): 0 when
+    /// even the look at them needs one it cannot have.
+    static func descriptorsLeft() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        guard let open = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count else {
+            return errno == EMFILE || errno == ENFILE ? 0 : nil
         }
+        return Int(min(limit.rlim_cur, rlim_t(Int.max))) - open
     }
 
-    private func write(_ line: String) {
-        guard let context else { return }
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: line + "\n")), promise: nil)
+    /// Serving starts with the server; kept for the services' shape.
+    public func start() {}
+
+    /// Stops listening, closes the open connections (and any accepted later) and removes the
+    /// socket file.
+    public func stop() {
+        serving.withLock { $0?.cancel() }
+        listener.withLock { $0?.channel.close(promise: nil) }
+        connections.closeAll()
+        unlink(path)
     }
 
+    /// Open connections now, for status and tests.
+    public var openConnections: Int { connections.count }
 }
 
 /// `struct ucred` (pid, uid, gid), which Glibc's module map hides behind _GNU_SOURCE.
@@ -285,7 +328,8 @@ private struct PeerCredentials: Sendable {
 }
 
 /// The open connections, with which is busy and when each was last used: beyond the limit, the
-/// one idle longest is closed.
+/// one idle longest is closed. Once closed for good (the server stopped), a connection accepted
+/// late is closed as it comes.
 private final class Connections: Sendable {
     private struct Entry {
         var channel: any Channel
@@ -293,69 +337,61 @@ private final class Connections: Sendable {
         var used = ContinuousClock.now
     }
 
-    private let open = Mutex<[ObjectIdentifier: Entry]>([:])
+    private let open = Mutex<(entries: [ObjectIdentifier: Entry], closed: Bool)>(([:], false))
 
-    var count: Int { open.withLock { $0.count } }
+    var count: Int { open.withLock { $0.entries.count } }
 
     /// Registers a new connection, closing the one idle longest when the limit is passed.
     func add(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        let evicted: (any Channel)? = open.withLock { open in
-            open[id] = Entry(channel: channel)
-            guard open.count > ControlServer.connectionLimit else { return nil }
-            let idle = open.filter { !$0.value.busy && $0.key != id }.min { $0.value.used < $1.value.used }
-            return idle.flatMap { open.removeValue(forKey: $0.key)?.channel }
+        let closing: (any Channel)? = open.withLock { open in
+            guard !open.closed else { return channel }
+            open.entries[id] = Entry(channel: channel)
+            guard open.entries.count > ControlServer.connectionLimit else { return nil }
+            let idle = open.entries.filter { !$0.value.busy && $0.key != id }.min { $0.value.used < $1.value.used }
+            return idle.flatMap { open.entries.removeValue(forKey: $0.key)?.channel }
         }
-        evicted?.close(promise: nil)
+        closing?.close(promise: nil)
     }
 
     /// Closes the older half of the idle connections (one at least); returns how many.
     func closeOlderIdleHalf() -> Int {
         let closing = open.withLock { open -> [any Channel] in
-            let idle = open.filter { !$0.value.busy }.sorted { $0.value.used < $1.value.used }
+            let idle = open.entries.filter { !$0.value.busy }.sorted { $0.value.used < $1.value.used }
             let older = idle.prefix(max(1, idle.count / 2))
-            for (id, _) in older { open[id] = nil }
+            for (id, _) in older { open.entries[id] = nil }
             return older.map(\.value.channel)
         }
         for channel in closing { channel.close(promise: nil) }
         return closing.count
     }
 
+    /// Closes the connections not busy and unused for `limit`.
+    func closeIdle(longerThan limit: Duration) {
+        let now = ContinuousClock.now
+        let closing = open.withLock { open in
+            open.entries.values.filter { !$0.busy && now - $0.used > limit }.map(\.channel)
+        }
+        for channel in closing { channel.close(promise: nil) }
+    }
+
     func use(_ channel: any Channel, busy: Bool) {
         open.withLock { open in
-            open[ObjectIdentifier(channel)]?.busy = busy
-            open[ObjectIdentifier(channel)]?.used = .now
+            open.entries[ObjectIdentifier(channel)]?.busy = busy
+            open.entries[ObjectIdentifier(channel)]?.used = .now
         }
     }
 
-    func remove(_ channel: any Channel) { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
+    func remove(_ channel: any Channel) {
+        _ = open.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
 
     func closeAll() {
-        for entry in open.withLock({ $0.values }) { entry.channel.close(promise: nil) }
-    }
-}
-
-/// A failing `accept` (EMFILE, ENFILE): logged (at most once a minute), and the older half of the
-/// idle connections is closed to give descriptors back; NIO's backoff then tries again a second
-/// later and keeps the listener open.
-private final class AcceptFailure: ChannelInboundHandler {
-    typealias InboundIn = NIOAny
-    let logger: Logger
-    let connections: Connections
-    private var lastLogged: NIODeadline?
-
-    init(logger: Logger, connections: Connections) { (self.logger, self.connections) = (logger, connections) }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let closed = connections.closeOlderIdleHalf()
-        let now = NIODeadline.now()
-        if lastLogged.map({ now - $0 > .seconds(60) }) ?? true {
-            lastLogged = now
-            logger.error(
-                "control socket: cannot accept a connection (\(error)); closed \(closed) idle connections, trying again in 1 s"
-            )
+        let closing = open.withLock { open in
+            open.closed = true
+            return open.entries.values.map(\.channel)
         }
-        context.fireErrorCaught(error)
+        for channel in closing { channel.close(promise: nil) }
     }
 }
 

@@ -195,6 +195,41 @@ struct ControlSocketTests {
         #expect(try await ControlClient.send("x", to: path) == "second")
     }
 
+    /// NIO's async listener would trap ("Deinited NIOAsyncWriter without calling finish()") on a
+    /// connection accepted but not yet handed out when the server stops. A burst of clients meets
+    /// each of fifty servers stopping: the process lives, and every client that got in sees its
+    /// connection closed (none waits out its 5 s timeout on a connection left open).
+    @Test func aServerStoppedWhileClientsConnectTrapsNothingAndLeavesNothingOpen() async throws {
+        let path = temporarySocket()
+        var leftOpen = 0
+        for round in 0..<50 {
+            let server = try await ControlServer(path: path, answer: { _ in #"{"ok": true}"# })
+            let clients = Task {
+                await withTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<16 { group.addTask { await Self.connectionWasLeftOpen(path) } }
+                    return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(round % 5))
+            server.stop()
+            leftOpen += await clients.value
+        }
+        #expect(leftOpen == 0)
+    }
+
+    /// Connects, asks, and reads until the server closes: true when the read timed out instead.
+    static func connectionWasLeftOpen(_ path: String) async -> Bool {
+        await Blocking.run { () -> Bool in
+            guard let fd = try? UnixSocket.connect(path, timeout: 5) else { return false }
+            defer { close(fd) }
+            _ = UnixSocket.sendAll(fd, Array(#"{"command": "status"}\#n"#.utf8))
+            while true {
+                guard let chunk = UnixSocket.read(fd) else { return errno == EAGAIN || errno == EWOULDBLOCK }
+                if chunk.isEmpty { return false }
+            }
+        }
+    }
+
     @Test func theRuntimeDirectoryIsTheUnitsThenTheSessionsThenTheSystems() {
         #expect(
             uprightRuntimeDirectory(["RUNTIME_DIRECTORY": "/run/upright", "XDG_RUNTIME_DIR": "/run/user/7"])
