@@ -74,6 +74,16 @@ final class Running: @unchecked Sendable {
         return condition(self)
     }
 
+    /// Ends a run given a long `--duration` once `condition` holds for its output (at most
+    /// `timeout` seconds): SIGINT, which ends `upright sensor` as its duration would, then waits.
+    /// A run cut to a short duration instead would end early on a loaded machine, before what
+    /// the test waits for.
+    func finish(timeout: Double = 20, when condition: (Running) -> Bool) async {
+        _ = await waitFor(timeout: timeout, condition)
+        if process.isRunning { process.interrupt() }
+        await wait()
+    }
+
     /// Ends the process: SIGTERM, or SIGKILL with `kill` (as a crash; iiod keeps running on SIGTERM
     /// while a client is connected).
     func stop(kill: Bool = false) {

@@ -13,12 +13,12 @@ struct SensorIntegrationTests {
         let fake = try FakeIIO()
         try fake.portrait()
         let run = try uprightInNamespace(
-            fake, ["sensor", "--uri", "local:", "--json", "--rate", "50", "--duration", "8"])
+            fake, ["sensor", "--uri", "local:", "--json", "--rate", "50", "--duration", "60"])
         #expect(await run.waitFor { orientations($0.stdout) == ["portrait"] })
         try fake.landscapeLeft()
         #expect(await run.waitFor { orientations($0.stdout).count == 2 })
         try fake.faceUp()
-        await run.wait()
+        await run.finish { orientations($0.stdout).count == 3 }
         #expect(orientations(run.stdout) == ["portrait", "landscape-left", "face-up"], "\(run.stderr)")
         #expect(
             run.stderr.contains(
@@ -49,7 +49,7 @@ struct SensorIntegrationTests {
         let fifo = fake.root.appendingPathComponent("lock-switch").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let run = try uprightInNamespace(
-            fake, ["sensor", "--json", "--rate", "50", "--lock-switch", fifo, "--duration", "6"])
+            fake, ["sensor", "--json", "--rate", "50", "--lock-switch", fifo, "--duration", "60"])
         let writer = FileHandle(forWritingAtPath: fifo)!
         #expect(await run.waitFor { orientations($0.stdout) == ["portrait"] })
         writer.write(Data(RotationLockSwitchRecords.switched(on: true)))
@@ -61,7 +61,7 @@ struct SensorIntegrationTests {
         #expect(run.stderr.contains("sensor paused: polling stopped while the rotation lock is on"))
         // The rotate-lock key toggles it off again; the orientation now is reported at once.
         writer.write(Data(RotationLockSwitchRecords.keyPress()))
-        await run.wait()
+        await run.finish { orientations($0.stdout).count == 3 }
         writer.closeFile()
         #expect(orientations(run.stdout) == ["portrait", "unknown", "landscape-left"], "\(run.stdout)")
         #expect(run.stderr.contains("sensor reading: polling resumed (the rotation lock is off); reading iio:device0"))
@@ -72,7 +72,7 @@ struct SensorIntegrationTests {
     @Test func theDeviceGoesAwayAndComesBack() async throws {
         let fake = try FakeIIO()
         try fake.portrait()
-        let run = try uprightInNamespace(fake, ["sensor", "--json", "--rate", "50", "--duration", "6"])
+        let run = try uprightInNamespace(fake, ["sensor", "--json", "--rate", "50", "--duration", "60"])
         #expect(await run.waitFor { orientations($0.stdout) == ["portrait"] })
         try fake.unplug()
         #expect(await run.waitFor { $0.stderr.contains("lost the accelerometer") })
@@ -82,7 +82,7 @@ struct SensorIntegrationTests {
             })
         try fake.replug()
         try fake.landscapeLeft()
-        await run.wait()
+        await run.finish { orientations($0.stdout).count == 3 }
         // While it was away the orientation was not known.
         #expect(orientations(run.stdout) == ["portrait", "unknown", "landscape-left"], "\(run.stderr)")
         #expect(
@@ -95,12 +95,12 @@ struct SensorIntegrationTests {
         // plain files may replace one (a new inode): it is checked once a second and opened again.
         let fake = try FakeIIO()
         try fake.portrait()
-        let run = try uprightInNamespace(fake, ["sensor", "--json", "--rate", "50", "--duration", "4"])
+        let run = try uprightInNamespace(fake, ["sensor", "--json", "--rate", "50", "--duration", "60"])
         #expect(await run.waitFor { orientations($0.stdout) == ["portrait"] })
         for (axis, value) in [("x", -9.7), ("y", -0.2)] {
             try fake.write("in_accel_\(axis)_raw", String(Int((value / fake.scale).rounded())))
         }
-        await run.wait()
+        await run.finish { orientations($0.stdout).count == 2 }
         #expect(orientations(run.stdout) == ["portrait", "landscape-left"], "\(run.stderr)")
         #expect(!run.stderr.contains("lost the accelerometer"))
     }
@@ -108,7 +108,7 @@ struct SensorIntegrationTests {
     @Test func badValuesAreSkippedAndCounted() async throws {
         let fake = try FakeIIO()
         try fake.portrait()
-        let run = try uprightInNamespace(fake, ["sensor", "--json", "--rate", "50", "--duration", "3"])
+        let run = try uprightInNamespace(fake, ["sensor", "--json", "--rate", "50", "--duration", "60"])
         #expect(await run.waitFor { orientations($0.stdout) == ["portrait"] })
         try fake.setValue("in_accel_x_raw", "abc")
         #expect(
@@ -119,7 +119,7 @@ struct SensorIntegrationTests {
         try fake.setValue("in_accel_x_raw", "99999999")
         #expect(await run.waitFor { $0.stderr.contains("absurd reading") })
         try fake.landscapeLeft()
-        await run.wait()
+        await run.finish { orientations($0.stdout).count == 2 }
         #expect(orientations(run.stdout) == ["portrait", "landscape-left"])
         #expect(run.process.terminationStatus == 0)
     }
@@ -277,7 +277,7 @@ struct SensorIntegrationTests {
         defer { iiod.stop(kill: true) }
         try await Task.sleep(for: .milliseconds(800))
         let run = try Running(
-            uprightPath, ["sensor", "--uri", "ip:127.0.0.1:\(port)", "--json", "--rate", "25", "--duration", "12"])
+            uprightPath, ["sensor", "--uri", "ip:127.0.0.1:\(port)", "--json", "--rate", "25", "--duration", "60"])
         #expect(await run.waitFor { orientations($0.stdout) == ["portrait"] }, "\(run.stderr)")
         let doctor = try Running(uprightPath, ["doctor", "--uri", "ip:127.0.0.1:\(port)"])
         await doctor.wait()
@@ -292,7 +292,7 @@ struct SensorIntegrationTests {
             repositoryRoot.appendingPathComponent("scripts/with-fake-iio.sh").path,
             [fake.root.path, iiodPath!, "-p", port])
         try fake.faceUp()
-        await run.wait(timeout: 20)
+        await run.finish(timeout: 30) { orientations($0.stdout).count == 4 }
         // Not known while iiod was away.
         #expect(orientations(run.stdout) == ["portrait", "landscape-left", "unknown", "face-up"], "\(run.stderr)")
         #expect(run.stderr.contains("sensor reading: reading iio:device0 (accel_3d) at ip:127.0.0.1:\(port)"))
