@@ -12,7 +12,10 @@ struct CompositorTests {
         try await upright(["ctl", "--socket", socket, "status"]).stdout
     }
 
-    /// Waits up to `seconds` for `condition`, without holding a thread of the pool.
+    /// Waits up to `seconds` for `condition`, without holding a thread of the pool. It returns as
+    /// soon as the condition holds, so the bounds are generous: each look at sway runs `swaymsg`,
+    /// which a loaded machine may take seconds to start (a turn back logged in time was seen
+    /// after 3 s once).
     static func eventually(_ seconds: Double, _ condition: () throws -> Bool) async -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
@@ -136,7 +139,7 @@ struct CompositorTests {
         defer { if play.process.isRunning { play.process.send(SIGKILL) } }
         #expect(await play.waitFor("display: \(backend)"), "\(play.stderr)")
         _ = try await upright(["ctl", "--socket", socket, "fullscreen"])
-        #expect(await Self.eventually(3) { try sway.transform() == "90" })
+        #expect(await Self.eventually(10) { try sway.transform() == "90" })
 
         // Someone else (kanshi at a hotplug, a person) turns the output: Upright turns it back.
         try sway.swaymsg(["output", "HEADLESS-1", "transform", "180"])
@@ -196,7 +199,7 @@ struct CompositorTests {
         defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("display: sway"), "\(play.stderr)")
         _ = try await upright(["ctl", "--socket", socket, "fullscreen"])
-        #expect(await Self.eventually(3) { try sway.transform() == "90" })
+        #expect(await Self.eventually(10) { try sway.transform() == "90" })
 
         let first = sway.socket
         if signal == SIGINT {
@@ -214,7 +217,7 @@ struct CompositorTests {
         // mpv ended with its window, and its pictures with it (libmpv 0.35 leaves those that were
         // on screen mapped).
         let waitingPid = play.process.processIdentifier
-        #expect(await Self.eventually(3) { Self.mpvPictureMappings(waitingPid) == 0 }, "\(play.stderr)")
+        #expect(await Self.eventually(10) { Self.mpvPictureMappings(waitingPid) == 0 }, "\(play.stderr)")
 
         sway = try HeadlessSway(directory: directory)
         defer { sway.stop() }
@@ -222,14 +225,14 @@ struct CompositorTests {
         let pid = play.process.processIdentifier
         #expect(await Self.eventually(8) { try Self.shows(sway, pid: pid) }, "no window again: \(play.stderr)")
         // The output is turned to the full screen's landscape again, by the interface strategy.
-        #expect(await Self.eventually(3) { try sway.transform() == "90" }, "\(play.stderr)")
+        #expect(await Self.eventually(10) { try sway.transform() == "90" }, "\(play.stderr)")
         let back = try await Self.status(socket)
         #expect(back.contains(#""backend": "sway""#) && back.contains(#""problem": null"#), "\(back)")
         #expect(back.contains(#""strategy": "interface""#), "\(back)")
         #expect(!play.stderr.contains("mpv has shut down"), "nothing is sent to an mpv that ended: \(play.stderr)")
         // Someone turns it: turned back. At exit: the original transform.
         try sway.swaymsg(["output", "HEADLESS-1", "transform", "180"])
-        #expect(await Self.eventually(3) { try sway.transform() == "90" }, "\(play.stderr)")
+        #expect(await Self.eventually(10) { try sway.transform() == "90" }, "\(play.stderr)")
         kill(pid, SIGTERM)
         #expect(await Self.eventually(8) { !play.process.isRunning })
         #expect(try sway.transform() == "normal")
