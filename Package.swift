@@ -73,7 +73,7 @@ let package = Package(
         // A video wall's schedule, clock offset and correction: pure values.
         .target(
             name: "Sync",
-            dependencies: ["OrientationCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["OrientationCore", "Wire", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         // glibc's allocator held to what a process uses (both Upright's and its mpv's).
         .target(name: "Memory", dependencies: ["CMalloc"], swiftSettings: strict),
@@ -91,12 +91,12 @@ let package = Package(
         // The session's rules as a value (pure): inputs in, effects out; `upright play` and the dry run drive it.
         // Every record that crosses a boundary (the control socket's replies and the status, the
         // MQTT state, Home Assistant's discovery, the play log's lines): one Codable type each.
-        .target(name: "Wire", dependencies: ["OrientationCore", "Playback"], swiftSettings: strict),
+        .target(name: "Wire", dependencies: ["OrientationCore"], swiftSettings: strict),
         .target(name: "Session", dependencies: ["OrientationCore", "Playback", "Wire"], swiftSettings: strict),
         // The settings as values (the configuration reads into them): no C library, no I/O.
         .target(name: "Settings", dependencies: ["OrientationCore"], swiftSettings: strict),
         // The player's rules as a value (pure): mpv's events, scans and requests in, mpv commands out.
-        .target(name: "Playback", dependencies: ["OrientationCore", "Sync"], swiftSettings: strict),
+        .target(name: "Playback", dependencies: ["OrientationCore", "Sync", "Wire"], swiftSettings: strict),
 
         .target(
             name: "Sensors",
@@ -108,7 +108,7 @@ let package = Package(
         ),
         .target(
             name: "Player",
-            dependencies: ["Blocking", "Files", "MPV", "OrientationCore", "Playback", "Settings", "Sync"],
+            dependencies: ["Blocking", "Files", "MPV", "OrientationCore", "Playback", "Settings", "Sync", "Wire"],
             swiftSettings: strict),
         .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
         // Remote playlist items in a cache that survives the network (async-http-client).
@@ -276,7 +276,8 @@ let package = Package(
         .testTarget(
             name: "PlaybackTests",
             dependencies: [
-                "Playback", "OrientationCore", "Sync", .product(name: "PropertyBased", package: "swift-property-based"),
+                "Playback", "OrientationCore", "Sync", "Wire",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
         ),
@@ -290,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "OrientationCore", "Sync", .product(name: "PropertyBased", package: "swift-property-based"),
+                "OrientationCore", "Sync", "Wire", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
         ),

@@ -4,6 +4,7 @@ import Playback
 import Session
 import Sync
 import TOML
+import Wire
 
 /// The parsers that take bytes from outside, each as a fuzz target: the TOML reader and the
 /// configuration read from it (the page's configuration check takes 512 KB of anyone's), a

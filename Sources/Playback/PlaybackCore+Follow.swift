@@ -1,4 +1,5 @@
-public import Sync
+import Sync
+public import Wire
 
 /// What the shell read for a wall's sample (``PlaybackEffect/sampleGroup``): the group's word at
 /// that moment and mpv's position.

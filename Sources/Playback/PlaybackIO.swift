@@ -1,5 +1,6 @@
 public import OrientationCore
-public import Sync
+import Sync
+public import Wire
 
 /// What mpv tells the player, as the core takes it (copied out of mpv's events by the shell).
 public enum MPVInput: Sendable, Hashable {

@@ -6,6 +6,7 @@ public import OrientationCore
 public import Playback
 import Sync
 import Synchronization
+public import Wire
 
 /// The video player: libmpv carrying out what ``PlaybackCore`` decides. One actor holds the core;
 /// mpv's events, the folder watch, requests and one timer at the core's next deadline are its

@@ -1,5 +1,6 @@
 import Blocking
-public import Sync
+import Sync
+public import Wire
 
 /// A wall's group as the player reads it: the group's time now (`nil` while it is not known),
 /// which item starts when (`nil` while not known), and, for a leader, how to say its next item.

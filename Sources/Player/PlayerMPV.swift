@@ -3,6 +3,7 @@ import Foundation
 import MPV
 import OrientationCore
 import Playback
+import Wire
 
 /// The board Upright runs on.
 public enum Board {

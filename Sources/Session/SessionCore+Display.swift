@@ -1,5 +1,5 @@
 import OrientationCore
-public import Wire
+import Wire
 
 /// The session's rules for its display and its player:
 /// - at the start the video plays once the display answers; a compositor named but not answering

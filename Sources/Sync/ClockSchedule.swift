@@ -1,3 +1,5 @@
+public import Wire
+
 /// What a wall plays when, derived from the group's clock alone: the playlist's items one after
 /// the other from `origin`, round and round. Every node with the same playlist and the same clock
 /// computes the same item and position, so a node that starts late (or reboots) finds its place
@@ -51,21 +53,6 @@ public struct ClockSchedule: Sendable, Hashable {
         if e > round / 2 { e -= round }
         if e <= -round / 2 { e += round }
         return e
-    }
-}
-
-/// Which item of a playlist starts when, on the group's clock: a leader's word (`follow =
-/// "leader"`: its next item, ahead of its start), or the first item at the Unix epoch (following
-/// the clock). Each node lays its own playlist out from it.
-public struct ScheduleAnchor: Sendable, Hashable {
-    /// The item's index in the playlist (0 first; counted round a shorter playlist).
-    public var item: Int
-    /// When it starts (group time, Unix seconds).
-    public var at: Double
-
-    public init(item: Int, at: Double) {
-        self.item = item
-        self.at = at
     }
 }
 

@@ -1,4 +1,5 @@
 public import OrientationCore
+public import Wire
 
 /// A moment on this node's two clocks: the system clock (Unix seconds, which the group's time and
 /// the seals use) and a monotonic one (seconds, for every timeout).

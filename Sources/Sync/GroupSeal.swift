@@ -1,4 +1,5 @@
 import Crypto
+public import Wire
 
 /// The group key's seal on a message: `S1 TIME CODE BODY`, where `CODE` is HMAC-SHA256 under the
 /// group's key over the version, the full topic, the time the sender sealed it (its system clock,

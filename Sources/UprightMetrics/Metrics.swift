@@ -1,7 +1,7 @@
 import Foundation
 public import Logging
 public import OrientationCore
-public import Playback
+import Playback
 public import Prometheus
 public import Sensors
 public import ServiceLifecycle

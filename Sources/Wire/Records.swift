@@ -1,5 +1,4 @@
 public import OrientationCore
-public import Playback
 
 /// A screenshot in a control reply: the PNG's bytes in base64, and what took it.
 public struct Screenshot: Codable, Sendable, Hashable {

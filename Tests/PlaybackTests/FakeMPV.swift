@@ -1,6 +1,7 @@
 import OrientationCore
 import Playback
 import Sync
+import Wire
 
 /// mpv as the core sees it, in a few lines: a playlist of entries numbered 1, 2, 3 … as they are
 /// added, one entry playing at a time, each file playing for ``itemTime`` seconds (or failing at

@@ -1,6 +1,7 @@
 import Playback
 import Sync
 import Testing
+import Wire
 
 /// A wall's node following its group, as the playback core's rules: each sample brings the
 /// group's time (the test's `t` plus ``Drive/clock``) and anchor; the core asks for the files'

@@ -2,6 +2,7 @@ import OrientationCore
 import PropertyBased
 import Sync
 import Testing
+import Wire
 
 /// A broker and the nodes of one group, as values: every node's timer ticks on time, each message
 /// goes to every subscriber after `delay`, retained ones are kept; a rogue on the broker can read

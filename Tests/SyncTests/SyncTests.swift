@@ -1,6 +1,7 @@
 import PropertyBased
 import Sync
 import Testing
+import Wire
 
 @Suite struct ClockScheduleTests {
     @Test func itemsFollowOneAnotherRoundAndRound() throws {

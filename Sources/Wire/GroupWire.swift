@@ -162,3 +162,18 @@ public enum GroupRejection: String, Sendable, Hashable, CaseIterable, Error {
     /// that answers no ping of this node's).
     case notTheirs = "not the sender's to say"
 }
+
+/// Which item of a playlist starts when, on the group's clock: a leader's word (`follow =
+/// "leader"`: its next item, ahead of its start), or the first item at the Unix epoch (following
+/// the clock). Each node lays its own playlist out from it.
+public struct ScheduleAnchor: Sendable, Hashable {
+    /// The item's index in the playlist (0 first; counted round a shorter playlist).
+    public var item: Int
+    /// When it starts (group time, Unix seconds).
+    public var at: Double
+
+    public init(item: Int, at: Double) {
+        self.item = item
+        self.at = at
+    }
+}
