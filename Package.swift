@@ -48,6 +48,10 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // The kernel's HDMI-CEC interface (<linux/cec.h>): its structures and ioctl numbers.
         .systemLibrary(name: "CLinuxCEC"),
+        // A process's own confinement: libseccomp's filters, and Landlock's system calls.
+        .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
+        .systemLibrary(name: "CLandlock"),
+        .target(name: "Confinement", dependencies: ["CLandlock", "CSeccomp"], swiftSettings: strict),
         .target(
             name: "IIO", dependencies: ["CIIO", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
@@ -78,7 +82,7 @@ let package = Package(
         // glibc's allocator held to what a process uses (both Upright's and its mpv's).
         .target(name: "Memory", dependencies: ["CMalloc"], swiftSettings: strict),
         .target(
-            name: "MPV", dependencies: ["Blocking", "CMPV", "CMPVCloseGuard", "Memory", "UnixSocket"],
+            name: "MPV", dependencies: ["Blocking", "CMPV", "CMPVCloseGuard", "Confinement", "Memory", "UnixSocket"],
             swiftSettings: strict),
 
         // Pure core: no I/O, no clock; only the standard library and swift-numerics' elementary functions.
@@ -108,7 +112,9 @@ let package = Package(
         ),
         .target(
             name: "Player",
-            dependencies: ["Blocking", "Files", "MPV", "OrientationCore", "Playback", "Settings", "Sync", "Wire"],
+            dependencies: [
+                "Blocking", "Confinement", "Files", "MPV", "OrientationCore", "Playback", "Settings", "Sync", "Wire",
+            ],
             swiftSettings: strict),
         .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
         // Remote playlist items in a cache that survives the network (async-http-client).
@@ -179,7 +185,8 @@ let package = Package(
         .target(
             name: "UprightDaemon",
             dependencies: [
-                "Blocking", "CEC", "Config", "Display", "Files", "Input", "Memory", "MPV", "MQTT", "OrientationCore",
+                "Blocking", "CEC", "Config", "Confinement", "Display", "Files", "Input", "Memory", "MPV", "MQTT",
+                "OrientationCore",
                 "Picture",
                 "Playback", "Player", "RemoteCache", "Sensors", "Settings",
                 "Session", "Wire",
@@ -339,7 +346,8 @@ let package = Package(
             name: "TestSupport", dependencies: ["Blocking", "Display", "Picture", "Settings"],
             path: "Tests/TestSupport",
             swiftSettings: strict),
-        .testTarget(name: "MPVTests", dependencies: ["MPV", "Playback", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MPVTests", dependencies: ["Confinement", "MPV", "Playback", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "TimeSyncTests", dependencies: ["CTimex", "TimeSync"], swiftSettings: strict),
         .testTarget(

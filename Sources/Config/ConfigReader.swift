@@ -21,7 +21,8 @@ struct ConfigReader {
         "display": ["backend", "output", "natural", "supported", "mode", "touch", "kiosk", "wait"],
         "scenes": [],
         "player": [
-            "playlist", "loop", "stall_timeout", "mpv", "shuffle", "image_duration", "splash", "audio_device",
+            "playlist", "loop", "stall_timeout", "mpv", "shuffle", "confine", "image_duration", "splash",
+            "audio_device",
             "removable_media", "hwdec", "remote_schemes",
         ],
         "hotkeys": [],
@@ -326,6 +327,7 @@ struct ConfigReader {
     mutating func readPlayer(_ p: TOMLTable, into player: inout PlayerSettings) {
         if let list = p["playlist"] { readPlaylist(list, into: &player) }
         player.shuffle = bool(p, ["player", "shuffle"]) ?? player.shuffle
+        player.confine = bool(p, ["player", "confine"]) ?? player.confine
         if let splash = string(p, ["player", "splash"]) {
             player.splash = splash.isEmpty ? nil : splash
             if !splash.isEmpty, let problem = readProblem(splash) {

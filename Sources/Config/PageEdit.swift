@@ -16,7 +16,7 @@ public enum PageEdit {
         "display.backend", "display.output", "display.touch", "display.kiosk", "metrics.textfile", "metrics.listen",
         "proof_of_play.file", "mqtt.url", "mqtt.ca_file", "mqtt.password_file", "mqtt.username", "mqtt.password",
         "sync.key_file", "sync.group", "web.*", "cache.directory", "cache.ca_file", "player.audio_device",
-        "player.remote_schemes", "player.splash", "player.removable_media",
+        "player.remote_schemes", "player.splash", "player.removable_media", "player.confine",
     ]
 
     /// mpv options the page may set: how the picture and sound are made, never a path, a

@@ -97,6 +97,7 @@ extension UprightConfiguration {
         out +=
             "\n[player]\nplaylist = [" + items.joined(separator: ", ") + "]\nloop = \(player.loop)\n"
             + "shuffle = \(player.shuffle)\nimage_duration = \(num(player.imageDuration))\n"
+            + "confine = \(player.confine)\n"
             + "splash = \(q(player.splash ?? ""))\naudio_device = \(q(player.audioDevice ?? "auto"))\n"
             + "removable_media = \(q(player.removableMedia ?? ""))\nhwdec = \(q(player.hwdec))\n"
             + "remote_schemes = [" + player.remoteSchemes.map(q).joined(separator: ", ") + "]\n"

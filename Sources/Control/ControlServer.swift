@@ -115,6 +115,9 @@ public final class ControlServer: Sendable {
     let group: Bool
     let logger: Logger
     let handler: @Sendable (String) async -> String
+    /// Who among the peers the socket refuses even though their user may connect, by pid: mpv's
+    /// process (it runs as this user, parsing untrusted media); `nil`: not refused.
+    let refusing: @Sendable (Int32) -> String?
 
     /// Binds `path` and serves it until ``stop()``; throws when another Upright answers there or
     /// the socket cannot be made. With `group`, the socket is open to the process's group too
@@ -122,9 +125,10 @@ public final class ControlServer: Sendable {
     /// systemd unit makes.
     public init(
         path: String, group: Bool = false, logger: Logger = Logger(label: "upright"),
+        refusing: @escaping @Sendable (Int32) -> String? = { _ in nil },
         handler: @escaping @Sendable (String) async -> String
     ) async throws(ControlError) {
-        (self.path, self.group, self.logger, self.handler) = (path, group, logger, handler)
+        (self.path, self.group, self.logger, self.handler, self.refusing) = (path, group, logger, handler, refusing)
         try Self.prepare(path)
         let connections = Connections()
         self.connections = connections
@@ -236,10 +240,8 @@ public final class ControlServer: Sendable {
         }.get()
         guard let connection = wrapped ?? nil else { return }
         try? await connection.executeThenClose { inbound, outbound in
-            guard await admits(channel) else {
-                let who = group ? "its own user and group" : "its own user"
-                let refusal = ControlReply.refused("permission denied: the control socket serves \(who) only").line
-                try await outbound.write(ByteBuffer(string: refusal + "\n"))
+            if let refusal = await refusal(of: channel) {
+                try await outbound.write(ByteBuffer(string: ControlReply.refused(refusal).line + "\n"))
                 return
             }
             var lines = LineBuffer()
@@ -258,13 +260,25 @@ public final class ControlServer: Sendable {
         }
     }
 
-    /// This user and root, and with `group` the members of this process's group (`SO_PEERCRED`).
-    private func admits(_ channel: any Channel) async -> Bool {
+    /// Why the peer is not served (`SO_PEERCRED`), or `nil`: this user and root are, and with
+    /// `group` the members of this process's group, but never a process ``refusing`` names.
+    private func refusal(of channel: any Channel) async -> String? {
+        let who = group ? "its own user and group" : "its own user"
+        let denied = "permission denied: the control socket serves \(who) only"
         guard let options = channel as? any SocketOptionProvider,
             let peer: PeerCredentials = try? await options.unsafeGetSocketOption(
                 level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
             ).get()
-        else { return false }
+        else { return denied }
+        if let name = refusing(peer.pid) {
+            logger.warning("control socket: refused a connection from \(name) (pid \(peer.pid))")
+            return "permission denied: the control socket does not serve \(name)"
+        }
+        return admits(peer) ? nil : denied
+    }
+
+    /// This user and root, and with `group` the members of this process's group.
+    private func admits(_ peer: PeerCredentials) -> Bool {
         if peer.uid == geteuid() || peer.uid == 0 { return true }
         guard group else { return false }
         if peer.gid == getegid() { return true }

@@ -1,5 +1,6 @@
 import Blocking
 import CMPV
+public import Confinement
 import Foundation
 import Synchronization
 
@@ -192,6 +193,9 @@ public final class MPVHandle: @unchecked Sendable {
     public var isSeparateProcess: Bool { remote != nil }
     /// The pid of mpv's own process, if it has one.
     public var processID: Int32? { remote?.pid }
+    /// How mpv's own process confined itself (``ConfinementReport``'s words), once it has started;
+    /// `nil` in this process, or when it was not asked to.
+    public var confinement: String? { remote?.confinement }
 
     /// Creates a player with `options` set before `mpv_initialize` (for example `vo=null`), in a
     /// process of its own (`upright-mpv`) when `separateProcess`.
@@ -207,11 +211,11 @@ public final class MPVHandle: @unchecked Sendable {
     /// process, all is done before the init returns.
     public convenience init(
         starting options: [(String, String)], observing: [(String, MPVValue.Kind)] = [], commands: [[String]] = [],
-        separateProcess: Bool
+        separateProcess: Bool, confinement: ConfinementPolicy? = nil
     ) throws(MPVError) {
         if separateProcess {
             let calls = observing.map { MPVWire.Call.observe($0.0, $0.1) } + commands.map { MPVWire.Call.command($0) }
-            self.init(remote: try MPVRemote(options: options, then: calls))
+            self.init(remote: try MPVRemote(options: options, then: calls, confinement: confinement))
         } else {
             MPVRemote.discardSpare()
             try self.init(options: options, keepsCore: false)

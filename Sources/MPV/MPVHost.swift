@@ -1,4 +1,5 @@
 import CMPV
+import Confinement
 import Foundation
 import Memory
 import Synchronization
@@ -42,21 +43,23 @@ public enum MPVHost {
             _exit(2)
         }
         adopt(start.environment)
+        // Confined before mpv starts, so before it reads a byte of any media.
+        let confined = start.confinement.map { Confinement.apply($0).description }
         let output = Output()
         let mpv: MPVHandle
         do {
             mpv = try MPVHandle(options: start.options, keepsCore: true)
         } catch {
-            output.send(.started(error))
+            output.send(.started(error, confined: confined))
             _exit(1)
         }
         for call in start.calls {
             if case .failed(let error) = answer(call, on: mpv) {
-                output.send(.started(error))
+                output.send(.started(error, confined: confined))
                 _exit(1)
             }
         }
-        output.send(.started(nil))
+        output.send(.started(nil, confined: confined))
         Task.detached {
             var trimmed = ContinuousClock.now
             for await event in mpv.events {

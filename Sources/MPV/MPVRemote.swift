@@ -1,4 +1,5 @@
 import Blocking
+import Confinement
 import Foundation
 import Synchronization
 import UnixSocket
@@ -117,7 +118,9 @@ final class MPVRemote: Sendable {
     /// Starts mpv's process (or takes the one started ahead) with `options` set before
     /// `mpv_initialize` and `calls` made after it, without waiting: the process may still be loading
     /// libmpv. ``waitStarted()`` says how the start went; every call waits for it too.
-    init(options: [(String, String)], then calls: [MPVWire.Call] = []) throws(MPVError) {
+    init(
+        options: [(String, String)], then calls: [MPVWire.Call] = [], confinement: ConfinementPolicy? = nil
+    ) throws(MPVError) {
         let ahead = Self.spare.withLock { s in
             defer { s = nil }
             return s
@@ -129,7 +132,8 @@ final class MPVRemote: Sendable {
         (events, continuation) = AsyncStream.makeStream(of: MPVEvent.self, bufferingPolicy: .bufferingNewest(1024))
         ended.enter()
         starting.enter()
-        let start = MPVWire.Start(options: options, environment: ProcessInfo.processInfo.environment, calls: calls)
+        let start = MPVWire.Start(
+            options: options, environment: ProcessInfo.processInfo.environment, calls: calls, confinement: confinement)
         // A process that is gone takes nothing: the reader then finds its end before a start.
         if !UnixSocket.sendAll(socket, start.frame) { shutdown(SHUT_WR) }
         Blocking.thread(named: "upright-mpv-reader") { [self] in finish(reader: FrameReader(fd: socket)) }
@@ -153,11 +157,15 @@ final class MPVRemote: Sendable {
 
     /// How the start went, once known: `nil` when it started.
     private let startFailure = Mutex<MPVError?>(nil)
+    /// How the process confined itself, once started (`nil`: it was not asked to).
+    var confinement: String? { confined.withLock { $0 } }
+    private let confined = Mutex<String?>(nil)
     /// Left once the start's outcome is known.
     private let starting = DispatchGroup()
 
-    private func started(_ failure: MPVError?) {
+    private func started(_ failure: MPVError?, confined: String? = nil) {
         startFailure.withLock { $0 = failure }
+        self.confined.withLock { $0 = confined }
         starting.leave()
     }
 
@@ -175,9 +183,9 @@ final class MPVRemote: Sendable {
                 slot.outcome.withLock { $0 = outcome }
                 slot.answered.signal()
             case .event(let event): continuation.yield(event)
-            case .started(let failure) where !known:
+            case .started(let failure, let confined) where !known:
                 known = true
-                started(failure)
+                started(failure, confined: confined)
             case .started: continue
             }
         }

@@ -1,3 +1,4 @@
+import Confinement
 import Foundation
 
 /// The conversation between a player and its mpv in a process of its own (`upright-mpv`): one
@@ -21,9 +22,12 @@ enum MPVWire {
         var options: [(String, String)]
         var environment: [String: String]
         var calls: [Call] = []
+        /// What mpv's process confines itself to before it starts mpv; `nil`: nothing.
+        var confinement: ConfinementPolicy?
 
         static func == (a: Start, b: Start) -> Bool {
             a.options.elementsEqual(b.options, by: ==) && a.environment == b.environment && a.calls == b.calls
+                && a.confinement == b.confinement
         }
     }
 
@@ -56,8 +60,9 @@ enum MPVWire {
     }
 
     enum Message: Equatable {
-        /// The answer to ``Start``: `nil` when mpv started.
-        case started(MPVError?)
+        /// The answer to ``Start``: `nil` when mpv started; how the process is confined (`nil`: it
+        /// was not asked to be).
+        case started(MPVError?, confined: String?)
         case reply(id: Int, Outcome)
         case event(MPVEvent)
     }
@@ -180,6 +185,12 @@ extension MPVWire.Start {
         }
         w.int(calls.count)
         for call in calls { call.write(to: &w) }
+        w.flag(confinement != nil)
+        if let confinement {
+            w.strings(confinement.readable)
+            w.strings(confinement.writable)
+            w.strings(confinement.devices)
+        }
         return w.frame
     }
 
@@ -191,9 +202,16 @@ extension MPVWire.Start {
             guard let call = r.call() else { return nil }
             calls.append(call)
         }
+        guard let confined = r.flag() else { return nil }
+        var confinement: ConfinementPolicy?
+        if confined {
+            guard let readable = r.strings(), let writable = r.strings(), let devices = r.strings() else { return nil }
+            confinement = ConfinementPolicy(readable: readable, writable: writable, devices: devices)
+        }
         guard r.isAtEnd else { return nil }
         self.init(
-            options: options, environment: Dictionary(environment, uniquingKeysWith: { _, last in last }), calls: calls)
+            options: options, environment: Dictionary(environment, uniquingKeysWith: { _, last in last }), calls: calls,
+            confinement: confinement)
     }
 }
 
@@ -249,10 +267,11 @@ extension MPVWire.Message {
     var frame: [UInt8] {
         var w = WireWriter()
         switch self {
-        case .started(let failure):
+        case .started(let failure, let confined):
             w.byte(0)
             w.flag(failure != nil)
             failure?.write(to: &w)
+            w.string(confined)
         case .reply(let id, let outcome):
             w.byte(1)
             w.int(id)
@@ -300,8 +319,13 @@ extension WireReader {
         switch byte() {
         case 0:
             guard let failed = flag() else { return nil }
-            guard failed else { return .started(nil) }
-            return error().map { .started($0) }
+            var failure: MPVError?
+            if failed {
+                guard let error = error() else { return nil }
+                failure = error
+            }
+            guard let confined = optionalString() else { return nil }
+            return .started(failure, confined: confined)
         case 1:
             guard let id = integer(), let outcome = outcome() else { return nil }
             return .reply(id: id, outcome)

@@ -30,6 +30,11 @@ public struct PlayerSettings: Sendable, Hashable {
     public var hwdec = "board"
     /// mpv options passed through (vo, hwdec, ...).
     public var mpv: [String: String] = [:]
+    /// mpv's own process confines itself before it reads any media: no_new_privs, a seccomp
+    /// filter, and Landlock where the kernel has it (no input device, terminal or other process;
+    /// writes only to its cache and runtime places). `false` only to find out whether the
+    /// confinement is what breaks a setup.
+    public var confine = true
     /// Action → the mpv key names bound to it.
     public var hotkeys: [Action: [String]] = PlayerSettings.defaultHotkeys
     /// The keys a player has out of the box: `f`/`F11` and a double tap (or click) on the video

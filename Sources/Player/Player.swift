@@ -1,4 +1,5 @@
 import Blocking
+public import Confinement
 import Files
 import Foundation
 public import MPV
@@ -21,6 +22,8 @@ public actor Player {
     var core: PlaybackCore
     /// The options every mpv of this player starts with.
     let options: [(String, String)]
+    /// What every mpv process of this player confines itself to.
+    let confinement: ConfinementPolicy?
     /// The core's time (seconds since the player was made, on its clock) and the one timer.
     var timer: DeadlineTimer
     /// The live stream's server watched.
@@ -52,17 +55,20 @@ public actor Player {
 
     /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win,
     /// the core's deadlines run on `clock`, `outside` answers what mpv does not know. mpv in a
-    /// process of its own may still be starting when the player is made (``started()``).
+    /// process of its own may still be starting when the player is made (``started()``); it
+    /// confines itself to `confinement` (every new one the same) before it starts mpv.
     public init<C: Clock>(
         settings: PlayerSettings, extra: [(String, String)] = [], outside: PlayerOutside = PlayerOutside(),
-        clock: C
+        confinement: ConfinementPolicy? = nil, clock: C
     ) throws(MPVError)
     where C.Duration == Duration {
         timer = DeadlineTimer(clock)
         self.outside = outside
         let options = MPVHandle.options(for: settings, extra: extra)
         self.options = options
-        mpv = try MPVHandle.player(options: options, hotkeys: settings.hotkeys, picture: settings.wall != nil)
+        self.confinement = confinement
+        mpv = try MPVHandle.player(
+            options: options, hotkeys: settings.hotkeys, picture: settings.wall != nil, confinement: confinement)
         handleBox = Mutex(mpv)
         core = PlaybackCore(settings: settings, rotateByFilter: options.last { $0.0 == "vo" }?.1 == "libmpv")
         (events, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
@@ -71,9 +77,11 @@ public actor Player {
 
     /// The same on the system's monotonic clock.
     public init(
-        settings: PlayerSettings, extra: [(String, String)] = [], outside: PlayerOutside = PlayerOutside()
+        settings: PlayerSettings, extra: [(String, String)] = [], outside: PlayerOutside = PlayerOutside(),
+        confinement: ConfinementPolicy? = nil
     ) throws(MPVError) {
-        try self.init(settings: settings, extra: extra, outside: outside, clock: ContinuousClock())
+        try self.init(
+            settings: settings, extra: extra, outside: outside, confinement: confinement, clock: ContinuousClock())
     }
 
     /// Hands `handle`'s events to the player until they end.
@@ -111,7 +119,8 @@ public actor Player {
     public func restart() throws(MPVError) {
         guard !isShuttingDown else { return }
         let handle = try MPVHandle.player(
-            options: options, hotkeys: core.settings.hotkeys, picture: core.settings.wall != nil)
+            options: options, hotkeys: core.settings.hotkeys, picture: core.settings.wall != nil,
+            confinement: confinement)
         try handle.waitStarted()
         mpv = handle
         handleBox.withLock { $0 = handle }

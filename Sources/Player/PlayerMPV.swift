@@ -1,3 +1,4 @@
+import Confinement
 import Files
 import Foundation
 import MPV
@@ -58,7 +59,8 @@ extension MPVHandle {
     /// (`vo=libmpv`: tests and the demo's frames), which needs it in this one. `picture`: the
     /// picture's display size is observed too (a wall's tile).
     static func player(
-        options: [(String, String)], hotkeys: [Action: [String]], picture: Bool = false
+        options: [(String, String)], hotkeys: [Action: [String]], picture: Bool = false,
+        confinement: ConfinementPolicy? = nil
     ) throws(MPVError) -> MPVHandle {
         var bindings: [[String]] = []
         for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
@@ -78,7 +80,7 @@ extension MPVHandle {
         return try MPVHandle(
             starting: options, observing: observed.map { ($0.rawValue, .int64) },
             commands: bindings,
-            separateProcess: options.last { $0.0 == "vo" }?.1 != "libmpv")
+            separateProcess: options.last { $0.0 == "vo" }?.1 != "libmpv", confinement: confinement)
     }
 
     /// Carries out one of the core's commands; what mpv answers that the core must hear (the id of

@@ -107,6 +107,7 @@ public actor PlaySession {
         // mpv's process loaded libmpv while the display was found and the sources started; the
         // launch needs mpv started.
         try await shell.player.started()
+        shell.sayConfinement()
         var effects = core.launch(presence: presence, at: now())
         var iterator = inputs.makeAsyncIterator()
         while true {

@@ -35,9 +35,10 @@ public enum PlayServices {
         ]
         if let controlPath {
             let shared = controlSocketIsShared(controlPath)
-            let server = try await ControlServer(path: controlPath, group: shared, logger: logger) { line in
-                await session.control(line)
-            }
+            let server = try await ControlServer(
+                path: controlPath, group: shared, logger: logger,
+                refusing: { pid in session.mpvHandle.processID == pid ? "mpv's process" : nil }
+            ) { line in await session.control(line) }
             services.append(.init(service: ControlService(server: server), serviceName: "control"))
             logger.info("control socket: \(controlPath)\(shared ? " (for its group too)" : "")")
         }

@@ -104,3 +104,17 @@ final class Watches: Sendable {
         outputs(nil)
     }
 }
+
+extension SessionShell {
+    /// How mpv's process confined itself, in the log: a warning when a part could not be set.
+    func sayConfinement() {
+        let mpv = player.mpvHandle
+        guard let confined = mpv.confinement, let pid = mpv.processID else { return }
+        let line = "mpv's process (pid \(pid)): \(confined)"
+        if confined.contains(";") || confined.hasPrefix("not") {
+            logger.warning("\(line)")
+        } else {
+            logger.info("\(line)")
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Blocking
 import Config
+import Confinement
 import Control
 import Display
 import Files
@@ -178,7 +179,10 @@ struct SessionShell: Sendable {
         case .leaveAlone: await player.leaveAlone()
         case .restart:
             metrics.restarted()
-            do { try await player.restart() } catch { return .some("mpv could not start again: \(error)") }
+            do {
+                try await player.restart()
+                sayConfinement()
+            } catch { return .some("mpv could not start again: \(error)") }
         case .playlist(let list):
             proofOfPlay?.leave()
             await remote.setPlaylist(list)
@@ -431,7 +435,8 @@ extension SessionShell {
                 extra: DisplayPresence.mpvOutputs(
                     environment: environment, configured: Set(extraMPV.map(\.0) + settings.mpv.keys)) + extraMPV,
                 outside: PlayerOutside(
-                    cached: { remote.file(for: $0) }, servesHTTP: { await StreamAnswer.answers($0) })),
+                    cached: { remote.file(for: $0) }, servesHTTP: { await StreamAnswer.answers($0) }),
+                confinement: settings.confine ? Self.mpvConfinement(configuration, environment: environment) : nil),
             display: DisplayController(
                 settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment),
             monitor: OrientationMonitor(
@@ -443,5 +448,23 @@ extension SessionShell {
             environment: environment, videoOutput: extraMPV.last { $0.0 == "vo" }?.1 ?? configuration.player.mpv["vo"],
             kiosk: configuration.display.kiosk, remote: remote, sync: try SyncLink.make(configuration, logger: logger),
             log: log, logger: logger, feed: feed)
+    }
+
+    /// What mpv's process may reach: it reads anything but devices, opens the player's devices, and
+    /// writes only to Upright's runtime directory (screenshots), the remote items' cache, the
+    /// user's cache (fontconfig's, Mesa's shaders) and the folder of an mpv `log-file`.
+    static func mpvConfinement(_ configuration: UprightConfiguration, environment: [String: String])
+        -> ConfinementPolicy
+    {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let userCache = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.cache"
+        var writable = [
+            uprightRuntimeDirectory(environment), configuration.cache.resolvedDirectory(environment: environment),
+            userCache,
+        ]
+        if let log = configuration.player.mpv["log-file"], log.hasPrefix("/") {
+            writable.append((log as NSString).deletingLastPathComponent)
+        }
+        return .player(writable: writable)
     }
 }

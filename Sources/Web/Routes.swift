@@ -33,7 +33,9 @@ extension WebPage {
         router.get("/static/page.js") { _, _ in Self.asset(Pages.script, "text/javascript; charset=utf-8") }
         router.get("/static/login.js") { _, _ in Self.asset(Pages.loginScript, "text/javascript; charset=utf-8") }
 
-        router.get("/api/status") { _, _ in Self.reply(await backend.request(#"{"command": "status"}"#)) }
+        router.get("/api/status") { _, _ in
+            Self.reply(await backend.request(ControlRequestLine(command: "status").line))
+        }
         router.get("/api/events") { _, _ in events() }
         router.post("/api/action") { request, _ in
             let body = try await request.body.collect(upTo: 64 * 1024)

@@ -1,3 +1,4 @@
+import Confinement
 import Foundation
 import Glibc
 import Testing
@@ -36,7 +37,9 @@ struct MPVWireTests {
     static let error = MPVError(call: "mpv_command(loadfile x)", message: "invalid parameter ✗", code: -4)
 
     static let messages: [MPVWire.Message] = [
-        .started(nil), .started(error),
+        .started(nil, confined: nil), .started(error, confined: nil),
+        .started(nil, confined: "confined by no_new_privs, a seccomp filter, Landlock (ABI 7)"),
+        .started(error, confined: "not confined; no_new_privs: Operation not permitted"),
         .reply(id: 1, .done), .reply(id: Int.max, .value(.string("sway\nüñí"))), .reply(id: 2, .value(.flag(true))),
         .reply(id: 3, .value(.int64(Int64.min))), .reply(id: 4, .value(.double(-0.0))),
         .reply(id: 5, .value(.double(.infinity))), .reply(id: 6, .string(nil)), .reply(id: 7, .string("")),
@@ -74,6 +77,11 @@ struct MPVWireTests {
             options: [("vo", "wlshm"), ("ao", "null"), ("vo", "gpu"), ("title", "")],
             environment: ["WAYLAND_DISPLAY": "wayland-1", "EMPTY": "", "LANG": "C.UTF-8"])
         #expect(MPVWire.Start(Array(start.frame[4...])) == start)
+        var confined = start
+        confined.confinement = ConfinementPolicy(
+            readable: ["/usr", "/srv/clips with spaces"], writable: ["/run/upright"], devices: [])
+        #expect(MPVWire.Start(Array(confined.frame[4...])) == confined)
+        #expect(MPVWire.Start(Array(confined.frame[4...])) != start)
     }
 
     @Test func aDoubleKeepsEveryBit() {
