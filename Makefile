@@ -22,13 +22,15 @@ run: build
 
 demo: run
 
-# The detector's quality gate on the public traces, then every Swift test (its summary is the last line).
+# The detector's quality gate on the public traces, systemd's checks of the units the package
+# installs (verify, and their exposure), then every Swift test (its summary is the last line).
 # At most 8 tests at a time: many start compositors, players and brokers, and on two cores all of
 # them at once starve each other's helpers past their time limits.
 TEST_WIDTH ?= 8
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	scripts/quality.sh --check $$($(SWIFT) build --show-bin-path)/upright
+	scripts/check-units.sh $$($(SWIFT) build --show-bin-path)/upright
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --experimental-maximum-parallelization-width $(TEST_WIDTH)
 
 # The scorer's side-by-side table on the public traces.

@@ -16,8 +16,9 @@ case "${1:-test}" in
     # renders templates); the power plan under libfaketime's wall clock; what the screen shows
     # between items, recorded by wf-recorder; the operator's page in a real headless Chromium
     # (selenium), a clip for its upload made by ffmpeg; live streams from GStreamer's RTSP server
-    # (through Python) and an HLS stream made by ffmpeg.
-    test) need+=(python3 iiod sway grim wlr-randr kanshi xvfb x11-xserver-utils xinput
+    # (through Python) and an HLS stream made by ffmpeg. systemd-analyze and cage: the checks of the
+    # units (cage: the programs one starts).
+    test) need+=(python3 systemd iiod sway cage grim wlr-randr kanshi xvfb x11-xserver-utils xinput
         mutter dbus libglib2.0-bin dconf-service dconf-gsettings-backend
         kwin-wayland libkf5screen-bin qtwayland5
         prometheus-node-exporter curl mosquitto mosquitto-clients python3-jinja2 faketime

@@ -6,6 +6,8 @@
 # files, signals and mounting sections of packaging/upright.1.extra).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The package's directories and files take their modes from here, never the builder's umask.
+umask 022
 scratch=.build-deb
 # lld packs the binary's 133 000 relative relocations into 27 kB (DT_RELR, glibc 2.36): 3 MB less
 # read at every start and resident in both of its processes.
@@ -57,6 +59,8 @@ depends=$({ objdump -p "$bin" | awk '/NEEDED/ { print $2 }'; echo "libmpv.so.$mp
     ver=$(dpkg-query -W -f='${Version}' "$pkg" | sed 's/-[^-]*$//')
     echo "$pkg (>= $ver)"
 done | sort -u | paste -sd, | sed 's/,/, /g')
+# The maintainer scripts make the system user.
+depends="adduser, $depends"
 
 size=$(du -sk "$stage" | cut -f1)
 # The maintainer as Debian's tools take it: DEBFULLNAME and DEBEMAIL, else git's user.
