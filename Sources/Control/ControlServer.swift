@@ -104,8 +104,12 @@ public final class ControlServer: Sendable {
     static let idleLimit: Duration = .seconds(30)
     /// Descriptors the process keeps free for everything else (folder scans, mpv, downloads):
     /// with fewer left, the older half of the idle connections is closed, so that `accept` never
-    /// meets the limit for want of them.
-    static let reserve = 16
+    /// meets the limit for want of them (NIO would then wait a second before it accepts again,
+    /// and a burst of idle clients ahead of a real one in the queue would take many seconds).
+    /// Room for the connections accepted but not yet handed out (``acceptedAhead``) too.
+    static let reserve = 32
+    /// Connections NIO accepts ahead of the server's loop.
+    static let acceptedAhead = 4
     typealias Listener = NIOAsyncChannel<any Channel, Never>
     typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
     private let listener: Mutex<Listener?>
@@ -156,7 +160,10 @@ public final class ControlServer: Sendable {
             let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 1024)
                 .childChannelOption(.autoRead, value: false)
-                .bind(unixDomainSocketPath: path) { channel in
+                .bind(
+                    unixDomainSocketPath: path,
+                    serverBackPressureStrategy: .init(lowWatermark: 1, highWatermark: acceptedAhead)
+                ) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         connections.add(channel)
                         return channel
@@ -368,11 +375,12 @@ private final class Connections: Sendable {
         closing?.close(promise: nil)
     }
 
-    /// Closes the older half of the idle connections (one at least); returns how many.
+    /// Closes the older half of the idle connections (none of one); returns how many.
     func closeOlderIdleHalf() -> Int {
         let closing = open.withLock { open -> [any Channel] in
             let idle = open.entries.filter { !$0.value.busy }.sorted { $0.value.used < $1.value.used }
-            let older = idle.prefix(max(1, idle.count / 2))
+            // The newest is never among them: it may be the client that is about to ask.
+            let older = idle.prefix(idle.count / 2)
             for (id, _) in older { open.entries[id] = nil }
             return older.map(\.value.channel)
         }

@@ -30,6 +30,14 @@ struct ConfigTests {
         #expect(c.policy.problems.isEmpty)
     }
 
+    @Test func ytdlWithTheConfinementOnIsAWarningAndOffIsNot() throws {
+        let on = diagnostics("[player.mpv]\nytdl = \"yes\"\n")
+        #expect(on.count == 1 && on[0].contains("u.toml:2:8: warning: 'player.mpv.ytdl' = yes: yt-dlp"), "\(on)")
+        #expect(diagnostics("[player]\nconfine = false\n[player.mpv]\nytdl = true\n").isEmpty)
+        #expect(try parse("[player]\nconfine = false\n").player.confine == false)
+        #expect(try parse("").player.confine)
+    }
+
     @Test func theShippedExampleShowsEverySettingWithItsDefault() throws {
         // As its first line says: loading it changes nothing.
         let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
