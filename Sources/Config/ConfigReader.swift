@@ -379,12 +379,18 @@ struct ConfigReader {
             }
         }
         if let v = p["mpv"] { readMPV(v, into: &player) }
-        if player.confine, let ytdl = player.mpv["ytdl"], ["yes", "true", "1"].contains(ytdl.lowercased()) {
-            report(
-                .warning,
-                "'player.mpv.ytdl' = yes: yt-dlp is a program mpv starts, which its confined process may not; "
-                    + "set [player] confine = false for it", at: map.valuePlace(of: ["player", "mpv", "ytdl"]))
+        warnOfPrograms(player)
+    }
+
+    /// mpv options that start programs, which mpv's confined process may not.
+    mutating func warnOfPrograms(_ player: PlayerSettings) {
+        guard player.confine, let ytdl = player.mpv["ytdl"], ["yes", "true", "1"].contains(ytdl.lowercased()) else {
+            return
         }
+        report(
+            .warning,
+            "'player.mpv.ytdl' = yes: yt-dlp is a program mpv starts, which its confined process may not; "
+                + "set [player] confine = false for it", at: map.valuePlace(of: ["player", "mpv", "ytdl"]))
     }
 
     /// `[player] remote_schemes`: network schemes a remote list may name besides the default ones.

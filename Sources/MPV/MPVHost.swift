@@ -21,6 +21,28 @@ public enum MPVHost {
     public static func servedByThisProgram() { byThisProgram.store(true, ordering: .relaxed) }
     static let byThisProgram = Atomic<Bool>(false)
 
+    /// mpv started as `start` asks, in this process confined first (before mpv reads a byte of
+    /// any media); the start's answer sent. Ends the process when mpv cannot start.
+    static func started(_ start: MPVWire.Start, output: Output) -> MPVHandle {
+        adopt(start.environment)
+        let confined = start.confinement.map { Confinement.apply($0).description }
+        let mpv: MPVHandle
+        do {
+            mpv = try MPVHandle(options: start.options, keepsCore: true)
+        } catch {
+            output.send(.started(error, confined: confined))
+            _exit(1)
+        }
+        for call in start.calls {
+            if case .failed(let error) = answer(call, on: mpv) {
+                output.send(.started(error, confined: confined))
+                _exit(1)
+            }
+        }
+        output.send(.started(nil, confined: confined))
+        return mpv
+    }
+
     public static func serve() -> Never {
         try? name.write(toFile: "/proc/self/comm", atomically: false, encoding: .utf8)
         signal(SIGPIPE, SIG_IGN)
@@ -42,24 +64,8 @@ public enum MPVHost {
             FileHandle.standardError.write(Data("upright-mpv: started by Upright's player only\n".utf8))
             _exit(2)
         }
-        adopt(start.environment)
-        // Confined before mpv starts, so before it reads a byte of any media.
-        let confined = start.confinement.map { Confinement.apply($0).description }
         let output = Output()
-        let mpv: MPVHandle
-        do {
-            mpv = try MPVHandle(options: start.options, keepsCore: true)
-        } catch {
-            output.send(.started(error, confined: confined))
-            _exit(1)
-        }
-        for call in start.calls {
-            if case .failed(let error) = answer(call, on: mpv) {
-                output.send(.started(error, confined: confined))
-                _exit(1)
-            }
-        }
-        output.send(.started(nil, confined: confined))
+        let mpv = started(start, output: output)
         Task.detached {
             var trimmed = ContinuousClock.now
             for await event in mpv.events {

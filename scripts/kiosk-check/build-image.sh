@@ -26,7 +26,7 @@ start=$(date +%s)
 [ -f "$out/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -f "$out/id_ed25519"
 packages=(
     linux-image-amd64 initramfs-tools systemd-sysv udev dbus libpam-systemd kmod iproute2
-    openssh-server sudo procps psmisc systemd-coredump
+    openssh-server sudo procps psmisc systemd-coredump adduser libseccomp2
     sway greetd cage xwayland grim fonts-dejavu-core libgl1-mesa-dri
     mpv libmpv2 libiio0 libmosquitto1 libudev1 libsystemd0 zlib1g
     v4l-utils python3 python3-evdev
