@@ -130,9 +130,10 @@ class Screen:
 
 
 def accelerator():
-    """KVM where this machine offers it (minutes less), else QEMU's own emulation on every core."""
+    """KVM where this machine offers it (minutes less), else QEMU's own emulation on every core.
+    Without arch-capabilities: a nested KVM (a cloud machine's) refuses its MSR, and QEMU aborts."""
     if os.access("/dev/kvm", os.R_OK | os.W_OK):
-        return ["-accel", "kvm", "-cpu", "host"]
+        return ["-accel", "kvm", "-cpu", "host,-arch-capabilities"]
     return ["-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max"]
 
 
