@@ -129,14 +129,6 @@ class Screen:
 # --- The machine ------------------------------------------------------------------------------
 
 
-def accelerator():
-    """KVM where this machine offers it (minutes less), else QEMU's own emulation on every core.
-    Without arch-capabilities: a nested KVM (a cloud machine's) refuses its MSR, and QEMU aborts."""
-    if os.access("/dev/kvm", os.R_OK | os.W_OK):
-        return ["-accel", "kvm", "-cpu", "host,-arch-capabilities"]
-    return ["-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max"]
-
-
 class VM:
     def __init__(self, image, run):
         self.image, self.run = image, run
@@ -157,7 +149,7 @@ class VM:
         pidfile = os.path.join(self.run, "qemu.pid")
         subprocess.run(
             ["qemu-system-x86_64", "-name", "upright-kiosk-check", "-machine", "q35",
-             *accelerator(), "-m", "2048", "-smp", "2",
+             "-accel", "tcg,thread=multi,tb-size=512", "-cpu", "max", "-m", "2048", "-smp", "2",
              "-kernel", os.path.join(self.image, "vmlinuz"), "-initrd", os.path.join(self.image, "initrd.img"),
              "-append", "root=/dev/vda rw console=ttyS0,115200",
              "-drive", f"file={overlay},if=virtio,format=qcow2,cache=unsafe",
