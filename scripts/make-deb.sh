@@ -62,11 +62,18 @@ done | sort -u | paste -sd, | sed 's/,/, /g')
 # The maintainer scripts make the system user.
 depends="adduser, $depends"
 
-size=$(du -sk "$stage" | cut -f1)
 # The maintainer as Debian's tools take it: DEBFULLNAME and DEBEMAIL, else git's user.
 name=${DEBFULLNAME:-$(git config user.name 2>/dev/null || true)}
 email=${DEBEMAIL:-$(git config user.email 2>/dev/null || true)}
 maintainer="${name:-Upright developers} <${email:-root@$(hostname -f 2>/dev/null || hostname)}>"
+# The changelog Debian asks of a native package: this version, from the commit it was built from.
+built=$(git log -1 --format=%cD 2>/dev/null || date -R)
+commit=$(git describe --always --dirty 2>/dev/null || echo "an unversioned tree")
+printf 'upright (%s) unstable; urgency=medium\n\n  * Upright %s, built from %s.\n\n -- %s  %s\n' \
+    "$version" "$version" "$commit" "$maintainer" "$built" | gzip -9n >"$stage/usr/share/doc/upright/changelog.gz"
+# lintian's overrides, each with its reason.
+install -D -m 644 packaging/debian/lintian-overrides "$stage/usr/share/lintian/overrides/upright"
+size=$(du -sk "$stage" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s|@MAINTAINER@|$maintainer|" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$size/" \
     packaging/debian/control.in > "$stage/DEBIAN/control"
 install -m 644 packaging/debian/conffiles "$stage/DEBIAN/conffiles"
