@@ -18,6 +18,11 @@ status` (as root and as a member of the group `upright`), the journal and the ke
   dumps core (systemd-coredump's record; a compositor's own crash, Mesa's software OpenGL on
   this GPU, is reported beside it).
 
+Last, the sway unit on a read-only root (as Raspberry Pi OS's overlay or an image-based system
+has it): / mounted read-only, tmpfs on /tmp, /var/tmp and Upright's state and cache directories.
+Upright plays a clip it downloads from the host into its cache, turns, logs, answers `ctl`, and
+never meets a read-only file system on its way. The root is writable again afterwards.
+
 Then the time from greetd's session start to the first frame on screen, Upright beside plain
 mpv in the same session, alternating: after one uncounted start of each (warm: the files both
 read are in the page cache), then with every cache dropped before each start (cold: a boot's
@@ -40,6 +45,7 @@ import struct
 
 SSH_PORT = int(os.environ.get("KIOSK_SSH_PORT", "2222"))
 IIO_PORT = int(os.environ.get("KIOSK_IIO_PORT", "30432"))
+HTTP_PORT = int(os.environ.get("KIOSK_HTTP_PORT", "30480"))
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -322,7 +328,7 @@ device = "accel_3d"
 natural = "landscape-right"   # virtio-gpu's 1280x800 panel: landscape untransformed
 
 [player]
-playlist = ["/srv/upright/clip.mkv"]
+playlist = ["{item}"]
 {console}
 [hotkeys]
 fullscreen = ["f", "F11", "KEY_F11"]
@@ -347,7 +353,19 @@ SESSIONS = {
     "cage unit": (pixman_unit("upright-cage") + " && systemctl disable getty@tty7 && systemctl enable upright-cage",
                   "cage", "upright-cage"),
     "console unit": ("systemctl disable getty@tty7 && systemctl enable upright-console", None, "upright-console"),
+    # The sway unit again, the root read-only from the next boot on (read_only_root's checks too).
+    "read-only root": (pixman_unit("upright-sway") + " && systemctl disable getty@tty7 && systemctl enable upright-sway"
+                       + " && cp /etc/fstab /etc/fstab.rw && cat > /etc/fstab <<'F'\n"
+                       "/dev/vda / ext4 ro,errors=remount-ro 0 1\n"
+                       "tmpfs /tmp tmpfs mode=1777,nosuid,nodev 0 0\n"
+                       "tmpfs /var/tmp tmpfs mode=1777,nosuid,nodev 0 0\n"
+                       "tmpfs /var/lib/upright tmpfs mode=0750,uid=upright,gid=upright 0 0\n"
+                       "tmpfs /var/cache/upright tmpfs mode=0750,uid=upright,gid=upright 0 0\n"
+                       "F", "sway", "upright-sway"),
 }
+
+# The read-only root's clip comes from the host over HTTP (10.0.2.2 is the host's loopback).
+REMOTE_CLIP = f"http://10.0.2.2:{HTTP_PORT}/clip.mkv"
 
 UNDO = "systemctl disable --now greetd upright-sway upright-cage upright-console 2>/dev/null; true"
 
@@ -419,7 +437,8 @@ def check_session(vm, report, accel, name, setup, compositor, unit):
     vm.ssh(UNDO)
     # The console on a GPU without 3D: mpv's plain DRM output, as the unit's comment says.
     console = '[player.mpv]\nvo = "drm"\n' if compositor is None else ""
-    config = CONFIG.format(port=IIO_PORT, console=console)
+    item = REMOTE_CLIP if name == "read-only root" else "/srv/upright/clip.mkv"
+    config = CONFIG.format(port=IIO_PORT, console=console, item=item)
     vm.ssh(f"cat > /etc/upright/upright.toml <<'EOF'\n{config}EOF")
     vm.ssh(setup)
     accel.set("portrait")
@@ -520,9 +539,31 @@ def check_session(vm, report, accel, name, setup, compositor, unit):
                      and restarts(after) > restarts(before),
                      f"{'tripped' if tripped else 'not tripped within 60 s'}; {before} → {after}; "
                      f"{screen.describe()} {took:.0f} s later")
+    if name == "read-only root":
+        read_only_root(vm, report, name)
     vm.ssh(f"journalctl -b --no-pager > /tmp/journal.txt; cp /tmp/journal.txt /mnt/share/{slug}-journal.txt",
            check=False)
+    if name == "read-only root":
+        # Writable again, for what comes after (the first-frame figures).
+        vm.ssh("mount -o remount,rw / && mv /etc/fstab.rw /etc/fstab", check=False)
     shutil.move(os.path.join(vm.share, f"{slug}-journal.txt"), os.path.join(report.results, f"{slug}-journal.txt"))
+
+
+def read_only_root(vm, report, name):
+    """What the read-only root adds: the root was read-only, the clip played from the cache, and
+    nothing of Upright's met the read-only file system."""
+    options = vm.ssh("findmnt -no OPTIONS /", check=False)[1].strip()
+    report.check(f"{name}: / is mounted read-only", options.split(",")[0] == "ro", options)
+    s, why = status(vm)
+    cached = vm.ssh("ls /var/cache/upright", check=False)[1].split()
+    report.check(f"{name}: the remote clip plays from the cache", s is not None and s.get("playing") is not None
+                 and any(f.endswith(".mkv") for f in cached),
+                 why or f"playing {s.get('playing')}; /var/cache/upright: {' '.join(cached)}")
+    refused = vm.ssh("journalctl -b --no-pager _COMM=upright _COMM=upright-mpv | grep -ci 'read-only file system' "
+                     "|| true", check=False)[1].strip()
+    problem = (s or {}).get("problem")
+    report.check(f"{name}: Upright never met the read-only file system", refused in ("", "0") and not problem,
+                 f"{refused} log lines; problem: {problem}")
 
 
 def first_frame_figures(vm, report, rounds):
@@ -623,6 +664,9 @@ def main():
     report = Report(args.results)
     vm, accel = VM(args.image, args.run), FakeAccelerometer(args.run)
     start = time.time()
+    # The read-only root's remote clip, served from the share on the host's loopback.
+    http = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory", vm.share,
+                             str(HTTP_PORT)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         accel.start("portrait")
         shutil.copy(args.deb, os.path.join(vm.share, "upright.deb"))
@@ -647,6 +691,8 @@ def main():
     finally:
         vm.stop()
         accel.stop()
+        http.terminate()
+        http.wait()
         if os.path.exists(vm.console):
             shutil.copy(vm.console, os.path.join(args.results, "console.log"))
     took = time.time() - start
