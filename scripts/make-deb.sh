@@ -2,8 +2,9 @@
 # `make deb`: builds upright_VERSION_ARCH.deb in .build-deb/ with the binary (the Swift runtime
 # linked in statically; it is its player's mpv process too), the example configuration as
 # /etc/upright/upright.toml, the system and
-# user systemd units, and the man page (generated from the command line's own help, with the
-# files, signals and mounting sections of packaging/upright.1.extra).
+# user systemd units, and the man pages: upright(1) (generated from the command line's own help,
+# with the files, signals and mounting sections of packaging/upright.1.extra) and upright.toml(5)
+# (from the example configuration, scripts/toml-man.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The package's directories and files take their modes from here, never the builder's umask.
@@ -42,6 +43,9 @@ swift package --allow-writing-to-directory "$man" generate-manual --output-direc
 awk -v extra=packaging/upright.1.extra '
     /^\.Sh "EXIT STATUS"/ { while ((getline line < extra) > 0) print line }
     { print }' "$man/upright.1" | gzip -9n > "$stage/usr/share/man/man1/upright.1.gz"
+# upright.toml(5): every key with its default and meaning, from the example configuration.
+mkdir -p "$stage/usr/share/man/man5"
+python3 scripts/toml-man.py config/upright.toml "$version" | gzip -9n > "$stage/usr/share/man/man5/upright.toml.5.gz"
 
 # Depends: the package of each library the binary names itself (DT_NEEDED), and of libmpv, which
 # it loads when it plays (dlopen: the soname of the major API version of the headers built with),
