@@ -355,6 +355,8 @@ SESSIONS = {
     "console unit": ("systemctl disable getty@tty7 && systemctl enable upright-console", None, "upright-console"),
     # The sway unit again, the root read-only from the next boot on (read_only_root's checks too).
     "read-only root": (pixman_unit("upright-sway") + " && systemctl disable getty@tty7 && systemctl enable upright-sway"
+                       # The mount points exist before the root turns read-only, as on an image.
+                       + " && mkdir -p /var/cache/upright /var/lib/upright"
                        + " && cp /etc/fstab /etc/fstab.rw && cat > /etc/fstab <<'F'\n"
                        "/dev/vda / ext4 ro,errors=remount-ro 0 1\n"
                        "tmpfs /tmp tmpfs mode=1777,nosuid,nodev 0 0\n"
