@@ -357,8 +357,9 @@ SESSIONS = {
     "read-only root": (pixman_unit("upright-sway") + " && systemctl disable getty@tty7 && systemctl enable upright-sway"
                        # The mount points exist before the root turns read-only, as on an image.
                        + " && mkdir -p /var/cache/upright /var/lib/upright"
-                       + " && cp /etc/fstab /etc/fstab.rw && cat > /etc/fstab <<'F'\n"
-                       "/dev/vda / ext4 ro,errors=remount-ro 0 1\n"
+                       + " && cp /etc/fstab /etc/fstab.rw"
+                       + " && sed -i 's|^/dev/vda / ext4 [^ ]*|/dev/vda / ext4 ro,errors=remount-ro|' /etc/fstab"
+                       + " && cat >> /etc/fstab <<'F'\n"
                        "tmpfs /tmp tmpfs mode=1777,nosuid,nodev 0 0\n"
                        "tmpfs /var/tmp tmpfs mode=1777,nosuid,nodev 0 0\n"
                        "tmpfs /var/lib/upright tmpfs mode=0750,uid=upright,gid=upright 0 0\n"
