@@ -547,8 +547,11 @@ def check_session(vm, report, accel, name, setup, compositor, unit):
     vm.ssh(f"journalctl -b --no-pager > /tmp/journal.txt; cp /tmp/journal.txt /mnt/share/{slug}-journal.txt",
            check=False)
     if name == "read-only root":
-        # Writable again, for what comes after (the first-frame figures).
-        vm.ssh("mount -o remount,rw / && mv /etc/fstab.rw /etc/fstab", check=False)
+        # Writable again for what comes after (the first-frame figures), through a boot: the
+        # services started on the read-only root (logind) keep their view of it.
+        vm.ssh("mount -o remount,rw / && mv /etc/fstab.rw /etc/fstab")
+        vm.ssh(UNDO)
+        vm.reboot()
     shutil.move(os.path.join(vm.share, f"{slug}-journal.txt"), os.path.join(report.results, f"{slug}-journal.txt"))
 
 
