@@ -596,7 +596,7 @@ def first_frame_figures(vm, report, rounds):
     # inline scene allows portrait alone by default, and would turn the output from it at once).
     panel = '\n[scenes.idle]\nsupported = ["landscape-right"]\n[scenes.inline]\nsupported = ["landscape-right"]\n'
     for launch, turned in (("landscape-right", "nothing to turn"), ("portrait", "the output turned at launch")):
-        config = CONFIG.format(port=IIO_PORT, console="") + f'\n[app]\nlaunch = "{launch}"\n'
+        config = CONFIG.format(port=IIO_PORT, console="", item="/srv/upright/clip.mkv") + f'\n[app]\nlaunch = "{launch}"\n'
         if launch == "landscape-right":
             config += panel
         vm.ssh(f"cat > /etc/upright/upright.toml <<'EOF'\n{config}EOF")
