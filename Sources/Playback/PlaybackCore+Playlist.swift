@@ -118,6 +118,13 @@ extension PlaybackCore {
         return .load(item, append: append, options: pairs)
     }
 
+    /// A command mpv refused: a `loadfile` added no entry (the next one asked for is not this);
+    /// any other changes nothing here.
+    mutating func refused(_ command: MPVCommand) -> [PlaybackEffect] {
+        guard case .load = command else { return [] }
+        return added(nil)
+    }
+
     /// mpv added the entry asked for first: it is known by its id from now on.
     mutating func added(_ entry: Int64?) -> [PlaybackEffect] {
         guard !adding.isEmpty else { return [] }

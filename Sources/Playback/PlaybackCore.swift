@@ -250,6 +250,7 @@ public struct PlaybackCore: Sendable {
         case .sample(let sample): return stallCheck(sample, at: now)
         case .shapeSample(let shape): return shapeSampled(shape, at: now)
         case .added(let entry): return added(entry)
+        case .refused(let command): return refused(command)
         case .removeRefused(let entry): return removeRefused(entry)
         case .guarded(let passed): return guarded(passed: passed)
         case .clip(let file, let position): return playClip(file, position: position, at: now)

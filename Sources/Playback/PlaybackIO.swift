@@ -147,6 +147,8 @@ public enum PlaybackInput: Sendable, Hashable {
     case shapeSample(ContentShape?)
     /// The answer to a `loadfile`: mpv's id of the entry it added (`nil`: mpv refused it).
     case added(entry: Int64?)
+    /// mpv refused `command`, or had ended before it could take it.
+    case refused(MPVCommand)
     /// The shell could not remove mpv's entry: mpv plays it now.
     case removeRefused(entry: Int64)
     /// The answer to a ``PlaybackEffect/guarded(entry:_:)`` batch: carried out, or not (mpv had moved on).

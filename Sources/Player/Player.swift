@@ -7,7 +7,6 @@ public import OrientationCore
 public import Playback
 import Sync
 import Synchronization
-public import Wire
 
 /// The video player: libmpv carrying out what ``PlaybackCore`` decides. One actor holds the core;
 /// mpv's events, the folder watch, requests and one timer at the core's next deadline are its
@@ -20,10 +19,8 @@ public actor Player {
     var mpv: MPVHandle
     let handleBox: Mutex<MPVHandle>
     var core: PlaybackCore
-    /// The options every mpv of this player starts with.
-    let options: [(String, String)]
-    /// What every mpv process of this player confines itself to.
-    let confinement: ConfinementPolicy?
+    /// How every mpv of this player starts (a new one after ``restart()`` the same).
+    let mpvStart: PlayerMPVStart
     /// The core's time (seconds since the player was made, on its clock) and the one timer.
     var timer: DeadlineTimer
     /// The live stream's server watched.
@@ -64,13 +61,12 @@ public actor Player {
     where C.Duration == Duration {
         timer = DeadlineTimer(clock)
         self.outside = outside
-        let options = MPVHandle.options(for: settings, extra: extra)
-        self.options = options
-        self.confinement = confinement
-        mpv = try MPVHandle.player(
-            options: options, hotkeys: settings.hotkeys, picture: settings.wall != nil, confinement: confinement)
+        mpvStart = PlayerMPVStart(
+            options: MPVHandle.options(for: settings, extra: extra), hotkeys: settings.hotkeys,
+            picture: settings.wall != nil, confinement: confinement)
+        mpv = try mpvStart.make()
         handleBox = Mutex(mpv)
-        core = PlaybackCore(settings: settings, rotateByFilter: options.last { $0.0 == "vo" }?.1 == "libmpv")
+        core = PlaybackCore(settings: settings, rotateByFilter: !mpvStart.separateProcess)
         (events, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
         pump(mpv)
     }
@@ -118,9 +114,7 @@ public actor Player {
     /// orientation and overlays.
     public func restart() throws(MPVError) {
         guard !isShuttingDown else { return }
-        let handle = try MPVHandle.player(
-            options: options, hotkeys: core.settings.hotkeys, picture: core.settings.wall != nil,
-            confinement: confinement)
+        let handle = try mpvStart.make()
         try handle.waitStarted()
         mpv = handle
         handleBox.withLock { $0 = handle }
@@ -168,30 +162,6 @@ public actor Player {
             feed(.step(step, request: request))
         }
     }
-
-    /// What the status line shows for `item` (``PlaybackCore/title(of:mediaTitle:)``).
-    public func title(of item: String) -> String { PlaybackCore.title(of: item, mediaTitle: mpv.string("media-title")) }
-
-    /// Writes a PNG of what mpv shows to `path`: its window with the overlays (`window`), or the
-    /// current video frame (`video`, which mpv takes with no window at all).
-    public func screenshot(to path: String, window: Bool) throws(MPVError) {
-        try mpv.screenshot(to: path, window: window)
-    }
-
-    /// Presses a key, as a person would (`keypress`): the way hotkeys are tested and scripted.
-    public func keypress(_ key: String) throws(MPVError) { try mpv.command(["keypress", key]) }
-
-    /// mpv's video decoder and the frames dropped for the item playing; `nil` with no video playing.
-    public func decoder() -> DecoderReport? { mpv.decoderReport() }
-
-    /// The live stream playing, the latency it is held at, what mpv holds of it and the speed;
-    /// `nil` when no stream plays.
-    public func liveStream() -> LiveStreamReport? {
-        core.liveStream.map { mpv.liveReport($0.url, latency: $0.latency) }
-    }
-
-    /// A property of the player, for status and tests.
-    public func property<V: MPVConvertible>(_ p: MPVProperty<V>) throws(MPVError) -> V { try mpv.get(p) }
 
     /// Ends playback and waits until mpv has shut down and its core is destroyed, `timeout`
     /// seconds at the most (false when it did not end in time); the event stream finishes with
@@ -276,14 +246,12 @@ public actor Player {
     /// (its compositor went away) takes nothing and says nothing of it: a new one is given the
     /// core's state when it starts.
     func run(_ command: MPVCommand) -> PlaybackInput? {
-        var refused: PlaybackInput?
-        if case .load = command { refused = .added(entry: nil) }
-        guard !handleEnded else { return refused }
+        guard !handleEnded else { return .refused(command) }
         do {
             return try mpv.carryOut(command)
         } catch {
             if !error.isShutDown { continuation.yield(.problem("\(command): \(error)")) }
-            return refused
+            return .refused(command)
         }
     }
 

@@ -1,10 +1,10 @@
 import Confinement
 import Files
 import Foundation
-import MPV
+public import MPV
 import OrientationCore
 import Playback
-import Wire
+public import Wire
 
 /// The board Upright runs on.
 public enum Board {
@@ -51,36 +51,6 @@ extension MPVHandle {
         }
         options += settings.mpv.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         return options + extra
-    }
-
-    /// A new mpv with a player's options, its OSD size observed and the hotkeys bound. It runs in a
-    /// process of its own (libmpv 0.35 crashes now and then as it tears down a window whose
-    /// compositor died, and leaks a window's pictures each time), except for the render API
-    /// (`vo=libmpv`: tests and the demo's frames), which needs it in this one. `picture`: the
-    /// picture's display size is observed too (a wall's tile).
-    static func player(
-        options: [(String, String)], hotkeys: [Action: [String]], picture: Bool = false,
-        confinement: ConfinementPolicy? = nil
-    ) throws(MPVError) -> MPVHandle {
-        var bindings: [[String]] = []
-        for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
-            // KEY_/BTN_ names are read from input devices, not by mpv.
-            for key in keys where !(key.hasPrefix("KEY_") || key.hasPrefix("BTN_")) {
-                let tap = key.uppercased().hasPrefix("MBTN") || key.uppercased().hasPrefix("MOUSE_BTN")
-                let message =
-                    (["script-message", tap ? "upright-tap" : "upright-hotkey"] + action.words).joined(separator: " ")
-                bindings.append(["keybind", key, message])
-            }
-        }
-        // Not waiting for mpv's process: it may still load libmpv while the session finds its display.
-        // The overlays are laid out against the OSD's size: drawn again whenever it changes (a
-        // turned output, a resized window, the first frame of a renderer).
-        // A wall's tile is laid out against the picture's size too.
-        let observed = MPVDimension.allCases.filter { picture || $0 == .osdWidth || $0 == .osdHeight }
-        return try MPVHandle(
-            starting: options, observing: observed.map { ($0.rawValue, .int64) },
-            commands: bindings,
-            separateProcess: options.last { $0.0 == "vo" }?.1 != "libmpv", confinement: confinement)
     }
 
     /// Carries out one of the core's commands; what mpv answers that the core must hear (the id of
@@ -240,4 +210,68 @@ extension Player {
         guard let path = Playlist.localPath(item), let problem = readProblem(path) else { return nil }
         return problem == "is a directory" ? "\(path) is a directory" : "\(path): \(problem)"
     }
+}
+
+/// How a player's mpv starts: its options, the hotkeys bound, what is observed, and what its
+/// process confines itself to. Every mpv of a player (a new one after a restart) starts the same.
+struct PlayerMPVStart: Sendable {
+    var options: [(String, String)]
+    var hotkeys: [Action: [String]]
+    /// The picture's display size is observed too (a wall's tile).
+    var picture: Bool
+    var confinement: ConfinementPolicy?
+
+    /// mpv runs in a process of its own (libmpv 0.35 crashes now and then as it tears down a
+    /// window whose compositor died, and leaks a window's pictures each time), except for the
+    /// render API (`vo=libmpv`: tests and the demo's frames), which needs it in this one.
+    var separateProcess: Bool { options.last { $0.0 == "vo" }?.1 != "libmpv" }
+
+    /// A new mpv with the options, its OSD size observed and the hotkeys bound, not waited for.
+    func make() throws(MPVError) -> MPVHandle {
+        var bindings: [[String]] = []
+        for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
+            // KEY_/BTN_ names are read from input devices, not by mpv.
+            for key in keys where !(key.hasPrefix("KEY_") || key.hasPrefix("BTN_")) {
+                let tap = key.uppercased().hasPrefix("MBTN") || key.uppercased().hasPrefix("MOUSE_BTN")
+                let message =
+                    (["script-message", tap ? "upright-tap" : "upright-hotkey"] + action.words).joined(separator: " ")
+                bindings.append(["keybind", key, message])
+            }
+        }
+        // Not waiting for mpv's process: it may still load libmpv while the session finds its display.
+        // The overlays are laid out against the OSD's size: drawn again whenever it changes (a
+        // turned output, a resized window, the first frame of a renderer).
+        // A wall's tile is laid out against the picture's size too.
+        let observed = MPVDimension.allCases.filter { picture || $0 == .osdWidth || $0 == .osdHeight }
+        return try MPVHandle(
+            starting: options, observing: observed.map { ($0.rawValue, .int64) }, commands: bindings,
+            separateProcess: separateProcess, confinement: confinement)
+    }
+}
+
+/// What the player's mpv says and does outside the core, for the status, the session and tests.
+extension Player {
+    /// What the status line shows for `item` (``PlaybackCore/title(of:mediaTitle:)``).
+    public func title(of item: String) -> String { PlaybackCore.title(of: item, mediaTitle: mpv.string("media-title")) }
+
+    /// Writes a PNG of what mpv shows to `path`: its window with the overlays (`window`), or the
+    /// current video frame (`video`, which mpv takes with no window at all).
+    public func screenshot(to path: String, window: Bool) throws(MPVError) {
+        try mpv.screenshot(to: path, window: window)
+    }
+
+    /// Presses a key, as a person would (`keypress`): the way hotkeys are tested and scripted.
+    public func keypress(_ key: String) throws(MPVError) { try mpv.command(["keypress", key]) }
+
+    /// mpv's video decoder and the frames dropped for the item playing; `nil` with no video playing.
+    public func decoder() -> DecoderReport? { mpv.decoderReport() }
+
+    /// The live stream playing, the latency it is held at, what mpv holds of it and the speed;
+    /// `nil` when no stream plays.
+    public func liveStream() -> LiveStreamReport? {
+        core.liveStream.map { mpv.liveReport($0.url, latency: $0.latency) }
+    }
+
+    /// A property of the player, for status and tests.
+    public func property<V: MPVConvertible>(_ p: MPVProperty<V>) throws(MPVError) -> V { try mpv.get(p) }
 }

@@ -19,6 +19,10 @@ struct FakeMPV {
     /// The folder `/d` on disk: file → stamp; files in `bad` cannot be played.
     var disk: [String: String] = [:]
     var bad: Set<String> = []
+    /// Files whose `loadfile` mpv refuses outright (it adds no entry): the core hears
+    /// `.refused(command)`, or with `refusalSaysNoEntry` the shell's older word, `.added(entry: nil)`.
+    var refusedLoads: Set<String> = []
+    var refusalSaysNoEntry = false
     var itemTime = 1.0
     /// Files that play until they are cut (live streams).
     var endless: Set<String> = []
@@ -47,6 +51,8 @@ struct FakeMPV {
     /// Carries `command` out at `now`; a refusal is the core's next input.
     mutating func run(_ command: MPVCommand, at now: Double) -> PlaybackInput? {
         switch command {
+        case .load(let path, _, _) where refusedLoads.contains(path):
+            return refusalSaysNoEntry ? .added(entry: nil) : .refused(command)
         case .load(let path, let append, _):
             if !append {
                 stopPlaying(error: nil)

@@ -56,6 +56,24 @@ struct PlaybackCoreTests {
         #expect(!d.trace.contains { $0.contains("Nothing to play") }, "\(d.trace.joined(separator: "\n"))")
     }
 
+    /// A `loadfile` mpv refuses is no entry added: the core does with `.refused` exactly what it
+    /// does with `.added(entry: nil)`; any other refused command changes nothing.
+    @Test func aRefusedLoadIsNoEntryAndOtherRefusalsChangeNothing() {
+        func run(saysNoEntry: Bool) -> (commands: [MPVCommand], played: [String]) {
+            var d = Drive(.folder(), files: ["/d/1.png": "a", "/d/2.png": "b", "/d/3.png": "c"])
+            d.mpv.refusedLoads = ["/d/2.png"]
+            d.mpv.refusalSaysNoEntry = saysNoEntry
+            d.send(.start)
+            d.advance(5)
+            return (d.commands, d.played())
+        }
+        let refused = run(saysNoEntry: false)
+        #expect(refused.commands == run(saysNoEntry: true).commands)
+        #expect(refused.played.first == "/d/1.png" && !refused.played.contains("/d/2.png"), "\(refused.played)")
+        var core = PlaybackCore(settings: PlayerSettings())
+        #expect(core.handle(.refused(.stop), at: 0).isEmpty)
+    }
+
     @Test func mpvIdleBeforeTheFirstStartIsNotNothingToPlay() {
         var d = Drive(.folder(), files: Self.two)
         d.send(.mpv(.idle(active: true)))
