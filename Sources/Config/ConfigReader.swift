@@ -782,21 +782,10 @@ struct ConfigReader {
         player.itemOptions = options
     }
 
-    /// A playlist item's own settings: `{ path = …, duration = 5, mute = true, orientation = …,
-    /// days = …, from = …, until = … }`.
-    mutating func readItemOptions(_ t: TOMLTable, item: String) -> ItemOptions {
+    /// How a playlist item's bytes come: `latency` (a live stream held behind), `sha256` (a
+    /// download checked), `live` (streamed, never cached).
+    mutating func readItemSource(_ t: TOMLTable, into o: inout ItemOptions) {
         let path = ["player", "playlist"]
-        var o = ItemOptions()
-        for key in t.keys.sorted()
-        where !["path", "duration", "mute", "orientation", "days", "from", "until", "sha256", "live", "latency"]
-            .contains(key)
-        {
-            report(
-                .warning,
-                "unknown key '\(key)' in a playlist item; expected path, duration, mute, orientation, days, from, "
-                    + "until, sha256, live, latency",
-                at: map.valuePlace(of: path))
-        }
         if let l = t["latency"] {
             if let v = l.double ?? l.int.map(Double.init), v >= 0.5, v <= 30 {
                 o.latency = v
@@ -821,6 +810,24 @@ struct ConfigReader {
                 error("a playlist item's 'live' must be true or false", at: path)
             }
         }
+    }
+
+    /// A playlist item's own settings: `{ path = …, duration = 5, mute = true, orientation = …,
+    /// days = …, from = …, until = … }`.
+    mutating func readItemOptions(_ t: TOMLTable, item: String) -> ItemOptions {
+        let path = ["player", "playlist"]
+        var o = ItemOptions()
+        for key in t.keys.sorted()
+        where !["path", "duration", "mute", "orientation", "days", "from", "until", "sha256", "live", "latency"]
+            .contains(key)
+        {
+            report(
+                .warning,
+                "unknown key '\(key)' in a playlist item; expected path, duration, mute, orientation, days, from, "
+                    + "until, sha256, live, latency",
+                at: map.valuePlace(of: path))
+        }
+        readItemSource(t, into: &o)
         if t["days"] != nil || t["from"] != nil || t["until"] != nil {
             o.schedule = readSchedule(t, item: item)
         }

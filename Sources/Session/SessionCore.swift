@@ -180,10 +180,7 @@ public struct SessionCore: Sendable {
         case .sensorStatus(let s):
             sensorHealth = s
             return [.status(s)]
-        case .lockSwitch(let change):
-            let on = change == .toggle ? !policy.locked : change == .on
-            guard on != policy.locked else { return [] }
-            return command(on ? .lock : .unlock, from: .lockSwitch, request: nil, at: now)
+        case .lockSwitch(let change): return lockSwitched(change, at: now)
         case .motion(let o):
             return motion(o, at: now)
         case .command(let action, let origin, let request):
@@ -210,15 +207,8 @@ public struct SessionCore: Sendable {
             return translate(policy.advance(to: now)) + [.reply(request, ControlReply(ok: true, status: status))]
         case .displayTurned(let report, let failure): return displayTurned(report, failure: failure, at: now)
         case .displayProbed(let abilities, let report): return displayProbed(abilities, report, at: now)
-        case .playing(let item, let title):
-            playing = item
-            failures.removeAll { $0.item == item }
-            return [.player(.overlay(.title(title)))]
-        case .fileFailed(let path, let reason):
-            failures.removeAll { $0.item == path }
-            failures.append(ItemFailure(item: path, reason: reason))
-            if failures.count > Self.failuresKept { failures.removeFirst() }
-            return [.status("cannot play \(path): \(reason); going on with the playlist")] + lookAtTheDisplay()
+        case .playing(let item, let title): return started(item, title: title)
+        case .fileFailed(let path, let reason): return failed(path, reason: reason)
         case .clock(let text):
             return [.player(.overlay(.clock(text)))]
         case .reload(let configuration, let playlist, let request):
@@ -234,6 +224,29 @@ public struct SessionCore: Sendable {
         case .tick:
             return tick(at: now)
         }
+    }
+
+    /// The rotation-lock switch or key: the lock's own command, unless it is already so.
+    mutating func lockSwitched(_ change: LockSwitch, at now: Double) -> [SessionEffect] {
+        let on = change == .toggle ? !policy.locked : change == .on
+        guard on != policy.locked else { return [] }
+        return command(on ? .lock : .unlock, from: .lockSwitch, request: nil, at: now)
+    }
+
+    /// An item started: its title on the status line, and its failure forgotten.
+    mutating func started(_ item: String, title: String) -> [SessionEffect] {
+        playing = item
+        failures.removeAll { $0.item == item }
+        return [.player(.overlay(.title(title)))]
+    }
+
+    /// An item failed: kept (the latest ``failuresKept``) for the status, said, and the display
+    /// looked at (a failure may be its going away).
+    mutating func failed(_ path: String, reason: String) -> [SessionEffect] {
+        failures.removeAll { $0.item == path }
+        failures.append(ItemFailure(item: path, reason: reason))
+        if failures.count > Self.failuresKept { failures.removeFirst() }
+        return [.status("cannot play \(path): \(reason); going on with the playlist")] + lookAtTheDisplay()
     }
 
     // MARK: - Time

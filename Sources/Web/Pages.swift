@@ -128,36 +128,46 @@ enum Pages {
                 </div>
                 <p id="answer" role="status" aria-live="polite"></p>
                 </section>
-                <section aria-labelledby="h-content" class="card wide">
-                <h2 id="h-content">Content</h2>
-                <table><caption>Playlist</caption>
-                <thead><tr><th scope="col">Entry</th><th scope="col">Plays</th><th scope="col">State</th></tr></thead>
-                <tbody id="playlist"></tbody></table>
-                <p id="folder" class="note"></p>
-                <table><caption>Upload folder</caption>
-                <thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Delete</span></th></tr></thead>
-                <tbody id="content"></tbody></table>
-                <form id="upload">
-                <label for="upload-file">Upload media</label>
-                <input id="upload-file" type="file" required>
-                <button type="submit">Upload</button>
-                <progress id="upload-progress" max="1" value="0" aria-label="upload progress" hidden></progress>
-                </form>
-                <p id="upload-answer" role="status" aria-live="polite"></p>
-                </section>
-                <section aria-labelledby="h-config" class="card wide">
-                <h2 id="h-config">Configuration</h2>
-                <p id="config-path" class="note"></p>
-                <label for="config-text" class="visually-hidden">The configuration file</label>
-                <textarea id="config-text" spellcheck="false" rows="18"></textarea>
-                <div class="row"><button type="button" id="config-check">Check</button>
-                <button type="button" id="config-save">Save and apply</button></div>
-                <ul id="config-problems" class="problems" aria-live="polite" aria-label="problems in the configuration"></ul>
-                </section>
+                \(contentCard)
+                \(configurationCard)
                 </main>
                 """, script: "/static/page.js",
             meta: "<meta name=\"csrf\" content=\"\(escape(csrf))\">\n")
     }
+
+    /// The content card: the playlist as it plays, the upload folder and the upload form.
+    static let contentCard = """
+        <section aria-labelledby="h-content" class="card wide">
+        <h2 id="h-content">Content</h2>
+        <table><caption>Playlist</caption>
+        <thead><tr><th scope="col">Entry</th><th scope="col">Plays</th><th scope="col">State</th></tr></thead>
+        <tbody id="playlist"></tbody></table>
+        <p id="folder" class="note"></p>
+        <table><caption>Upload folder</caption>
+        <thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Delete</span></th></tr></thead>
+        <tbody id="content"></tbody></table>
+        <form id="upload">
+        <label for="upload-file">Upload media</label>
+        <input id="upload-file" type="file" required>
+        <button type="submit">Upload</button>
+        <progress id="upload-progress" max="1" value="0" aria-label="upload progress" hidden></progress>
+        </form>
+        <p id="upload-answer" role="status" aria-live="polite"></p>
+        </section>
+        """
+
+    /// The configuration card: the file as it is, checked and saved from the page.
+    static let configurationCard = """
+        <section aria-labelledby="h-config" class="card wide">
+        <h2 id="h-config">Configuration</h2>
+        <p id="config-path" class="note"></p>
+        <label for="config-text" class="visually-hidden">The configuration file</label>
+        <textarea id="config-text" spellcheck="false" rows="18"></textarea>
+        <div class="row"><button type="button" id="config-check">Check</button>
+        <button type="button" id="config-save">Save and apply</button></div>
+        <ul id="config-problems" class="problems" aria-live="polite" aria-label="problems in the configuration"></ul>
+        </section>
+        """
 
     static let loginScript = """
         // Nothing to do on the log-in page but keep the focus on the password.
