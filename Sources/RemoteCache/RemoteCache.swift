@@ -102,6 +102,7 @@ public actor RemoteCache {
         configuration.timeout.connect = .milliseconds(Int64(settings.connectTimeout.components.seconds * 1000))
         // Between two reads, the head's and the body's alike.
         configuration.timeout.read = .milliseconds(Self.milliseconds(settings.readTimeout))
+        configuration.connectionPool = Self.noBackoff(configuration.connectionPool)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         if let data = FileManager.default.contents(atPath: settings.directory + "/index.json"),
             let saved = try? JSONDecoder.cache.decode([CacheEntry].self, from: data)
@@ -120,6 +121,19 @@ public actor RemoteCache {
         }
         let map = entries.mapValues { settings.directory + "/" + $0.file }
         files.withLock { $0 = map }
+    }
+
+    /// `pool` with no connection retries of the client's own. AsyncHTTPClient retries a failed
+    /// connection with a backoff that grows by a quarter for each failure in a row (to a minute),
+    /// and a request waits for it: after an outage of a few minutes, the first request once the
+    /// server is back would wait up to a minute. Upright retries on its own schedule instead, and
+    /// a refused connection fails the request at once.
+    static func noBackoff(_ pool: HTTPClient.Configuration.ConnectionPool)
+        -> HTTPClient.Configuration.ConnectionPool
+    {
+        var pool = pool
+        pool.retryConnectionEstablishment = false
+        return pool
     }
 
     /// Makes `path` and the folders above it (0700); why not, in the system's words.

@@ -12,11 +12,13 @@ public enum StreamAnswer {
     static let enough = 64 * 1024
 
     /// One client for every probe, for the life of the process: a connection given up after 1 s,
-    /// a read after 2 s without a byte (a stall after the head).
+    /// a read after 2 s without a byte (a stall after the head). A refused connection is a "no" at
+    /// once (``RemoteCache/noBackoff(_:)``): the player asks again every half second, and the
+    /// client's own backoff, grown through an outage, would hold the answer back after it.
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(1), read: .seconds(2))
-        configuration.connectionPool = .init(idleTimeout: .seconds(5))
+        configuration.connectionPool = RemoteCache.noBackoff(.init(idleTimeout: .seconds(5)))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 

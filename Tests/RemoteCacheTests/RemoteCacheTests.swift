@@ -244,3 +244,48 @@ struct FailingNetworkTests {
         await cache.shutdown()
     }
 }
+
+/// After an outage, the first request once the server is back is answered at once: an HTTP
+/// client's own backoff (grown by a quarter for each refused connection, to a minute) held a live
+/// stream's return back by 2.5 s after a 10 s outage, and would by a minute after a long one.
+@Suite("Requests after an outage")
+struct AfterAnOutageTests {
+    /// A server on a port, stopped; `refused` requests made while it is away; started again.
+    static func outage(refused: Int, ask: (String) async -> Bool) async throws -> (away: [Bool], back: Double) {
+        let dir = try RemoteCacheTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data("#EXTM3U\n".utf8).write(to: URL(fileURLWithPath: dir + "/www/live.m3u8"))
+        let first = try FileServer(root: dir + "/www")
+        let url = "http://127.0.0.1:\(first.port)/live.m3u8"
+        first.stop()
+        var away: [Bool] = []
+        for _ in 0..<refused { away.append(await ask(url)) }
+        let again = try FileServer(root: dir + "/www", port: first.port)
+        defer { again.stop() }
+        let asked = ContinuousClock.now
+        #expect(await ask(url), "served again")
+        return (away, (ContinuousClock.now - asked) / .seconds(1))
+    }
+
+    /// 25 refused probes (a backoff of 26 s by then): each a prompt "no", and the next a "yes".
+    @Test func aLostStreamsServerIsSeenBackAtTheNextProbe() async throws {
+        let start = ContinuousClock.now
+        let (away, back) = try await Self.outage(refused: 25) { await StreamAnswer.answers($0) }
+        #expect(away == Array(repeating: false, count: 25))
+        #expect(ContinuousClock.now - start < .seconds(10), "each refusal at once")
+        #expect(back < 1, "back after \(back) s")
+    }
+
+    /// The same for the cache's requests: 25 refreshes refused, then one that downloads.
+    @Test func theCachesFirstRequestAfterAnOutageGoesOutAtOnce() async throws {
+        let dir = try RemoteCacheTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cache = try RemoteCache(settings: RemoteCacheSettings(directory: dir + "/cache"), logger: Logger(label: "test"))
+        let (away, back) = try await Self.outage(refused: 25) { url in
+            if case .success = await cache.refresh(url) { true } else { false }
+        }
+        await cache.shutdown()
+        #expect(away == Array(repeating: false, count: 25))
+        #expect(back < 1, "back after \(back) s")
+    }
+}

@@ -165,13 +165,12 @@ struct LiveStreamPlayTests {
                 try await Task.sleep(for: .milliseconds(150))
             }
             guard let backAt else {
-                let log = Self.mpvEvents(dir + "/mpv.log")
-                wrong.append("cycle \(cycle): the stream did not come back; mpv's log: \(log)")
+                wrong.append("cycle \(cycle): the stream did not come back; \(Self.logs(dir, play))")
                 continue
             }
             back.append(backAt)
             if backAt > backWithin {
-                wrong.append("cycle \(cycle): back after \(backAt) s; mpv's log: \(Self.mpvEvents(dir + "/mpv.log"))")
+                wrong.append("cycle \(cycle): back after \(backAt) s; \(Self.logs(dir, play))")
             }
             // Back, it stays: for a second, the stream and nothing else.
             let returned = Date()
@@ -180,7 +179,7 @@ struct LiveStreamPlayTests {
                 if s != "stream" {
                     let t = String(format: "%.2f", at.timeIntervalSince(started))
                     wrong.append(
-                        "cycle \(cycle): at \(t) s, after the stream came back: \(s); mpv's log: \(Self.mpvEvents(dir + "/mpv.log"))"
+                        "cycle \(cycle): at \(t) s, after the stream came back: \(s); \(Self.logs(dir, play))"
                     )
                     break
                 }
@@ -189,6 +188,12 @@ struct LiveStreamPlayTests {
         }
         #expect(play.process.isRunning, "\(play.stderr)")
         return (slate, back, wrong)
+    }
+
+    /// What Upright said lately (why it lost a stream) and what mpv did.
+    static func logs(_ dir: String, _ play: SignalTests.Play) -> String {
+        let upright = play.stderr.split(separator: "\n").suffix(12).joined(separator: "\n")
+        return "Upright's log: \(upright)\nmpv's log: \(mpvEvents(dir + "/mpv.log"))"
     }
 
     /// What mpv did lately, from its log file: loads, ends, outputs and complaints, the last 40.
