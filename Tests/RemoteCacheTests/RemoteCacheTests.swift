@@ -280,7 +280,8 @@ struct AfterAnOutageTests {
     @Test func theCachesFirstRequestAfterAnOutageGoesOutAtOnce() async throws {
         let dir = try RemoteCacheTests.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let cache = try RemoteCache(settings: RemoteCacheSettings(directory: dir + "/cache"), logger: Logger(label: "test"))
+        let cache = try RemoteCache(
+            settings: RemoteCacheSettings(directory: dir + "/cache"), logger: Logger(label: "test"))
         let (away, back) = try await Self.outage(refused: 25) { url in
             if case .success = await cache.refresh(url) { true } else { false }
         }
