@@ -450,8 +450,8 @@ func doctorScreen(_ configuration: UprightConfiguration, problems: inout [String
     if !configuration.sync.group.isEmpty {
         if configuration.sync.keyFile.isEmpty {
             print(
-                "warning: [sync] has no key_file: anyone on the broker can move the wall (see the README's "
-                    + "\"Video walls\" for the key and the broker's ACL)")
+                "warning: [sync] has no key_file: anyone on the broker can move the wall (see "
+                    + "\"Video walls\", docs/WALLS.md, for the key and the broker's ACL)")
         } else {
             print("wall group \(configuration.sync.group): messages sealed with \(configuration.sync.keyFile)")
         }

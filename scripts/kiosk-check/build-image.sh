@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The virtual kiosk's disk: Debian bookworm amd64 from Debian's packages (mmdebstrap), with what
-# the kiosk setups of the README need (sway, greetd, cage, mpv for the baseline, the libraries
+# the kiosk setups of docs/KIOSK.md need (sway, greetd, cage, mpv for the baseline, the libraries
 # Upright's package depends on) but not Upright itself: each run installs the .deb built from the
 # tree. No bootloader: QEMU boots the kernel and initrd copied out next to the image.
 #

@@ -2,14 +2,14 @@
 """`make kiosk-check`: Upright's package on a virtual kiosk.
 
 Boots the image from build-image.sh under QEMU (software emulation, a virtio GPU without 3D),
-installs the .deb built from the tree, and follows the README's kiosk setups one after the
+installs the .deb built from the tree, and follows the kiosk setups of docs/KIOSK.md one after the
 other — greetd + sway, the sway unit, the cage unit, the console — each through a reboot, as an
 operator would. Each is judged by its screen (QMP screendumps read by pixels), `upright ctl
 status` (as root and as a member of the group `upright`), the journal and the kernel log:
 
 - the picture is on screen after boot;
 - `ctl status` answers root and a member of `upright`; the log reaches the journal;
-- the units are what the README says (Type=notify, NotifyAccess=main, a 30 s watchdog), their
+- the units are what docs/KIOSK.md says (Type=notify, NotifyAccess=main, a 30 s watchdog), their
   start ends (READY=1 reaches systemd) and a hung Upright trips the watchdog;
 - one press of a uinput button bound to full screen toggles it once (it reaches Upright both
   through the compositor and through evdev);
@@ -334,7 +334,7 @@ playlist = ["{item}"]
 fullscreen = ["f", "F11", "KEY_F11"]
 """
 
-# The README's "A GPU without 3D": software rendering for the session (virtio-gpu without virgl).
+# docs/KIOSK.md's "A GPU without 3D": software rendering for the session (virtio-gpu without virgl).
 PIXMAN_GREETD = "sed -i 's|^command = \"|command = \"env WLR_RENDERER=pixman |' /etc/greetd/config.toml"
 
 
@@ -344,7 +344,7 @@ def pixman_unit(unit):
 
 
 SESSIONS = {
-    # name: (what the README says to do, the compositor process, the unit)
+    # name: (what docs/KIOSK.md says to do, the compositor process, the unit)
     "greetd + sway": (
         "cp /usr/share/upright/kiosk/greetd.toml /etc/greetd/config.toml && " + PIXMAN_GREETD
         + " && systemctl enable greetd", "sway", None),
