@@ -3,7 +3,7 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 TRACES ?= bench/traces/public
 
-.PHONY: all deps build release run demo test quality bench robustness lint clean deb kiosk-check ha-check fuzz check-web
+.PHONY: all deps build release run demo test quality bench robustness lint clean deb piuparts kiosk-check ha-check fuzz check-web
 
 all: build
 
@@ -45,6 +45,12 @@ bench: release
 deb:
 	@scripts/install-deps.sh deb
 	scripts/make-deb.sh
+
+# The package as Debian's tools judge it: lintian --fail-on error, then piuparts's install, removal
+# and purge in a bookworm chroot (minutes, the mirror needed: outside `make test`).
+piuparts: deb
+	@scripts/install-deps.sh package
+	scripts/check-package.sh
 
 # The package on a virtual kiosk (QEMU, software emulation: it takes minutes, outside `make test`):
 # every packaged session through a reboot, judged by its screen, `ctl`, the journal and the

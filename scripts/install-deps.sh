@@ -31,6 +31,8 @@ case "${1:-test}" in
         gstreamer1.0-plugins-base gstreamer1.0-plugins-good) ;;
     # The Debian package: objdump reads the libraries the binary needs.
     deb) need+=(binutils) ;;
+    # Debian's checks of the package (make piuparts): lintian, and piuparts with debootstrap.
+    package) need+=(binutils lintian piuparts debootstrap) ;;
     # The virtual kiosk (make kiosk-check): a Debian image by mmdebstrap, booted by QEMU; the
     # accelerometer served by iiod (relayed by socat); the clip made by ffmpeg.
     kiosk) need+=(binutils mmdebstrap qemu-system-x86 qemu-utils e2fsprogs openssh-client iiod socat
@@ -40,7 +42,7 @@ case "${1:-test}" in
     # The page's external checks (make check-web): the Nu checker (Java), axe-core in a real
     # headless Chromium (selenium), wapiti's scan; the checkers themselves from PyPI in a venv.
     web) need+=(python3 python3-venv python3-selenium chromium chromium-driver default-jre-headless wapiti curl unzip) ;;
-    *) echo "usage: $0 [build|test|bench|deb|kiosk|ha|web]" >&2; exit 2 ;;
+    *) echo "usage: $0 [build|test|bench|deb|package|kiosk|ha|web]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -35,6 +35,12 @@ install -m 644 packaging/kiosk/sway.conf packaging/kiosk/greetd.toml packaging/k
 install -m 755 packaging/kiosk/upright-kiosk-session "$stage/usr/share/upright/kiosk/"
 install -D -m 644 packaging/systemd/upright.tmpfiles "$stage/usr/lib/tmpfiles.d/upright.conf"
 install -m 644 README.md "$stage/usr/share/doc/upright/README.md"
+# The docs by topic, where the README's links lead.
+install -d "$stage/usr/share/doc/upright/docs"
+install -m 644 docs/*.md docs/*.png "$stage/usr/share/doc/upright/docs/"
+# The copyright file: Upright's, and that of every package whose code the binary was linked from.
+python3 scripts/copyright.py packaging/debian/copyright.in "$scratch/checkouts" \
+    "$scratch/release/upright.product/Objects.LinkFileList" >"$stage/usr/share/doc/upright/copyright"
 
 # The man page: the command line's help as mdoc, then the hand-written sections.
 man="$scratch/man"
