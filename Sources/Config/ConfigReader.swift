@@ -16,8 +16,8 @@ struct ConfigReader {
     static let sections: [String: [String]] = [
         "app": ["supported", "launch"],
         "transition": ["duration"],
-        "sensor": ["uri", "device", "rate_hz", "mount_matrix"],
-        "lock": ["locked", "evdev"],
+        "sensor": ["uri", "device", "rate_hz", "mount_matrix", "tablet_mode"],
+        "lock": ["locked", "evdev", "relock_after"],
         "display": ["backend", "output", "natural", "supported", "mode", "touch", "kiosk", "wait"],
         "scenes": [],
         "player": [
@@ -197,6 +197,9 @@ struct ConfigReader {
         if let l = section(root, "lock") {
             c.lock.locked = bool(l, ["lock", "locked"]) ?? c.lock.locked
             c.lock.evdev = string(l, ["lock", "evdev"]).map(LockSwitchSetting.init) ?? c.lock.evdev
+            if let r = number(l, ["lock", "relock_after"], in: 0...86_400, "seconds") {
+                c.lock.relockAfter = r > 0 ? .milliseconds(Int64((r * 1000).rounded())) : nil
+            }
         }
         if let d = section(root, "display") {
             readDisplay(d, into: &c.display)
@@ -251,6 +254,16 @@ struct ConfigReader {
             }
         }
         sensor.mountMatrix = string(s, ["sensor", "mount_matrix"]) ?? sensor.mountMatrix
+        if let t = string(s, ["sensor", "tablet_mode"]) {
+            if let mode = TabletModeSetting(rawValue: t) {
+                sensor.tabletMode = mode
+            } else {
+                error(
+                    "unknown tablet_mode '\(t)'; expected one of: "
+                        + TabletModeSetting.allCases.map(\.rawValue).joined(separator: ", "),
+                    at: ["sensor", "tablet_mode"])
+            }
+        }
     }
 
     mutating func readDisplay(_ d: TOMLTable, into display: inout DisplaySettings) {

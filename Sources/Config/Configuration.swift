@@ -59,7 +59,9 @@ public struct UprightConfiguration: Sendable {
         let keys = player.hotkeys.values.joined().compactMap {
             LinuxKeys.isLinuxName($0) ? LinuxKeys.code(of: $0) : nil
         }
-        return InputPlan(devices: input.devices, keys: Set(keys), grab: input.grab, lockSwitch: lock.evdev)
+        return InputPlan(
+            devices: input.devices, keys: Set(keys), grab: input.grab, lockSwitch: lock.evdev,
+            tabletMode: sensor.tabletMode == .auto)
     }
 
     /// The action each bound input-device key asks for.

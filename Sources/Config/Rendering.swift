@@ -59,8 +59,9 @@ extension UprightConfiguration {
         out += "[transition]\nduration = \(num(policy.transitionDuration))\n\n"
         out +=
             "[sensor]\nuri = \(q(sensor.uri.description))\ndevice = \(q(sensor.device))\nrate_hz = \(num(sensor.rateHz))\n"
-        out += "mount_matrix = \(q(sensor.mountMatrix))\n\n"
-        out += "[lock]\nlocked = \(lock.locked)\nevdev = \(q(lock.evdev.description))\n\n"
+        out += "mount_matrix = \(q(sensor.mountMatrix))\ntablet_mode = \(q(sensor.tabletMode.rawValue))\n\n"
+        out += "[lock]\nlocked = \(lock.locked)\nevdev = \(q(lock.evdev.description))\n"
+        out += "relock_after = \(num(lock.relockAfter?.seconds ?? 0))\n\n"
         out += "[display]\nbackend = \(q(display.backend.rawValue))\noutput = \(q(display.output))\n"
         out += "natural = \(q(display.natural.name))\nsupported = \(list(policy.displaySupported))\n"
         out +=

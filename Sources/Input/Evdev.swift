@@ -32,21 +32,22 @@ enum Evdev {
     /// The keys the device has (`KEY_MAX` is 0x2ff: 96 bytes of bits).
     static func keys(fd: Int32) -> Set<UInt16>? { codes(fd: fd, type: InputRecord.evKey, bytes: 96) }
 
-    /// Whether the device has `SW_ROTATE_LOCK`, or `KEY_ROTATE_LOCK_TOGGLE` among its `keys`.
-    static func hasLock(fd: Int32, keys: Set<UInt16>?) -> Bool {
-        codes(fd: fd, type: InputRecord.evSw, bytes: 8)?.contains(InputRecord.swRotateLock) == true
-            || keys?.contains(InputRecord.keyRotateLockToggle) == true
+    /// The switches the device has (`SW_MAX` is 0x10: 8 bytes of bits are plenty).
+    static func switches(fd: Int32) -> Set<UInt16>? { codes(fd: fd, type: InputRecord.evSw, bytes: 8) }
+
+    /// Whether the device has `SW_ROTATE_LOCK` among its `switches`, or `KEY_ROTATE_LOCK_TOGGLE`
+    /// among its `keys`.
+    static func hasLock(switches: Set<UInt16>?, keys: Set<UInt16>?) -> Bool {
+        switches?.contains(InputRecord.swRotateLock) == true || keys?.contains(InputRecord.keyRotateLockToggle) == true
     }
 
-    /// The rotation-lock switch's state now (`EVIOCGSW`); `nil` without the switch.
-    static func lockState(fd: Int32) -> Bool? {
-        guard codes(fd: fd, type: InputRecord.evSw, bytes: 8)?.contains(InputRecord.swRotateLock) == true else {
-            return nil
-        }
+    /// The state of the device's switch `code` now (`EVIOCGSW`); `nil` without the switch.
+    static func switchState(fd: Int32, _ code: UInt16) -> Bool? {
+        guard switches(fd: fd)?.contains(code) == true else { return nil }
         var bits = [UInt8](repeating: 0, count: 8)
         let r = bits.withUnsafeMutableBytes { ioctl(fd, ioc(read, 0x1b, size: 8), $0.baseAddress!) }
         guard r >= 0 else { return nil }
-        return bits[Int(InputRecord.swRotateLock) / 8] & (1 << (InputRecord.swRotateLock % 8)) != 0
+        return bits[Int(code) / 8] & (1 << (code % 8)) != 0
     }
 
     /// Takes the device for this process alone (`EVIOCGRAB`): its events no longer reach the

@@ -15,25 +15,31 @@ public struct InputPlan: Sendable, Hashable {
     public var grab: Bool
     /// Where the rotation-lock switch is read.
     public var lockSwitch: LockSwitchSetting
+    /// Whether the tablet-mode switch (`SW_TABLET_MODE`) is read: from every device under
+    /// ``directory`` that has it, and from the lock switch's path (a pipe there carries both).
+    public var tabletMode: Bool
     /// Where `auto` looks (`/dev/input`).
     public var directory: String
 
     public init(
         devices: [String] = ["auto"], keys: Set<UInt16> = [], grab: Bool = false, lockSwitch: LockSwitchSetting = .none,
-        directory: String = "/dev/input"
+        tabletMode: Bool = false, directory: String = "/dev/input"
     ) {
         self.devices = devices
         self.keys = keys
         self.grab = grab
         self.lockSwitch = lockSwitch
+        self.tabletMode = tabletMode
         self.directory = directory
     }
 
     var auto: Bool { devices.contains("auto") }
     /// The devices named by path.
     public var paths: [String] { devices.filter { $0 != "auto" } }
-    /// Nothing to read: no key bound and no lock switch.
-    public var isIdle: Bool { keys.isEmpty && lockSwitch == .none }
+    /// Nothing to read: no key bound, no lock switch and no tablet-mode switch.
+    public var isIdle: Bool { keys.isEmpty && lockSwitch == .none && !tabletMode }
+    /// Every device under ``directory`` is looked at.
+    var scansDirectory: Bool { (auto && !keys.isEmpty) || lockSwitch == .auto || tabletMode }
 }
 
 /// An input device the hub has open.
@@ -45,11 +51,14 @@ public struct InputDeviceInfo: Sendable, Hashable, CustomStringConvertible {
     public var keys: [String]
     /// Its rotation-lock switch or key is read.
     public var lockSwitch: Bool
+    /// Its tablet-mode switch is read.
+    public var tabletMode = false
     public var grabbed: Bool
 
     public var description: String {
         var roles = keys.isEmpty ? [] : [keys.joined(separator: ", ")]
         if lockSwitch { roles.append("rotation lock") }
+        if tabletMode { roles.append("tablet mode") }
         if grabbed { roles.append("grabbed") }
         return "\(path) (\(name))" + (roles.isEmpty ? "" : ": " + roles.joined(separator: "; "))
     }
@@ -61,6 +70,8 @@ public enum InputHubEvent: Sendable, Hashable {
     case press(UInt16, device: String)
     /// The rotation-lock switch moved, or its key was pressed; the state at opening comes first.
     case lock(LockSwitchEvent, device: String)
+    /// The tablet-mode switch says tablet (true) or laptop (false); the state at opening comes first.
+    case tabletMode(Bool, device: String)
     case opened(InputDeviceInfo)
     /// A device was closed: it went away, was replaced, or failed (then it is opened again).
     case closed(String, reason: String)
@@ -201,7 +212,7 @@ final class HubLoop {
     /// The directories whose changes may bring or take a device.
     var directories: [String] {
         var dirs = plan.paths.map { ($0 as NSString).deletingLastPathComponent }
-        if plan.auto || plan.lockSwitch == .auto { dirs.append(plan.directory) }
+        if plan.scansDirectory { dirs.append(plan.directory) }
         if case .path(let p) = plan.lockSwitch { dirs.append((p as NSString).deletingLastPathComponent) }
         return Array(Set(dirs.filter { !$0.isEmpty })).sorted()
     }
@@ -248,7 +259,7 @@ final class HubLoop {
         }
         for path in plan.paths where open[path] == nil { openDevice(path, explicit: true, now: now) }
         if case .path(let p) = plan.lockSwitch, open[p] == nil { openDevice(p, explicit: true, now: now) }
-        guard (plan.auto && !plan.keys.isEmpty) || plan.lockSwitch == .auto else { return }
+        guard plan.scansDirectory else { return }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: plan.directory)) ?? []
         for name in names.filter({ $0.hasPrefix("event") }).sorted() {
             let path = plan.directory + "/" + name
@@ -276,10 +287,13 @@ final class HubLoop {
         }
         let has = pipe ? nil : Evdev.keys(fd: fd)
         let bound = has.map { plan.keys.intersection($0) } ?? plan.keys
+        let switches = pipe ? nil : Evdev.switches(fd: fd)
         let lockPath: Bool = if case .path(let p) = plan.lockSwitch { p == path } else { false }
-        let lock = lockPath || (plan.lockSwitch == .auto && (pipe || Evdev.hasLock(fd: fd, keys: has)))
+        let lock = lockPath || (plan.lockSwitch == .auto && (pipe || Evdev.hasLock(switches: switches, keys: has)))
+        // A pipe cannot be asked what it has: one read for the lock switch carries the tablet's too.
+        let tablet = plan.tabletMode && (pipe ? lock : switches?.contains(InputRecord.swTabletMode) == true)
         let keyed = explicit ? plan.paths.contains(path) : !bound.isEmpty
-        guard keyed || lock else {
+        guard keyed || lock || tablet else {
             Glibc.close(fd)
             skipped[path] = identity
             return
@@ -292,14 +306,20 @@ final class HubLoop {
                 grabbed = true
             }
         }
-        let info = InputDeviceInfo(
+        var info = InputDeviceInfo(
             path: path, name: pipe ? "a pipe of input_event records" : (Evdev.name(fd: fd) ?? "no name"),
             keys: keyed ? bound.sorted().map(LinuxKeys.name(of:)) : [], lockSwitch: lock, grabbed: grabbed)
+        info.tabletMode = tablet
         open[path] = Open(fd: fd, identity: identity, pipe: pipe, info: info)
         reported[path] = nil
         retryAt[path] = nil
         emit(.opened(info))
-        if lock, !pipe, let state = Evdev.lockState(fd: fd) { emit(.lock(.set(state), device: path)) }
+        if lock, !pipe, let state = Evdev.switchState(fd: fd, InputRecord.swRotateLock) {
+            emit(.lock(.set(state), device: path))
+        }
+        if tablet, !pipe, let state = Evdev.switchState(fd: fd, InputRecord.swTabletMode) {
+            emit(.tabletMode(state, device: path))
+        }
     }
 
     static func openProblem(_ e: Int32) -> String {
@@ -395,6 +415,7 @@ final class HubLoop {
 
     func handle(_ r: InputRecord, from device: Open) {
         if device.info.lockSwitch, let e = r.lockEvent { emit(.lock(e, device: device.info.path)) }
+        if device.info.tabletMode, let tablet = r.tabletMode { emit(.tabletMode(tablet, device: device.info.path)) }
         guard r.type == InputRecord.evKey, r.value == InputRecord.pressed, !device.info.keys.isEmpty,
             plan.keys.contains(r.code)
         else { return }

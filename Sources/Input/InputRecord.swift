@@ -21,6 +21,8 @@ public struct InputRecord: Sendable, Hashable {
     public static let evMax: UInt16 = 0x1f
     /// `SW_ROTATE_LOCK` and `KEY_ROTATE_LOCK_TOGGLE`.
     public static let swRotateLock: UInt16 = 0x0c
+    /// `SW_TABLET_MODE`: set while a 2-in-1 is a tablet (its hinge folded over, its keyboard off).
+    public static let swTabletMode: UInt16 = 0x01
     public static let keyRotateLockToggle: UInt16 = 0x231
 
     /// A key's value: released, pressed, or the driver's auto-repeat.
@@ -72,6 +74,16 @@ public struct InputRecord: Sendable, Hashable {
     /// `SW_ROTATE_LOCK` set or cleared.
     public static func lockSwitch(_ on: Bool) -> InputRecord {
         InputRecord(type: evSw, code: swRotateLock, value: on ? 1 : 0)
+    }
+
+    /// `SW_TABLET_MODE` set (a tablet) or cleared (a laptop).
+    public static func tabletSwitch(_ tablet: Bool) -> InputRecord {
+        InputRecord(type: evSw, code: swTabletMode, value: tablet ? 1 : 0)
+    }
+
+    /// Whether a tablet-mode record says tablet (true) or laptop (false), if it is one.
+    public var tabletMode: Bool? {
+        type == Self.evSw && code == Self.swTabletMode ? value != 0 : nil
     }
 
     /// What a rotation-lock record means, if it is one.

@@ -20,6 +20,11 @@ public import Wire
 /// - `play <clip>` enters the clip's scene and plays its file once; when it ends the scene goes
 ///   (and every scene entered above it meanwhile), so the loop shows again in the orientation it
 ///   had; a `play` press while a clip plays is ignored or queued (``PolicyConfiguration/clipPresses``);
+/// - with ``followsTabletMode``, auto-rotation is off while the tablet-mode switch says laptop (the
+///   device's readings are set aside, the sensor paused, and a command asks the motion fallback,
+///   as while locked) and on again when it says tablet; the lock itself is not touched;
+/// - after an unlock by hand, with ``relockAfter`` set, the lock comes back once that long passes
+///   without a turn of the interface (each turn starts the wait again); a lock meanwhile ends it;
 /// - a tap (``Origin/touch``) during a rotation is dropped: input is suspended during transitions;
 /// - one key press that reaches the session both ways, from mpv's window and from the input
 ///   device (a keyboard bound as `F11` and as `KEY_F11`), counts once: a press pairs with the
@@ -66,6 +71,18 @@ public struct SessionCore: Sendable {
     /// The MQTT connection, in words (`nil` without MQTT).
     public private(set) var mqtt: String?
     private var screenNextChange: String?
+    /// Seconds after an unlock by hand, without a turn, until the lock comes back (`nil`: never;
+    /// `[lock] relock_after`).
+    public var relockAfter: Double?
+    /// When the lock comes back (`nil`: it does not).
+    public private(set) var relockAt: Double?
+    /// Whether the tablet-mode switch turns auto-rotation off while the device is a laptop
+    /// (`[sensor] tablet_mode = "auto"`).
+    public var followsTabletMode = false
+    /// What the tablet-mode switch said last: tablet (true), laptop (false), or nothing yet.
+    public private(set) var tabletMode: Bool?
+    /// Auto-rotation is off: a laptop, with the switch followed.
+    var laptop: Bool { followsTabletMode && tabletMode == false }
     /// Presses of each action not yet paired with the same press from the other way.
     private var unpaired: [Action: [(origin: Origin, at: Double)]] = [:]
 
@@ -174,9 +191,17 @@ public struct SessionCore: Sendable {
 
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
     public mutating func handle(_ input: SessionInput, at now: Double) -> [SessionEffect] {
+        let (interface, locked) = (policy.interface, policy.locked)
+        let out = handleInput(input, at: now)
+        relockRule(turned: policy.interface != interface, wasLocked: locked, at: now)
+        return out
+    }
+
+    private mutating func handleInput(_ input: SessionInput, at now: Double) -> [SessionEffect] {
         switch input {
         case .device(let o):
-            return translate(policy.handle(.device(o), at: now))
+            return laptop ? [] : translate(policy.handle(.device(o), at: now))
+        case .tabletMode(let tablet): return tabletSwitched(tablet, at: now)
         case .sensorStatus(let s):
             sensorHealth = s
             return [.status(s)]
@@ -204,14 +229,18 @@ public struct SessionCore: Sendable {
             self.input = InputReport(devices: devices, problems: problems)
             return []
         case .status(let request):
-            return translate(policy.advance(to: now)) + [.reply(request, ControlReply(ok: true, status: status))]
+            var current = status
+            current.tabletMode = tabletModeText
+            current.relockIn = relockAt.map { max(0, ($0 - now) * 10).rounded() / 10 }
+            return translate(policy.advance(to: now)) + [.reply(request, ControlReply(ok: true, status: current))]
         case .displayTurned(let report, let failure): return displayTurned(report, failure: failure, at: now)
         case .displayProbed(let abilities, let report): return displayProbed(abilities, report, at: now)
         case .playing(let item, let title): return started(item, title: title)
         case .fileFailed(let path, let reason): return failed(path, reason: reason)
         case .clock(let text):
             return [.player(.overlay(.clock(text)))]
-        case .reload(let configuration, let playlist, let request):
+        case .reload(let configuration, let playlist, let relock, let request):
+            relockAfter = relock
             return reload(configuration, playlist: playlist, request: request, at: now)
         case .displayChecked(let state): return displayChecked(state, at: now)
         case .outputsChanged: return phase == .playing ? [.reassertDisplay] : []
@@ -254,11 +283,53 @@ public struct SessionCore: Sendable {
     private mutating func tick(at now: Double) -> [SessionEffect] {
         if let failure = waitedTooLong(at: now) { return [.end(failure: failure)] }
         var out = translate(policy.advance(to: now)) + checkPresence(at: now) + confirmLoss(at: now)
+        if let at = relockAt, at <= now, !policy.locked {
+            relockAt = nil
+            let after = relockAfter.map { $0 == $0.rounded() ? "\(Int($0)) s" : "\($0) s" } ?? "its time"
+            out.append(.status("the lock comes back: \(after) without a turn since it was unlocked"))
+            out += command(.lock, from: .relock, request: nil, at: now)
+        }
         if probeDue, now - lastProbe >= probeInterval {
             lastProbe = now
             out.append(.probeDisplay)
         }
         return out
+    }
+
+    // MARK: - Tablet mode
+
+    /// The tablet-mode switch: a laptop sets the device's readings aside and pauses the sensor; a
+    /// tablet takes them up again (the sensor as the lock has it).
+    private mutating func tabletSwitched(_ tablet: Bool, at now: Double) -> [SessionEffect] {
+        let before = laptop
+        tabletMode = tablet
+        guard followsTabletMode, laptop != before else { return [] }
+        if laptop {
+            return [.status("the device is a laptop: auto-rotation off until it is a tablet again"), .sensorLock(true)]
+                + translate(policy.handle(.device(.unknown), at: now))
+        }
+        return [.status("the device is a tablet: auto-rotation on"), .sensorLock(policy.locked)]
+    }
+
+    /// The tablet-mode switch in words, for the status; `nil` when it said nothing.
+    var tabletModeText: String? {
+        guard let tabletMode else { return nil }
+        if tabletMode { return "tablet" }
+        return followsTabletMode ? "laptop: auto-rotation off" : "laptop (not followed: [sensor] tablet_mode = \"ignore\")"
+    }
+
+    // MARK: - The lock that comes back
+
+    /// After each input: an unlock by hand (not the lock's own return) starts the wait, a turn
+    /// while unlocked starts it again, and a lock ends it.
+    private mutating func relockRule(turned: Bool, wasLocked: Bool, at now: Double) {
+        if policy.locked {
+            relockAt = nil
+        } else if let after = relockAfter, wasLocked || (turned && relockAt != nil) {
+            relockAt = now + after
+        } else if relockAfter == nil {
+            relockAt = nil
+        }
     }
 
     // MARK: - The screen's power plan
@@ -391,7 +462,7 @@ public struct SessionCore: Sendable {
         case .unlock: return false
         case .lock: return true
         case .toggleLock: return !policy.locked
-        default: return policy.locked
+        default: return policy.locked || laptop
         }
     }
 
@@ -441,7 +512,7 @@ public struct SessionCore: Sendable {
         var out: [SessionEffect] = []
         switch command {
         case .lock, .unlock, .toggleLock:
-            out.append(.sensorLock(command == .lock || (command == .toggleLock && !policy.locked)))
+            out.append(.sensorLock(command == .lock || (command == .toggleLock && !policy.locked) || laptop))
         default: break
         }
         let before = policy

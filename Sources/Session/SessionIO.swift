@@ -25,6 +25,8 @@ public enum Origin: String, Sendable, Hashable, Codable {
     case script
     /// The wall's sync group: a clip asked of one of its screens, played by every screen.
     case group
+    /// The lock coming back by itself (`[lock] relock_after`).
+    case relock
 }
 
 /// Everything the session reacts to. Time comes with each input (``SessionCore/handle(_:at:)``).
@@ -35,6 +37,8 @@ public enum SessionInput: Sendable, Hashable {
     case sensorStatus(String)
     /// The rotation-lock switch moved (or its key was pressed: a toggle).
     case lockSwitch(LockSwitch)
+    /// The tablet-mode switch says tablet (true) or laptop (false).
+    case tabletMode(Bool)
     /// The motion fallback's answer: how the device is physically held, even while locked.
     case motion(DeviceOrientation)
     /// An action asked for by a person or a program; `request` waits for the reply.
@@ -64,7 +68,8 @@ public enum SessionInput: Sendable, Hashable {
     case clock(String)
     /// A new configuration (SIGHUP): the policy's part of it, and the playlist when it is the
     /// configuration's (not the command line's).
-    case reload(PolicyConfiguration, playlist: [String]? = nil, request: RequestID? = nil)
+    /// `relockAfter` is `[lock] relock_after`'s seconds.
+    case reload(PolicyConfiguration, playlist: [String]? = nil, relockAfter: Double? = nil, request: RequestID? = nil)
     /// Whether the display answers: at the start, while the session waits for it, and after mpv was lost.
     case displayChecked(DisplayState)
     /// The outputs may have changed: plugged, enabled, turned by someone else.

@@ -61,15 +61,27 @@ public struct SensorSettings: Sendable, Hashable {
     public var rateHz = 25.0
     /// `auto`, or a matrix in hwdb form (`"0, 1, 0; -1, 0, 0; 0, 0, 1"`).
     public var mountMatrix = "auto"
+    /// Whether a 2-in-1's tablet-mode switch turns auto-rotation off while it is a laptop.
+    public var tabletMode = TabletModeSetting.auto
 
     public init(
-        uri: SensorURI = .iio("local:"), device: String = "auto", rateHz: Double = 25, mountMatrix: String = "auto"
+        uri: SensorURI = .iio("local:"), device: String = "auto", rateHz: Double = 25, mountMatrix: String = "auto",
+        tabletMode: TabletModeSetting = .auto
     ) {
         self.uri = uri
         self.device = device
         self.rateHz = rateHz
         self.mountMatrix = mountMatrix
+        self.tabletMode = tabletMode
     }
+}
+
+/// `[sensor] tablet_mode`: what the tablet-mode switch (`SW_TABLET_MODE`) does.
+public enum TabletModeSetting: String, Sendable, Hashable, CaseIterable {
+    /// Auto-rotation off while the device is a laptop, on while it is a tablet (as GNOME does).
+    case auto
+    /// The switch is not read; the device turns either way.
+    case ignore
 }
 
 /// The `[lock]` settings: the configuration reads into this type.
@@ -77,9 +89,13 @@ public struct LockSettings: Sendable, Hashable {
     /// Locked at start.
     public var locked = false
     public var evdev = LockSwitchSetting.auto
-    public init(locked: Bool = false, evdev: LockSwitchSetting = .auto) {
+    /// After an unlock by hand, the lock comes back once this long passes without a turn (`nil`:
+    /// never).
+    public var relockAfter: Duration?
+    public init(locked: Bool = false, evdev: LockSwitchSetting = .auto, relockAfter: Duration? = nil) {
         self.locked = locked
         self.evdev = evdev
+        self.relockAfter = relockAfter
     }
 }
 

@@ -178,7 +178,7 @@ struct SensorCommand: AsyncParsableCommand {
                     show(lock.locked, lock.source)
                 case .problem(let path, let reason): log.warning("rotation-lock switch \(path): \(reason)")
                 case .closed(let path, let reason): log.notice("rotation-lock switch \(path) closed: \(reason)")
-                case .opened, .press: break
+                case .opened, .press, .tabletMode: break
                 }
             }
         }

@@ -97,6 +97,8 @@ public actor PlaySession {
         var core = try SessionCore(
             policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: report)
         core.powerPlan = configuration.screenPlan
+        core.relockAfter = configuration.lock.relockAfter?.seconds
+        core.followsTabletMode = configuration.sensor.tabletMode == .auto
         core.displayWait = configuration.display.wait?.seconds
         // A compositor that goes away is found by asking it, not by mpv (which may live on).
         core.presenceInterval = 2
@@ -157,14 +159,16 @@ public actor PlaySession {
         await ask { .command(action, from: origin, request: $0) }
     }
 
-    /// Takes a new configuration (SIGHUP): the policy, the playlist and the transition apply at
-    /// once, keeping the orientation, the lock and the scenes; sensor and display settings at the
-    /// next start. Returns what could not be applied, in words; the old configuration stays when
+    /// Takes a new configuration (SIGHUP): the policy, the playlist, the transition and the
+    /// lock's return (`relock_after`) apply at once, keeping the orientation, the lock and the
+    /// scenes; sensor and display settings at the next start. Returns what could not be applied, in words; the old configuration stays when
     /// the new one is refused.
     @discardableResult
     public func reload(_ new: UprightConfiguration) async -> [String] {
         let playlist = playlistOverride.isEmpty ? new.player.playlist : nil
-        let answer = await ask { .reload(new.policy, playlist: playlist, request: $0) }
+        let answer = await ask {
+            .reload(new.policy, playlist: playlist, relockAfter: new.lock.relockAfter?.seconds, request: $0)
+        }
         if let refusal = answer.error { return [refusal] }
         let notes = configuration.restartNotes(for: new)
         configuration = new

@@ -395,6 +395,10 @@ struct SessionShell: Sendable {
                 case .toggle: feed.yield(.lockSwitch(.toggle))
                 }
                 continue
+            case .tabletMode(let tablet, let device):
+                logger.info("input: \(device) says the device is \(tablet ? "a tablet" : "a laptop")")
+                feed.yield(.tabletMode(tablet))
+                continue
             case .opened(let info): logger.notice("input: opened \(info)")
             case .closed(let path, let reason): logger.warning("input: closed \(path): \(reason)")
             case .problem(let path, let reason): logger.warning("input: cannot open \(path): \(reason)")

@@ -106,6 +106,10 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     public var cache: [RemoteItemStatus] = []
     /// The wall's sync group, and how this screen follows it (the shell adds it); `nil` without one.
     public var sync: SyncReport?
+    /// Seconds until the lock comes back by itself (`[lock] relock_after`); `nil` when it does not.
+    public var relockIn: Double?
+    /// What the tablet-mode switch says: "tablet", "laptop: auto-rotation off", …; `nil` without one.
+    public var tabletMode: String?
 
     public init(
         device: DeviceOrientation, locked: Bool, interface: InterfaceOrientation, strategy: AppliedStrategy,
@@ -127,7 +131,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
-            next, failed, cache, stream, sync
+            next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -157,6 +161,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encode(failed, forKey: .failed)
         try c.encode(cache, forKey: .cache)
         try c.encodeIfPresent(sync, forKey: .sync)
+        try c.encodeIfPresent(relockIn, forKey: .relockIn)
+        try c.encodeIfPresent(tabletMode, forKey: .tabletMode)
     }
 }
 

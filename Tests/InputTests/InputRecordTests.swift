@@ -204,6 +204,28 @@ struct InputHubTests {
         #expect(locks == [.set(true), .toggle])
     }
 
+    /// `SW_TABLET_MODE` on the switch's device: tablet and laptop, in order; not read without
+    /// `tabletMode` in the plan (`[sensor] tablet_mode = "ignore"`), while the lock still is.
+    @Test func theTabletModeSwitchIsReadWithTheLockSwitch() async throws {
+        let fifo = try Fifo()
+        let hub = InputHub(plan: InputPlan(devices: [], lockSwitch: .path(fifo.path), tabletMode: true))
+        defer { hub.stop() }
+        let records = [InputRecord.tabletSwitch(true), .syn, .tabletSwitch(false), .syn, .lockSwitch(true), .syn]
+        Task { await fifo.write(records.flatMap(\.bytes)) }
+        let events = await Self.collect(hub) { $0.contains { if case .lock = $0 { true } else { false } } }
+        let modes = events.compactMap { if case .tabletMode(let t, _) = $0 { t } else { nil } }
+        #expect(modes == [true, false], "\(events)")
+        let opened = events.compactMap { if case .opened(let info) = $0 { info } else { nil } }.first
+        #expect(opened?.tabletMode == true && opened?.description.hasSuffix("rotation lock; tablet mode") == true)
+
+        let ignored = try Fifo()
+        let plain = InputHub(plan: InputPlan(devices: [], lockSwitch: .path(ignored.path), tabletMode: false))
+        defer { plain.stop() }
+        Task { await ignored.write(records.flatMap(\.bytes)) }
+        let seen = await Self.collect(plain) { $0.contains { if case .lock = $0 { true } else { false } } }
+        #expect(!seen.contains { if case .tabletMode = $0 { true } else { false } }, "\(seen)")
+    }
+
     @Test func anUnreadableDeviceSaysToJoinTheInputGroup() throws {
         #expect(
             HubLoop.openProblem(EACCES).hasSuffix(

@@ -347,3 +347,129 @@ struct SessionCorePropertyTests {
         }
     }
 }
+
+/// `[lock] relock_after`: the lock comes back after an unlock by hand, once that long passes
+/// without a turn; each turn starts the wait again, and a lock by hand ends it.
+@Suite("The lock that comes back")
+struct RelockTests {
+    /// A session locked at its start, with the lock's return after 30 s.
+    static func unlocked() throws -> Run {
+        var run = try Run(locked: true)
+        run.core.relockAfter = 30
+        run.settle()
+        _ = run.command(.unlock)  // at 1 s
+        return run
+    }
+
+    /// Ticks at `times` (absolute seconds); the effects of each.
+    static func ticks(_ run: inout Run, _ times: [Double]) -> [[SessionEffect]] {
+        times.map { run.at($0 - run.t, .tick) }
+    }
+
+    @Test func theLockComesBackOnceTheTimePassesWithoutATurn() throws {
+        var run = try Self.unlocked()
+        #expect(!run.core.policy.locked && run.core.relockAt == 31)
+        let early = Self.ticks(&run, [10, 30.9])
+        #expect(early.allSatisfy { $0.measures == 0 })
+        let status = run.at(0, .status(request: 4)).replies.first?.status
+        #expect(status?.relockIn == 0.1)
+        let due = run.at(31 - run.t, .tick)
+        #expect(due.measures == 1, "the lock asks how the device is held, as a lock by hand does")
+        #expect(due.contains(.status("the lock comes back: 30 s without a turn since it was unlocked")))
+        _ = run.at(0.2, .motion(.portrait))
+        #expect(run.core.policy.locked && run.core.relockAt == nil)
+        #expect(run.at(0, .status(request: 5)).replies.first?.status?.relockIn == nil)
+        #expect(Self.ticks(&run, [100, 200]).allSatisfy { $0.measures == 0 }, "once")
+    }
+
+    @Test func eachTurnStartsTheWaitAgain() throws {
+        var run = try Self.unlocked()
+        let turn = run.command(.fullscreen, 19)  // at 20 s: the interface turns
+        #expect(turn.decisions.first?.kind == .rotate)
+        #expect(run.core.relockAt == 50)
+        run.settle()
+        #expect(Self.ticks(&run, [31, 49.9]).allSatisfy { $0.measures == 0 })
+        #expect(Self.ticks(&run, [50]).first?.measures == 1)
+    }
+
+    @Test func aLockByHandMeanwhileEndsTheWait() throws {
+        var run = try Self.unlocked()
+        #expect(run.command(.lock, 4) == [.measureMotion])
+        _ = run.at(0.2, .motion(.portrait))
+        #expect(run.core.policy.locked && run.core.relockAt == nil)
+        #expect(Self.ticks(&run, [31, 60]).allSatisfy { $0.measures == 0 })
+    }
+
+    @Test func withoutTheSettingOrWithoutAnUnlockNothingComesBack() throws {
+        var plain = try Run(locked: true)
+        _ = plain.command(.unlock)
+        #expect(plain.core.relockAt == nil)
+        #expect(Self.ticks(&plain, [100, 1000]).allSatisfy { $0.measures == 0 })
+        var never = try Run()
+        never.core.relockAfter = 30
+        _ = never.command(.unlock)
+        _ = never.command(.fullscreen)
+        #expect(never.core.relockAt == nil, "unlocked from the start: nothing was unlocked by hand")
+    }
+
+    @Test func aReloadSetsOrClearsTheTime() throws {
+        var run = try Self.unlocked()
+        _ = run.at(1, .reload(PolicyConfiguration(), relockAfter: nil, request: 1))
+        #expect(run.core.relockAfter == nil)
+        _ = run.at(1, .tick)
+        #expect(run.core.relockAt == nil, "the setting gone, so is the wait")
+    }
+}
+
+/// `[sensor] tablet_mode = "auto"`: auto-rotation off while the tablet-mode switch says laptop.
+@Suite("Tablet mode")
+struct TabletModeTests {
+    static func tablet(follows: Bool = true) throws -> Run {
+        var run = try Run()
+        run.core.followsTabletMode = follows
+        run.settle()
+        return run
+    }
+
+    @Test func aLaptopSetsTheReadingsAsideAndATabletTakesThemUp() throws {
+        var run = try Self.tablet()
+        run.at(1, .command(.fullscreen, from: .hotkey))
+        run.settle()
+        let laptop = run.at(1, .tabletMode(false))
+        #expect(laptop.contains(.sensorLock(true)))
+        #expect(laptop.contains(.status("the device is a laptop: auto-rotation off until it is a tablet again")))
+        let interface = run.core.policy.interface
+        #expect(run.at(1, .device(.portrait)) == [], "set aside")
+        #expect(run.core.policy.interface == interface)
+        #expect(run.at(0, .status(request: 1)).replies.first?.status?.tabletMode == "laptop: auto-rotation off")
+        #expect(run.command(.fullscreen) == [.measureMotion], "a command asks how the device is held, as while locked")
+        _ = run.at(0.2, .motion(.landscapeLeft))
+        run.settle()
+        #expect(!run.core.policy.locked, "the lock itself is not touched")
+        let tablet = run.at(1, .tabletMode(true))
+        #expect(tablet.contains(.sensorLock(false)) && tablet.contains(.status("the device is a tablet: auto-rotation on")))
+        _ = run.at(1, .device(.landscapeLeft))
+        run.settle()
+        #expect(run.core.policy.device == .landscapeLeft)
+        #expect(run.at(0, .status(request: 2)).replies.first?.status?.tabletMode == "tablet")
+    }
+
+    @Test func aLockedLaptopThatBecomesATabletStaysLocked() throws {
+        var run = try Self.tablet()
+        _ = run.at(1, .tabletMode(false))
+        _ = run.command(.lock)
+        _ = run.at(0.2, .motion(.portrait))
+        let tablet = run.at(1, .tabletMode(true))
+        #expect(tablet.contains(.sensorLock(true)), "the sensor stays paused: the lock is on")
+        #expect(run.core.policy.locked)
+    }
+
+    @Test func ignoredTheSwitchChangesNothingButIsShown() throws {
+        var run = try Self.tablet(follows: false)
+        #expect(run.at(1, .tabletMode(false)) == [])
+        _ = run.at(1, .device(.landscapeLeft))
+        #expect(run.core.policy.device == .landscapeLeft)
+        let shown = run.at(0, .status(request: 1)).replies.first?.status?.tabletMode
+        #expect(shown == "laptop (not followed: [sensor] tablet_mode = \"ignore\")")
+    }
+}

@@ -109,6 +109,11 @@ struct ConfinementTests {
         #expect(result["outside"] == "ok", "\(result)")
         #expect(result["program"] == "0 ", "\(result)")
         #expect(FileManager.default.fileExists(atPath: dir + "/spawned"))
-        #expect(!play.stderr.contains("mpv's process (pid"), "\(play.stderr)")
+        // No word of a confinement (the control socket refuses mpv's pid all the same, and says so
+        // when the script's connection comes before the test ends).
+        let said = play.stderr.split(separator: "\n").filter {
+            $0.contains("mpv's process (pid") && !$0.contains("refused a connection")
+        }
+        #expect(said.isEmpty, "\(play.stderr)")
     }
 }
