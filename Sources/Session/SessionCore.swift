@@ -315,7 +315,8 @@ public struct SessionCore: Sendable {
     var tabletModeText: String? {
         guard let tabletMode else { return nil }
         if tabletMode { return "tablet" }
-        return followsTabletMode ? "laptop: auto-rotation off" : "laptop (not followed: [sensor] tablet_mode = \"ignore\")"
+        return followsTabletMode
+            ? "laptop: auto-rotation off" : "laptop (not followed: [sensor] tablet_mode = \"ignore\")"
     }
 
     // MARK: - The lock that comes back

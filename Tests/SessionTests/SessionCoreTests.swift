@@ -447,7 +447,8 @@ struct TabletModeTests {
         run.settle()
         #expect(!run.core.policy.locked, "the lock itself is not touched")
         let tablet = run.at(1, .tabletMode(true))
-        #expect(tablet.contains(.sensorLock(false)) && tablet.contains(.status("the device is a tablet: auto-rotation on")))
+        #expect(
+            tablet.contains(.sensorLock(false)) && tablet.contains(.status("the device is a tablet: auto-rotation on")))
         _ = run.at(1, .device(.landscapeLeft))
         run.settle()
         #expect(run.core.policy.device == .landscapeLeft)
