@@ -167,6 +167,7 @@ public struct MQTTService: Service {
             playing: s.playing, sensor: s.sensor, clip: s.clip, powerPlan: s.powerPlanFollowed,
             refused: refusal?.text, refusedAt: refusal?.at, remote: s.cache)
         state.syncOffsetMS = s.sync?.offsetMS.map { ($0 / 5).rounded() * 5 }
+        state.tabletMode = s.tabletMode
         if await published.changed(to: state) {
             client.publish(base + "/state", Redact.text(JSONLine.encode(state)), retain: true)
         }

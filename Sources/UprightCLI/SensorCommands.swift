@@ -377,12 +377,14 @@ func doctorAccelerometer(_ settings: SensorSettings, _ configuration: UprightCon
     }
 }
 
-/// The input devices Upright reads (the bound keys', the rotation-lock switch's), each with its
+/// The input devices Upright reads (the bound keys', the rotation-lock and tablet-mode switches'), each with its
 /// name and what is read from it, and those that cannot be opened, with the reason.
 func doctorInput(_ configuration: UprightConfiguration, problems: inout [String]) {
     let plan = configuration.inputPlan
     if plan.isIdle {
-        print("input devices: none to read (no KEY_/BTN_ name in [hotkeys], and [lock] evdev = \"none\")")
+        print(
+            "input devices: none to read (no KEY_/BTN_ name in [hotkeys], [lock] evdev = \"none\" and "
+                + "[sensor] tablet_mode = \"ignore\")")
         return
     }
     let survey = InputHub.survey(plan)
@@ -390,9 +392,10 @@ func doctorInput(_ configuration: UprightConfiguration, problems: inout [String]
     print(
         "input devices: " + (plan.devices.joined(separator: ", "))
             + (bound.isEmpty ? "" : "; bound keys \(bound.joined(separator: ", "))") + "; rotation-lock switch "
-            + plan.lockSwitch.description + (plan.grab ? "; grabbed" : ""))
+            + plan.lockSwitch.description + (plan.tabletMode ? "; tablet-mode switch auto" : "")
+            + (plan.grab ? "; grabbed" : ""))
     if survey.devices.isEmpty {
-        print("input: no device has a bound key or the rotation-lock switch now (each is opened when it appears)")
+        print("input: no device has a bound key or a switch read now (each is opened when it appears)")
     }
     for d in survey.devices { print("input: \(d)") }
     for p in survey.problems {

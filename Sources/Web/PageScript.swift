@@ -25,7 +25,10 @@ extension Pages {
           text('s-interface', s.interface);
           text('s-gravity', s.gravity ? s.gravity.map((v) => v.toFixed(2)).join(', ') + ' m/s²' : '');
           text('s-scene', (s.scenes || []).join(' › '));
-          text('s-lock', s.locked ? 'locked' : 'unlocked');
+          text('s-lock', [
+            (s.locked ? 'locked' : 'unlocked') + (s.relock_in != null ? ', locks again in ' + Math.round(s.relock_in) + ' s' : ''),
+            s.tablet_mode ? 'tablet mode: ' + s.tablet_mode : '',
+          ].filter(Boolean).join('; '));
           text('s-strategy', s.strategy);
           text('s-playing', s.clip ? s.clip + ' (clip)' : s.playing);
           text('s-next', s.next);

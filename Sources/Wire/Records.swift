@@ -535,6 +535,8 @@ public struct MQTTState: Codable, Sendable, Hashable {
     /// A wall's node: its clock's offset to the group's, in milliseconds to the nearest 5 (the
     /// state is sent when it changes); `nil` without a group.
     public var syncOffsetMS: Double?
+    /// What the tablet-mode switch says ("tablet", "laptop: auto-rotation off"); `nil` without one.
+    public var tabletMode: String?
 
     public init(
         device: DeviceOrientation, interface: InterfaceOrientation, locked: Bool, scene: String, playing: String?,
@@ -575,6 +577,7 @@ public struct MQTTState: Codable, Sendable, Hashable {
         case remote
         case remoteProblem = "remote_problem"
         case syncOffsetMS = "sync_offset_ms"
+        case tabletMode = "tablet_mode"
     }
 }
 
