@@ -17,9 +17,10 @@ declare -A parser=(
     [wire]="the wire between upright and its mpv process"
     [json]="the control socket's and the page's JSON (StrictJSON)"
     [group]="a wall's group messages: topics, words and seals"
+    [edid]="a monitor's EDID (its make, model and serial)"
 )
 status=0
-for target in toml list wire json group; do
+for target in toml list wire json group edid; do
     echo "fuzz target $target: ${parser[$target]}, $seconds s"
     corpus=.build-fuzz/corpus/$target findings=.build-fuzz/findings/$target/
     mkdir -p "$corpus" "$findings"

@@ -16,11 +16,15 @@ public struct OutputState: Sendable, Hashable {
     public var showsUpright: Bool
     /// The backend can turn this output at run time.
     public var canRotate: Bool
+    /// The monitor plugged in, "Make Model Serial" as its EDID names it (and kanshi writes it);
+    /// `nil` when the backend does not say.
+    public var identity: String?
 
     public init(
         name: String, active: Bool = true, transform: OutputTransform? = .normal,
-        mode: Mode? = nil, showsUpright: Bool = false, canRotate: Bool = true
+        mode: Mode? = nil, showsUpright: Bool = false, canRotate: Bool = true, identity: String? = nil
     ) {
+        self.identity = identity
         self.name = name
         self.active = active
         self.transform = transform

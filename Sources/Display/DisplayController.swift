@@ -7,16 +7,22 @@ import Systemd
 import UnixSocket
 
 extension DisplaySettings {
-    /// The output Upright turns among those `backend` lists: the configured one, else the one
-    /// showing Upright, else the first active one, else the first.
+    /// The output Upright turns among those `backend` lists: the configured one (by its connector,
+    /// or by the monitor's identity, wherever it is plugged in), else the one showing Upright, else
+    /// the first active one, else the first.
     public func chooseOutput(among outputs: [OutputState], backend: DisplayBackendKind) throws(DisplayError)
         -> OutputState
     {
         if output != "auto" {
-            guard let o = outputs.first(where: { $0.name == output }) else {
+            let wanted = MonitorIdentity.normalised(output)
+            guard
+                let o = outputs.first(where: { $0.name == output })
+                    ?? outputs.first(where: { $0.identity.map(MonitorIdentity.normalised) == wanted })
+            else {
+                let listed = outputs.map { o in o.name + (o.identity.map { " (\($0))" } ?? "") }
                 throw DisplayError(
-                    "no output named \(output); the \(backend.rawValue) backend lists: "
-                        + (outputs.isEmpty ? "none" : outputs.map(\.name).joined(separator: ", ")))
+                    "no output named \(output), by its connector or its monitor; the \(backend.rawValue) backend lists: "
+                        + (listed.isEmpty ? "none" : listed.joined(separator: ", ")))
             }
             return o
         }
@@ -32,6 +38,8 @@ public struct DisplayStatus: Sendable, Hashable {
     public var backend: DisplayBackendKind = .none
     public var endpoint = "none"
     public var output: String?
+    /// The monitor on that output ("Make Model Serial"), when the backend says.
+    public var identity: String?
     public var canRotate = false
     public var transform: OutputTransform?
     /// Why the display cannot turn outputs, or the last fault; `nil` when all is well.
@@ -282,6 +290,7 @@ public actor DisplayController {
             output = current
             original = current.transform ?? .normal
             status.output = current.name
+            status.identity = current.identity
             status.transform = current.transform
             status.canRotate = current.canRotate
             status.problem =
@@ -351,6 +360,7 @@ public actor DisplayController {
         }
         self.output = current
         status.output = current.name
+        status.identity = current.identity
         // A backend that reports no transform cannot tell a foreign turn: nothing to compare.
         guard let seen = current.transform else { return (abilities, nil) }
         status.transform = seen

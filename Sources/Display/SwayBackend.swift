@@ -30,6 +30,9 @@ public struct SwayBackend: DisplayBackend {
         var focused: Bool?
         var transform: String?
         var current_mode: Mode?
+        var make: String?
+        var model: String?
+        var serial: String?
     }
 
     public func outputs() async throws(DisplayError) -> [OutputState] {
@@ -40,7 +43,8 @@ public struct SwayBackend: DisplayBackend {
                 name: o.name, active: o.active ?? false,
                 transform: o.transform.flatMap(OutputTransform.init(swayName:)),
                 mode: o.current_mode.map { OutputState.Mode(width: $0.width, height: $0.height) },
-                showsUpright: mine.map { $0 == o.name } ?? (o.focused ?? false), canRotate: true)
+                showsUpright: mine.map { $0 == o.name } ?? (o.focused ?? false), canRotate: true,
+                identity: o.make.map { "\($0) \(o.model ?? "Unknown") \(o.serial ?? "Unknown")" })
         }
     }
 

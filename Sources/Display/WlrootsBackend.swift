@@ -52,15 +52,26 @@ public struct WlrootsBackend: DisplayBackend {
     /// Reads wlr-randr's listing.
     public static func parseListing(_ text: String) -> [OutputState] {
         var outputs: [OutputState] = []
+        // The monitor's make, model and serial (wlr-randr 0.3 on), put together at each output's end.
+        var monitor: [String: String] = [:]
+        func named() {
+            guard let make = monitor["Make"], !outputs.isEmpty else { return }
+            outputs[outputs.count - 1].identity =
+                "\(make) \(monitor["Model"] ?? "Unknown") \(monitor["Serial"] ?? "Unknown")"
+        }
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if !line.hasPrefix(" ") {
+                named()
+                monitor = [:]
                 let name = line.split(separator: " ").first.map(String.init) ?? ""
                 outputs.append(OutputState(name: name, active: false, transform: nil, canRotate: true))
                 continue
             }
             guard !outputs.isEmpty else { continue }
             let t = line.trimmingCharacters(in: .whitespaces)
-            if t.hasPrefix("Enabled:") {
+            if let key = ["Make", "Model", "Serial"].first(where: { t.hasPrefix($0 + ":") }) {
+                monitor[key] = t.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
+            } else if t.hasPrefix("Enabled:") {
                 outputs[outputs.count - 1].active = t.hasSuffix("yes")
             } else if t.hasPrefix("Transform:") {
                 outputs[outputs.count - 1].transform = OutputTransform(
@@ -71,6 +82,7 @@ public struct WlrootsBackend: DisplayBackend {
                 outputs[outputs.count - 1].mode = mode
             }
         }
+        named()
         if let i = outputs.firstIndex(where: \.active) { outputs[i].showsUpright = true }
         return outputs
     }

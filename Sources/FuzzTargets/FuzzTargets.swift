@@ -1,4 +1,5 @@
 import Config
+import Display
 import MPV
 import Playback
 import Session
@@ -9,11 +10,11 @@ import Wire
 /// The parsers that take bytes from outside, each as a fuzz target: the TOML reader and the
 /// configuration read from it (the page's configuration check takes 512 KB of anyone's), a
 /// remote list's lines, the wire between `upright` and its mpv process, the control socket's and
-/// the page's JSON, and a wall's group messages. Each takes any bytes and ends in a value or an
+/// the page's JSON, a wall's group messages, and a monitor's EDID. Each takes any bytes and ends in a value or an
 /// error: a crash, a leak or a hang is a finding (`make fuzz`), and what one found is kept as a
 /// seed that the tests replay.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case toml, list, wire, json, group
+    case toml, list, wire, json, group, edid
 
     /// Reads `bytes` with the target's parser.
     public func run(_ bytes: [UInt8]) {
@@ -39,6 +40,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if let address = GroupAddress(topic: topic, base: base) { _ = GroupWire.word(address.kind, payload) }
             for kind in GroupAddress.Kind.allCases { _ = GroupWire.word(kind, Substring(text)) }
             _ = Self.seal.open(Substring(text), topic: base + "/wall-a/beat")
+        case .edid:
+            _ = MonitorIdentity(edid: bytes, pnpName: { $0 == "DEL" ? "Dell Inc." : nil })?.description
+            _ = PNPNames.parse(text)
         }
     }
 

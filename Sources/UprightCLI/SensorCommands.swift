@@ -488,6 +488,9 @@ func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) async 
     let desktop = ProcessInfo.processInfo.environment["XDG_CURRENT_DESKTOP"]
     print("desktop: " + (desktop.map { $0.isEmpty ? "none named" : $0 } ?? "none named (XDG_CURRENT_DESKTOP is unset)"))
     print("display backend: \(backend.kind.rawValue) (\(reason))")
+    for (connector, monitor) in MonitorIdentity.connected() {
+        print("monitor on \(connector): \(monitor) (its EDID: [display] output may name it so, wherever it is plugged)")
+    }
     var owners = RotationOwners.running()
     if let own = await RotationOwners.desktop(backend, kiosk: settings.kiosk) { owners.append(own) }
     for other in owners { print("  also turning outputs: \(other)") }
@@ -505,7 +508,8 @@ func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) async 
         for o in outputs {
             let chosen = o.name == upright?.name
             print(
-                "  output \(o.name): " + (o.active ? "active" : "reported inactive")
+                "  output \(o.name)" + (o.identity.map { " (\($0))" } ?? "") + ": "
+                    + (o.active ? "active" : "reported inactive")
                     + (o.mode.map { ", \($0)" } ?? "") + (o.transform.map { ", turned \($0)" } ?? "")
                     + (o.canRotate ? ", turns at run time" : ", cannot turn at run time")
                     + (chosen ? "  ← Upright's" : ""))

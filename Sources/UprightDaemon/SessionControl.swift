@@ -68,12 +68,14 @@ extension DisplayStatus {
             transform: transform?.clockwise, problem: problem)
         report.others = others
         report.desktop = desktop
+        report.identity = identity
         return report
     }
 
     /// One line for the log at start: the backend, why it was chosen, the output and any problem.
     var summary: String {
         "\(backend.rawValue) (\(reason))" + (output.map { ", output \($0)" } ?? "")
+            + (identity.map { " (\($0))" } ?? "")
             + (problem.map { $0 == reason ? "" : "; \($0)" } ?? "")
             + others.map { "; also turning outputs: \($0)" }.joined()
     }

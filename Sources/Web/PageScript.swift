@@ -36,7 +36,7 @@ extension Pages {
           text('s-decision', d ? d.decision + ' to ' + d.interface + ' (' + [d.reason, d.cause].filter(Boolean).join(', ') + ')' : '');
           text('s-sensor', s.sensor);
           const display = s.display || {};
-          text('s-display', [display.backend, display.output, display.turns_outputs ? 'turns the output' : 'turns the video surface'].filter(Boolean).join(', '));
+          text('s-display', [display.backend, display.output, display.identity, display.turns_outputs ? 'turns the output' : 'turns the video surface'].filter(Boolean).join(', '));
           const input = s.input || {};
           text('s-input', (input.devices || []).join(', ') || 'no device');
           text('s-mqtt', s.mqtt);

@@ -21,6 +21,8 @@ public struct DisplayReport: Codable, Sendable, Hashable {
     /// How the backend was chosen.
     public var reason: String
     public var output: String?
+    /// The monitor on it ("Make Model Serial"), when the backend says.
+    public var identity: String?
     /// The output's transform, clockwise degrees.
     public var transform: Int?
     /// Why outputs cannot turn, or the last fault.
@@ -46,7 +48,7 @@ public struct DisplayReport: Codable, Sendable, Hashable {
     public static let none = DisplayReport(backend: "none", turnsOutputs: false, reason: "no display backend")
 
     enum CodingKeys: String, CodingKey {
-        case backend, turnsOutputs = "turns_outputs", reason, output, transform, problem, desktop
+        case backend, turnsOutputs = "turns_outputs", reason, output, identity, transform, problem, desktop
         case others = "others_turning_outputs"
     }
 
@@ -56,6 +58,7 @@ public struct DisplayReport: Codable, Sendable, Hashable {
         try c.encode(turnsOutputs, forKey: .turnsOutputs)
         try c.encode(reason, forKey: .reason)
         try c.encode(output, forKey: .output)
+        try c.encodeIfPresent(identity, forKey: .identity)
         try c.encode(transform, forKey: .transform)
         try c.encode(problem, forKey: .problem)
         try c.encode(others, forKey: .others)

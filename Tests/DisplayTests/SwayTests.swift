@@ -96,6 +96,25 @@ struct SwayTests {
         #expect(await DisplayDetection.backend(DisplaySettings(), environment: onlyWayland).backend.kind == .wlroots)
         #expect(await DisplayDetection.backend(DisplaySettings(), environment: [:]).backend.kind == .none)
     }
+
+    /// sway names each output's monitor (make, model, serial); `[display] output` set to that
+    /// name turns that output, and the status shows it.
+    @Test func anOutputIsNamedByItsMonitor() async throws {
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let outputs = try await SwayBackend(socketPath: sway.environment["SWAYSOCK"]!).outputs()
+        let first = try #require(outputs.first)
+        let identity = try #require(first.identity, "sway says each output's make, model and serial")
+        var settings = DisplaySettings()
+        settings.output = identity
+        settings.backend = .sway
+        let display = DisplayController(
+            settings: settings, stateDirectory: sway.directory + "/state", environment: sway.environment)
+        _ = await display.start()
+        let status = await display.status
+        #expect(status.output == first.name && status.identity == identity, "\(status)")
+        await display.restore()
+    }
 }
 
 @Suite("The screen's power on a real headless sway", .serialized)

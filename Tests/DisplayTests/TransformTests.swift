@@ -65,6 +65,8 @@ struct ListingTests {
     @Test func wlrRandrListingIsRead() {
         let text = """
             eDP-1 "Sharp Corporation 0x1234 (eDP-1)"
+              Make: Sharp Corporation
+              Model: 0x1234
               Physical size: 150x250 mm
               Enabled: yes
               Modes:
@@ -84,6 +86,8 @@ struct ListingTests {
         #expect(outputs[0].transform == OutputTransform(clockwise: 270))  // wlr-randr's 90 is counter-clockwise
         #expect(outputs[0].mode == .init(width: 800, height: 1280))
         #expect(!outputs[1].active && outputs[1].transform == nil && outputs[1].mode == nil)
+        #expect(outputs[0].identity == "Sharp Corporation 0x1234 Unknown", "wlr-randr 0.3's Make and Model")
+        #expect(outputs[1].identity == nil, "an older wlr-randr names no monitor")
     }
 
     @Test func xrandrSaysWhichRotationsItOffers() {

@@ -1,0 +1,130 @@
+import Display
+import Foundation
+import Settings
+import TestSupport
+import Testing
+
+/// Monitors by their EDID: three real ones (as the kernel shows them in
+/// `/sys/class/drm/*/edid`, from the public linuxhw/EDID collection), the output chosen by its
+/// monitor wherever it is plugged, and bytes from a broken or hostile monitor.
+@Suite("Monitors by their EDID")
+struct EDIDTests {
+    static func bytes(_ hex: String) -> [UInt8] {
+        hex.split(whereSeparator: { $0 == " " || $0 == "\n" }).map { UInt8($0, radix: 16)! }
+    }
+
+    /// A 32" Dell monitor (HDMI), with a name and a serial in its descriptors, and a CTA block.
+    static let dell = bytes(
+        """
+        00 ff ff ff ff ff ff 00 10 ac 0b 20 01 01 01 01 20 1c 01 03 80 46 27 78 2a cd e5 a0 59 4e a1 25
+        0e 50 54 a5 4b 00 71 4f 81 80 a9 c0 d1 c0 01 01 01 01 01 01 01 01 02 3a 80 18 71 38 2d 40 58 2c
+        45 00 ba 89 21 00 00 1e 00 00 00 ff 00 58 39 52 35 4b 38 38 36 34 4d 31 45 0a 00 00 00 fc 00 44
+        33 32 31 38 48 4e 0a 20 20 20 20 20 00 00 00 fd 00 38 4c 1e 53 11 00 0a 20 20 20 20 20 20 01 ce
+        02 03 1a b1 4f 90 05 04 03 02 07 06 1f 14 13 12 11 16 15 01 65 03 0c 00 10 00 02 3a 80 18 71 38
+        2d 40 58 2c 45 00 ba 89 21 00 00 1e 01 1d 80 18 71 1c 16 20 58 2c 25 00 ba 89 21 00 00 9e 01 1d
+        00 72 51 d0 1e 20 6e 28 55 00 ba 89 21 00 00 1e 02 3a 80 d0 72 38 2d 40 10 2c 45 80 ba 89 21 00
+        00 1e 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 42
+        """)
+    /// An Iiyama monitor whose name is "HDMI" padded with newlines, that announces an extension
+    /// block it does not have.
+    static let iiyama = bytes(
+        """
+        00 ff ff ff ff ff ff 00 26 cd e4 46 50 2d 31 01 1e 11 01 03 81 21 1b 78 ea ae a5 a6 54 4c 99 26
+        14 50 54 bf ef 00 81 80 01 01 01 01 01 01 01 01 01 01 01 01 01 01 9e 20 00 90 51 20 1f 30 48 80
+        36 00 51 0e 11 00 00 1c 00 00 00 fc 00 48 44 4d 49 0a 0a 0a 0a 0a 0a 0a 0a 0a 00 00 00 fd 00 37
+        4c 1d 52 0e 00 0a 20 20 20 20 20 20 00 00 00 ff 00 35 38 36 36 37 33 30 30 30 30 30 31 0a 01 d6
+        """)
+    /// A BOE laptop panel (eDP): no name, no serial, only alphanumeric strings.
+    static let boe = bytes(
+        """
+        00 ff ff ff ff ff ff 00 09 e5 df 05 00 00 00 00 01 16 01 04 95 1d 10 78 0a f8 90 9e 59 55 9c 26
+        1a 50 54 00 00 00 01 01 01 01 01 01 01 01 01 01 01 01 01 01 01 01 3e 1c 56 a0 50 00 16 30 30 20
+        36 00 25 a5 10 00 00 1a d4 12 56 a0 50 00 16 30 30 20 36 00 25 a5 10 00 00 1a 00 00 00 fe 00 42
+        4f 45 20 48 46 0a 20 20 20 20 20 20 00 00 00 fe 00 48 42 31 33 33 57 58 31 2d 34 30 32 0a 00 0c
+        """)
+
+    static let names = ["DEL": "Dell Inc.", "IVM": "Iiyama North America", "BOE": "BOE"]
+
+    @Test func threeRealMonitorsAreNamedAsKanshiNamesThem() throws {
+        let dell = try #require(MonitorIdentity(edid: Self.dell, pnpName: { Self.names[$0] }))
+        #expect(dell.vendorID == "DEL" && dell.make == "Dell Inc." && dell.model == "D3218HN")
+        #expect(dell.serial == "X9R5K8864M1E")
+        #expect(dell.description == "Dell Inc. D3218HN X9R5K8864M1E")
+        let iiyama = try #require(MonitorIdentity(edid: Self.iiyama, pnpName: { Self.names[$0] }))
+        #expect(iiyama.description == "Iiyama North America HDMI 586673000001")
+        let panel = try #require(MonitorIdentity(edid: Self.boe, pnpName: { Self.names[$0] }))
+        #expect(panel.model == "0x05DF" && panel.serial == nil, "no name: the product code; no serial at all")
+        #expect(panel.description == "BOE 0x05DF Unknown")
+        // Without the PNP table, the maker's three letters.
+        #expect(MonitorIdentity(edid: Self.dell)?.description == "DEL D3218HN X9R5K8864M1E")
+    }
+
+    @Test func anIdentityIsMatchedWholeWithRunsOfSpacesAsOne() throws {
+        let dell = try #require(MonitorIdentity(edid: Self.dell, pnpName: { Self.names[$0] }))
+        #expect(dell.isNamed("Dell Inc.  D3218HN X9R5K8864M1E "))
+        #expect(!dell.isNamed("Dell Inc. D3218HN"), "a model alone names every monitor of the model")
+        #expect(!dell.isNamed("HDMI-A-1"))
+    }
+
+    /// What a broken or hostile monitor may send: short, a wrong header, a maker's code out of
+    /// range, control bytes in the name; every length up to 300 bytes of noise reads without a trap.
+    @Test func bytesThatAreNotAnEDIDAreNil() {
+        #expect(MonitorIdentity(edid: Array(Self.dell.prefix(127))) == nil)
+        #expect(MonitorIdentity(edid: [0x01] + Self.dell.dropFirst()) == nil)
+        var zeroMaker = Self.dell
+        (zeroMaker[8], zeroMaker[9]) = (0, 0)
+        #expect(MonitorIdentity(edid: zeroMaker) == nil)
+        var odd = Self.dell
+        for (i, b) in [0x44, 0x01, 0x1b, 0xff, 0x0a].enumerated() { odd[95 + i] = UInt8(b) }
+        #expect(MonitorIdentity(edid: odd)?.model == "D???")
+        var random = SystemRandomNumberGenerator()
+        for count in 0...300 {
+            var noise = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
+            if count >= 8 { noise.replaceSubrange(0..<8, with: Self.dell.prefix(8)) }
+            _ = MonitorIdentity(edid: noise)
+        }
+    }
+
+    /// `/sys/class/drm` as the kernel lays it out, in a folder: the connectors with a monitor, by
+    /// name; an empty `edid` (nothing plugged in) and the card itself are not monitors.
+    @Test func theConnectedMonitorsAreReadFromTheKernelsConnectors() throws {
+        let root = NSTemporaryDirectory() + "drm-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let files = [
+            "card0-HDMI-A-1": Self.dell, "card0-eDP-1": Self.boe, "card0-DP-1": [], "card0": Self.iiyama,
+        ]
+        for (dir, bytes) in files {
+            try FileManager.default.createDirectory(atPath: root + "/" + dir, withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: root + "/" + dir + "/edid"))
+        }
+        try "DEL\tDell Inc.\nBOE\tBOE\n".write(toFile: root + "/pnp.ids", atomically: true, encoding: .utf8)
+        let found = MonitorIdentity.connected(root: root, pnp: root + "/pnp.ids")
+        #expect(found.map(\.connector) == ["HDMI-A-1", "eDP-1"])
+        #expect(found.map(\.identity.description) == ["Dell Inc. D3218HN X9R5K8864M1E", "BOE 0x05DF Unknown"])
+    }
+
+    /// `[display] output` names a monitor: it is chosen on whichever connector it is plugged into.
+    @Test func theOutputIsChosenByItsMonitorWhereverItIsPlugged() throws {
+        var settings = DisplaySettings()
+        settings.output = "Dell Inc. D3218HN X9R5K8864M1E"
+        let before = [
+            OutputState(name: "HDMI-A-1", identity: "Dell Inc. D3218HN X9R5K8864M1E"),
+            OutputState(name: "HDMI-A-2", identity: "Iiyama North America HDMI 586673000001"),
+        ]
+        #expect(try settings.chooseOutput(among: before, backend: .sway).name == "HDMI-A-1")
+        let moved = [
+            OutputState(name: "HDMI-A-1", identity: "Iiyama North America HDMI 586673000001"),
+            OutputState(name: "DP-2", identity: "Dell Inc. D3218HN X9R5K8864M1E"),
+        ]
+        #expect(try settings.chooseOutput(among: moved, backend: .sway).name == "DP-2")
+        settings.output = "DP-2"
+        #expect(try settings.chooseOutput(among: moved, backend: .sway).name == "DP-2", "a connector still names one")
+        settings.output = "Dell Inc. D3218HN ANOTHER"
+        #expect {
+            try settings.chooseOutput(among: moved, backend: .sway)
+        } throws: { error in
+            "\(error)".hasSuffix(
+                "the sway backend lists: HDMI-A-1 (Iiyama North America HDMI 586673000001), DP-2 (Dell Inc. D3218HN X9R5K8864M1E)")
+        }
+    }
+}
