@@ -44,7 +44,8 @@ public struct MonitorIdentity: Sendable, Hashable, CustomStringConvertible {
             }
         }
         model = name.flatMap { $0.isEmpty ? nil : $0 } ?? "0x" + Self.hex(UInt32(product), digits: 4)
-        serial = serialText.flatMap { $0.isEmpty ? nil : $0 } ?? (number == 0 ? nil : "0x" + Self.hex(number, digits: 8))
+        serial =
+            serialText.flatMap { $0.isEmpty ? nil : $0 } ?? (number == 0 ? nil : "0x" + Self.hex(number, digits: 8))
     }
 
     /// A descriptor's text: up to its newline, printable ASCII only, spaces trimmed.

@@ -124,7 +124,8 @@ struct EDIDTests {
             try settings.chooseOutput(among: moved, backend: .sway)
         } throws: { error in
             "\(error)".hasSuffix(
-                "the sway backend lists: HDMI-A-1 (Iiyama North America HDMI 586673000001), DP-2 (Dell Inc. D3218HN X9R5K8864M1E)")
+                "the sway backend lists: HDMI-A-1 (Iiyama North America HDMI 586673000001), DP-2 (Dell Inc. D3218HN X9R5K8864M1E)"
+            )
         }
     }
 }
