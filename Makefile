@@ -78,7 +78,8 @@ clean:
 
 # The detector on resampled variants of the public traces (10-400 Hz), of the real recordings (held,
 # cold held and carried, 10-400 Hz), then on synthetic traces of two rare cases (a rest on a steep stand at
-# 72-78 degrees of tilt, a tablet handed across a table), each beside the port of Android's detector.
+# 72-78 degrees of tilt, a tablet handed across a table), and on the held recordings held lower (tipped
+# 6, 10 and 14 degrees further back, towards flat: bench/lower.py), each beside the port of Android's detector.
 ROBUST_DETECTORS = --detector upright="$$($(SWIFT) build -c release --show-bin-path)/upright replay" \
 	--detector android="python3 bench/peers/android.py"
 robustness: release
@@ -91,7 +92,10 @@ robustness: release
 	python3 bench/perturb.py --traces bench/traces/real/carried --out .build/robustness/carried --variants 2 \
 		--seed 5 --rates 10,25,50,200,400 >/dev/null
 	python3 bench/rare_cases.py --out .build/robustness/rare-cases --count 20 --seed 7 >/dev/null
-	for set in public held cold-held carried rare-cases; do \
+	python3 bench/lower.py --traces bench/traces/real/held --out .build/robustness/held-lower --angles 6,10,14 >/dev/null
+	python3 bench/lower.py --traces bench/traces/real/cold/held --out .build/robustness/cold-held-lower \
+		--angles 6,10,14 >/dev/null
+	for set in public held cold-held carried rare-cases held-lower cold-held-lower; do \
 		python3 bench/score.py --traces .build/robustness/$$set --isolate --jobs 2 $(ROBUST_DETECTORS) || exit 1; \
 	done
 

@@ -103,6 +103,20 @@ public struct OrientationClassifier: Sendable {
         public var movingTolerance: Double = 0.25
         /// While moving, the tilt (°) under which a flat device is upright again.
         public var movingFaceExitTilt: Double = 75
+        /// While moving (or stirred), the tilt (°) beyond which a device becomes face up or down: a
+        /// hand that carries a phone low sways it across 79° at each step, and only a phone within
+        /// 6° of lying flat is face up while it moves.
+        public var movingFaceEnterTilt: Double = 84
+        /// While moving (or stirred), beyond this tilt (°) an upright orientation is kept: the device
+        /// lies too far back for its small in-screen part of gravity, swayed by the steps, to say which
+        /// edge is up (Android keeps its rotation beyond 65° of tilt in landscape, 70° in portrait, at
+        /// all times).
+        public var movingTurnTilt: Double = 65
+        /// Above this share of recent samples in motion (0-1), however brief the device's rests
+        /// between steps, the face limits, the face settle time and the turn tilt of motion apply: a
+        /// device held in a walking hand rests for half a second now and then, one lying on a table
+        /// never moves.
+        public var stirredLevel: Double = 0.05
         /// After this long (s) from the start of the stream with no report, the nearest orientation is
         /// taken without the initial margin.
         public var firstReportWithin: Double = 1.5
@@ -123,7 +137,9 @@ public struct OrientationClassifier: Sendable {
                 ("moving_level", \.movingLevel), ("moving_settle_time", \.movingSettleTime),
                 ("moving_face_settle_time", \.movingFaceSettleTime), ("moving_max_turn_rate", \.movingMaxTurnRate),
                 ("moving_turn_window", \.movingTurnWindow), ("moving_tolerance", \.movingTolerance),
-                ("moving_face_exit_tilt", \.movingFaceExitTilt), ("first_report_within", \.firstReportWithin),
+                ("moving_face_exit_tilt", \.movingFaceExitTilt), ("moving_face_enter_tilt", \.movingFaceEnterTilt),
+                ("moving_turn_tilt", \.movingTurnTilt), ("stirred_level", \.stirredLevel),
+                ("first_report_within", \.firstReportWithin),
             ]
         }
 
@@ -168,6 +184,16 @@ public struct OrientationClassifier: Sendable {
                 movingFaceExitTilt >= faceExitTilt && movingFaceExitTilt <= faceEnterTilt,
                 "moving-face-exit-tilt must be between face-exit-tilt (\(faceExitTilt)°) and face-enter-tilt "
                     + "(\(faceEnterTilt)°), not \(movingFaceExitTilt)")
+            check(
+                movingFaceEnterTilt >= movingFaceExitTilt && movingFaceEnterTilt < 90,
+                "moving-face-enter-tilt must be at least moving-face-exit-tilt (\(movingFaceExitTilt)°) and under 90°, "
+                    + "not \(movingFaceEnterTilt)")
+            check(
+                movingTurnTilt > 0 && movingTurnTilt <= 90,
+                "moving-turn-tilt must be above 0° and at most 90°, not \(movingTurnTilt)")
+            check(
+                stirredLevel > 0 && stirredLevel <= 1,
+                "stirred-level must be above 0 and at most 1, not \(stirredLevel)")
             check(firstReportWithin >= 0, "first-report-within must be 0 or more seconds, not \(firstReportWithin)")
             return out
         }
@@ -227,6 +253,9 @@ public struct OrientationClassifier: Sendable {
     private var lastMotionT = -Double.infinity
     private var motionLevel = 0.0  // the share of recent samples that were motion, 0-1
     private var moving = false
+    /// The device moved lately (``Parameters/stirredLevel``): the face and turn limits of motion
+    /// apply, at rest between steps too.
+    private var stirred = false
     // The gravity estimate through motion: two first-order stages, and its turn over windows.
     private var s1x = 0.0, s1y = 0.0, s1z = 0.0
     private var gx = 0.0, gy = 0.0, gz = 0.0
@@ -246,6 +275,8 @@ public struct OrientationClassifier: Sendable {
     private let sin2FaceEnter: Double
     private let sin2FaceExit: Double
     private let sin2MovingFaceExit: Double
+    private let sin2MovingFaceEnter: Double
+    private let sin2MovingTurn: Double
     private let motionLow: Double, motionHigh: Double, freeFall: Double
     private let estimateLow: Double, estimateHigh: Double  // (g(1 ∓ moving tolerance))²
     private let maxTurnRate2: Double  // (max turn rate in rad/s)²
@@ -262,6 +293,8 @@ public struct OrientationClassifier: Sendable {
         sin2FaceEnter = square(Double.sin(parameters.faceEnterTilt * rad))
         sin2FaceExit = square(Double.sin(parameters.faceExitTilt * rad))
         sin2MovingFaceExit = square(Double.sin(parameters.movingFaceExitTilt * rad))
+        sin2MovingFaceEnter = square(Double.sin(parameters.movingFaceEnterTilt * rad))
+        sin2MovingTurn = square(Double.sin(parameters.movingTurnTilt * rad))
         motionLow = parameters.gravity * (1 - parameters.accelerationTolerance)
         motionHigh = parameters.gravity * (1 + parameters.accelerationTolerance)
         freeFall = parameters.freeFallMagnitude
@@ -302,6 +335,7 @@ public struct OrientationClassifier: Sendable {
         // The first sample (dt infinite) counts alone.
         motionLevel += (dt.isFinite ? r * a * b : 1) * ((motion ? 1 : 0) - motionLevel)
         moving = s.t - lastMotionT < parameters.quietTime || motionLevel > parameters.movingLevel
+        stirred = moving || motionLevel > parameters.stirredLevel
 
         let candidate = classify()
         if candidate == orientation || candidate == .unknown {
@@ -374,7 +408,7 @@ public struct OrientationClassifier: Sendable {
     public var settleDeadline: Double? {
         guard pending != orientation, pending != .unknown, pendingReadings >= 2 else { return nil }
         if pendingMoving { return pendingSince + movingSettleTime(for: pending) }
-        return max(pendingSince + parameters.settleTime, lastMotionT + parameters.quietTime)
+        return max(pendingSince + restSettleTime(for: pending), lastMotionT + parameters.quietTime)
     }
 
     /// Commits the pending candidate at `t` when its settle time and the quiet time are over, as a
@@ -389,11 +423,16 @@ public struct OrientationClassifier: Sendable {
         candidate.isFlat ? parameters.movingFaceSettleTime : parameters.movingSettleTime
     }
 
+    /// At rest: a face state entered while the device is stirred waits as long as one entered moving.
+    private func restSettleTime(for candidate: DeviceOrientation) -> Double {
+        candidate.isFlat && stirred && !orientation.isFlat ? parameters.movingFaceSettleTime : parameters.settleTime
+    }
+
     private mutating func commitIfSettled(_ candidate: DeviceOrientation, at t: Double) -> Change? {
         if pendingMoving {
             guard t - pendingSince >= movingSettleTime(for: candidate) else { return nil }
         } else {
-            guard t - pendingSince >= parameters.settleTime, t - lastMotionT >= parameters.quietTime else {
+            guard t - pendingSince >= restSettleTime(for: candidate), t - lastMotionT >= parameters.quietTime else {
                 return nil
             }
         }
@@ -412,7 +451,7 @@ public struct OrientationClassifier: Sendable {
 
     /// The face limit in force (°): entering a face state, or leaving one at rest or moving.
     private func faceLimit(moving: Bool) -> Double {
-        guard orientation.isFlat else { return parameters.faceEnterTilt }
+        guard orientation.isFlat else { return stirred ? parameters.movingFaceEnterTilt : parameters.faceEnterTilt }
         return moving ? parameters.movingFaceExitTilt : parameters.faceExitTilt
     }
 
@@ -467,22 +506,33 @@ public struct OrientationClassifier: Sendable {
     /// moving (`unknown` when its length is no reading of gravity).
     @inline(__always)
     private func classify() -> DeviceOrientation {
-        guard moving else { return classify(x: fx, y: fy, z: fz, faceExit2: sin2FaceExit) }
+        guard moving else {
+            return classify(
+                x: fx, y: fy, z: fz, faceEnter2: stirred ? sin2MovingFaceEnter : sin2FaceEnter, faceExit2: sin2FaceExit,
+                turn2: stirred ? sin2MovingTurn : 1)
+        }
         let g2 = gx * gx + gy * gy + gz * gz
         guard g2 >= estimateLow, g2 <= estimateHigh else { return .unknown }
-        return classify(x: gx, y: gy, z: gz, faceExit2: sin2MovingFaceExit)
+        return classify(
+            x: gx, y: gy, z: gz, faceEnter2: sin2MovingFaceEnter, faceExit2: sin2MovingFaceExit, turn2: sin2MovingTurn)
     }
 
     /// The orientation a vector points to, with hysteresis against the current report; `unknown`
     /// when it cannot tell (free fall, or near a boundary before the first report).
     @inline(__always)
-    private func classify(x fx: Double, y fy: Double, z fz: Double, faceExit2: Double) -> DeviceOrientation {
+    private func classify(
+        x fx: Double, y fy: Double, z fz: Double, faceEnter2: Double, faceExit2: Double, turn2: Double
+    ) -> DeviceOrientation {
         // Every test compares squares, so the per-sample path needs no square root.
         let h2 = fx * fx + fy * fy
         let m2 = h2 + fz * fz
         if m2 < freeFall * freeFall { return .unknown }
-        let sin2Limit = orientation.isFlat ? faceExit2 : sin2FaceEnter
+        let sin2Limit = orientation.isFlat ? faceExit2 : faceEnter2
         if fz * fz >= m2 * sin2Limit { return fz > 0 ? .faceUp : .faceDown }
+        // Lying far back while moving: the upright orientation held (or the one remembered) stays.
+        if turn2 < 1, fz * fz > m2 * turn2, let kept = orientation.isUpright ? orientation : lastUpright {
+            return kept
+        }
 
         // The nearest orientation: the axis with the largest in-plane component.
         let nearest: DeviceOrientation

@@ -47,6 +47,12 @@ struct ClassifierOptions: ParsableArguments {
     var movingTolerance: Double?
     @Option(help: "While moving: tilt, degrees, under which a flat device is upright again.")
     var movingFaceExitTilt: Double?
+    @Option(help: "While moving: tilt, degrees, beyond which the device is face up or face down.")
+    var movingFaceEnterTilt: Double?
+    @Option(help: "While moving: beyond this tilt, degrees, the upright orientation held is kept.")
+    var movingTurnTilt: Double?
+    @Option(help: "Above this share of recent samples in motion, the face and turn limits of motion apply at rest too.")
+    var stirredLevel: Double?
     @Option(help: "With no report this long after the start, seconds, the nearest orientation is taken.")
     var firstReportWithin: Double?
 
@@ -76,6 +82,8 @@ extension OrientationClassifier.Parameters {
             (o.movingSettleTime, \.movingSettleTime), (o.movingFaceSettleTime, \.movingFaceSettleTime),
             (o.movingMaxTurnRate, \.movingMaxTurnRate), (o.movingTurnWindow, \.movingTurnWindow),
             (o.movingTolerance, \.movingTolerance), (o.movingFaceExitTilt, \.movingFaceExitTilt),
+            (o.movingFaceEnterTilt, \.movingFaceEnterTilt), (o.movingTurnTilt, \.movingTurnTilt),
+            (o.stirredLevel, \.stirredLevel),
             (o.firstReportWithin, \.firstReportWithin),
         ]
         for case (let value?, let keyPath) in given { self[keyPath: keyPath] = value }

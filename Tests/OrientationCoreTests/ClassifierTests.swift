@@ -358,6 +358,22 @@ struct MovingClassifierTests {
         #expect(changes.map(\.orientation) == [.faceUp], "at \(rate) Hz")
     }
 
+    /// A phone held low in a walking hand: its lean drifts between 68° and 82° (across the 79°
+    /// face limit at rest) and its in-screen angle by ±25° around landscape; the walk has its rests.
+    /// It stays landscape, as Android's detector keeps it, at every rate: never face up and back.
+    @Test(arguments: rates)
+    func aPhoneHeldLowWhileWalkingKeepsItsOrientation(rate: Double) {
+        var s = TraceScript(start: Pose(angle: 90, tilt: 74))
+        s.add(.hold(Pose(angle: 90, tilt: 74), seconds: 3))
+        for (angle, tilt) in [(110.0, 82.0), (70, 68), (95, 81), (115, 76), (65, 82), (90, 70)] {
+            s.add(.turn(to: Pose(angle: angle, tilt: tilt), seconds: 2.5))
+            s.add(.hold(Pose(angle: angle, tilt: tilt), seconds: 3))
+        }
+        let samples = s.samples(sampling(rate: rate, jitter: 0.1))
+        let changes = classify(walking(samples, amplitude: 2.5, stepHertz: 1.8))
+        #expect(changes.map(\.orientation) == [.landscapeLeft], "at \(rate) Hz: \(changes.map(\.why))")
+    }
+
     /// A device carried at a fixed attitude, however hard the walk, reports one orientation: the
     /// steps never turn it.
     @Test func walkingAtAnyPaceNeverTurnsTheReport() async {
