@@ -68,8 +68,16 @@ public struct SwayBackend: DisplayBackend {
         }
         let list = try await ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
         let touch = list.filter { ["touch", "tablet_tool"].contains($0.type ?? "") }.map(\.identifier)
-        for id in touch { try await ipc.run("input \(quoted(id)) map_to_output \(quoted(output.name))") }
-        return touch
+        // Each touchscreen udev knows goes to its own output; any other (a pen, one udev does not
+        // describe, or one whose monitor cannot be told) to Upright's.
+        let decisions = TouchAssignment.decide(Touchscreen.found(), outputs: (try? await outputs()) ?? [output])
+        var mapped: [String] = []
+        for id in touch {
+            let own = decisions.first { $0.touchscreen.swayIdentifier == id }?.output ?? output.name
+            try await ipc.run("input \(quoted(id)) map_to_output \(quoted(own))")
+            if own == output.name { mapped.append(id) }
+        }
+        return mapped
     }
 
     /// sway's output events (plugged, enabled, mode or transform changed), until sway goes away.

@@ -37,6 +37,38 @@ public final class UdevDevice {
         self.init { udev_device_new_from_subsystem_sysname($0, subsystem, name) }
     }
 
+    /// The device at a sysfs path (`udev_device_new_from_syspath`), or `nil`.
+    public convenience init?(syspath: String) {
+        self.init { udev_device_new_from_syspath($0, syspath) }
+    }
+
+    /// The devices of `subsystem` that udev gave `property` = `value` (`input`,
+    /// `ID_INPUT_TOUCHSCREEN`, `1`), by their sysfs paths, in order.
+    public static func all(subsystem: String, property: String, value: String) -> [UdevDevice] {
+        guard let udev = udev_new() else { return [] }
+        defer { udev_unref(udev) }
+        guard let enumerate = udev_enumerate_new(udev) else { return [] }
+        defer { udev_enumerate_unref(enumerate) }
+        udev_enumerate_add_match_subsystem(enumerate, subsystem)
+        udev_enumerate_add_match_property(enumerate, property, value)
+        udev_enumerate_scan_devices(enumerate)
+        var paths: [String] = []
+        var entry = udev_enumerate_get_list_entry(enumerate)
+        while let e = entry {
+            if let name = udev_list_entry_get_name(e) { paths.append(String(cString: name)) }
+            entry = udev_list_entry_get_next(e)
+        }
+        return paths.sorted().compactMap { UdevDevice(syspath: $0) }
+    }
+
+    /// The device's node (`/dev/input/event3`), when it has one.
+    public var devnode: String? { udev_device_get_devnode(handle).map { String(cString: $0) } }
+
+    /// A sysfs attribute of the device (`device/name`), or `nil`.
+    public func attribute(_ name: String) -> String? {
+        udev_device_get_sysattr_value(handle, name).map { String(cString: $0) }
+    }
+
     /// The device's sysfs path (`/sys/devices/...`).
     public var syspath: String { udev_device_get_syspath(handle).map { String(cString: $0) } ?? "" }
 

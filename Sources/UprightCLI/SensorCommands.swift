@@ -496,6 +496,7 @@ func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) async 
     for other in owners { print("  also turning outputs: \(other)") }
     guard backend.kind != .none else {
         print("  only the video surface turns; the interface strategy falls back to it")
+        doctorTouch(backend.kind, outputs: [])
         return
     }
     do {
@@ -517,8 +518,36 @@ func doctorDisplay(_ settings: DisplaySettings, problems: inout [String]) async 
                 print("  note: \(o.name) cannot turn at run time: the policy uses the surface strategy")
             }
         }
+        doctorTouch(backend.kind, outputs: outputs)
     } catch {
         problems.append("display: \(error)")
+    }
+}
+
+/// Each touchscreen udev knows, the output it belongs to and why, and whether the backend can map
+/// it to a turned output.
+func doctorTouch(_ kind: DisplayBackendKind, outputs: [OutputState]) {
+    let decisions = TouchAssignment.decide(Touchscreen.found(), outputs: outputs)
+    if decisions.isEmpty { print("touchscreens: none found (udev: ID_INPUT_TOUCHSCREEN)") }
+    let mapping: String? =
+        switch kind {
+        case .sway: "mapped with map_to_output at each turn"
+        case .x11: "turned with its coordinate transformation matrix at each turn"
+        case .gnome, .kde: "mapped by the compositor itself"
+        case .wlroots, .none: nil
+        }
+    for d in decisions {
+        let t = d.touchscreen
+        print(
+            "touchscreen \(t.name) (\(t.node ?? "no node")" + (t.bus.map { ", \($0)" } ?? "") + "): "
+                + (d.output.map { "belongs to \($0)" } ?? "its output unknown") + " (\(d.why))"
+                + (mapping.map { "; \($0)" } ?? ""))
+        if mapping == nil {
+            print(
+                "  warning: the \(kind.rawValue) backend cannot map touch to a turned output at run time (cage "
+                    + "has no mapping of its own): after a turn of the output a touch lands where the panel's "
+                    + "own corner is; a double tap still works anywhere. For touch, run the sway session.")
+        }
     }
 }
 

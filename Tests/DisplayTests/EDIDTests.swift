@@ -129,3 +129,49 @@ struct EDIDTests {
         }
     }
 }
+
+/// Which output each touchscreen belongs to, as values: a udev rule's `WL_OUTPUT` (a connector or
+/// a monitor), a built-in panel's, a touch monitor's own, and the case that cannot be told.
+@Suite("Touchscreens and their outputs")
+struct TouchAssignmentTests {
+    static let panel = Touchscreen(name: "Goodix Capacitive TouchScreen", vendor: 0x0416, product: 0x038f, bus: "i2c")
+    static let monitor = Touchscreen(name: "ILITEK ILITEK-TP", vendor: 0x222a, product: 0x0001, bus: "usb")
+    static let tablet = [
+        OutputState(name: "eDP-1", identity: "BOE 0x05DF Unknown"),
+        OutputState(name: "HDMI-A-1", identity: "Iiyama North America HDMI 586673000001"),
+    ]
+
+    static func outputs(_ t: [Touchscreen], _ o: [OutputState]) -> [String?] {
+        TouchAssignment.decide(t, outputs: o).map(\.output)
+    }
+
+    @Test func aBuiltInPanelAndATouchMonitorEachGoToTheirOwn() {
+        #expect(Self.outputs([Self.panel, Self.monitor], Self.tablet) == ["eDP-1", "HDMI-A-1"])
+        let why = TouchAssignment.decide([Self.panel, Self.monitor], outputs: Self.tablet).map(\.why)
+        #expect(why == ["built in: the built-in panel's connector", "a touch monitor: the only external monitor"])
+    }
+
+    @Test func aUdevRuleNamesTheOutputByConnectorOrByMonitor() {
+        var ruled = Self.monitor
+        ruled.wlOutput = "eDP-1"
+        #expect(Self.outputs([ruled], Self.tablet) == ["eDP-1"])
+        ruled.wlOutput = "Iiyama North America  HDMI 586673000001"
+        #expect(Self.outputs([ruled], Self.tablet) == ["HDMI-A-1"], "the monitor, wherever it is plugged")
+        ruled.wlOutput = "DP-9"
+        let d = TouchAssignment.decide([ruled], outputs: Self.tablet)
+        #expect(d.first?.output == nil && d.first?.why == "its udev WL_OUTPUT (DP-9) names no output here")
+    }
+
+    @Test func oneOutputTakesEveryTouchscreenAndTwoMonitorsCannotBeTold() {
+        #expect(Self.outputs([Self.panel, Self.monitor], [OutputState(name: "HDMI-A-1")]) == ["HDMI-A-1", "HDMI-A-1"])
+        let two = [OutputState(name: "HDMI-A-1"), OutputState(name: "HDMI-A-2")]
+        let d = TouchAssignment.decide([Self.monitor], outputs: two)
+        #expect(d.first?.output == nil)
+        #expect(d.first?.why == "cannot tell its monitor among 2 outputs: name it with a udev rule (WL_OUTPUT)")
+    }
+
+    @Test func swayNamesATouchscreenByItsNumbersAndName() {
+        #expect(Self.panel.swayIdentifier == "1046:911:Goodix_Capacitive_TouchScreen")
+        #expect(!Self.panel.isExternal && Self.monitor.isExternal)
+    }
+}
