@@ -254,28 +254,22 @@ struct ConfigReader {
             }
         }
         sensor.mountMatrix = string(s, ["sensor", "mount_matrix"]) ?? sensor.mountMatrix
-        if let t = string(s, ["sensor", "tablet_mode"]) {
-            if let mode = TabletModeSetting(rawValue: t) {
-                sensor.tabletMode = mode
-            } else {
-                error(
-                    "unknown tablet_mode '\(t)'; expected one of: "
-                        + TabletModeSetting.allCases.map(\.rawValue).joined(separator: ", "),
-                    at: ["sensor", "tablet_mode"])
-            }
-        }
+        sensor.tabletMode = choice(s, ["sensor", "tablet_mode"], "tablet_mode") ?? sensor.tabletMode
+    }
+
+    /// One of `T`'s names at `path`; an error naming `what` and every name otherwise.
+    mutating func choice<T: RawRepresentable<String> & CaseIterable>(
+        _ table: TOMLTable, _ path: [String], _ what: String
+    ) -> T? {
+        guard let name = string(table, path) else { return nil }
+        if let value = T(rawValue: name) { return value }
+        let names = T.allCases.map(\.rawValue).joined(separator: ", ")
+        error("unknown \(what) '\(name)'; expected one of: \(names)", at: path)
+        return nil
     }
 
     mutating func readDisplay(_ d: TOMLTable, into display: inout DisplaySettings) {
-        if let b = string(d, ["display", "backend"]) {
-            if let choice = DisplayBackendChoice(rawValue: b) {
-                display.backend = choice
-            } else {
-                error(
-                    "unknown display backend '\(b)'; expected one of: "
-                        + DisplayBackendChoice.allNames.joined(separator: ", "), at: ["display", "backend"])
-            }
-        }
+        display.backend = choice(d, ["display", "backend"], "display backend") ?? display.backend
         display.output = string(d, ["display", "output"]) ?? display.output
         display.natural = orientation(d, ["display", "natural"]) ?? display.natural
         if let m = string(d, ["display", "mode"]) {
@@ -324,15 +318,7 @@ struct ConfigReader {
                         .warning, "'scenes.\(name).clip': \(clip): \(problem)", at: map.valuePlace(of: path + ["clip"]))
                 }
             }
-            if let st = string(t, path + ["strategy"]) {
-                if let strategy = RotationStrategy(rawValue: st) {
-                    scene.strategy = strategy
-                } else {
-                    error(
-                        "unknown strategy '\(st)'; expected one of: "
-                            + RotationStrategy.allNames.joined(separator: ", "), at: path + ["strategy"])
-                }
-            }
+            scene.strategy = choice(t, path + ["strategy"], "strategy") ?? scene.strategy
             scenes[name] = scene
         }
     }
@@ -510,15 +496,7 @@ struct ConfigReader {
             input.devices = devices
         }
         input.grab = bool(t, ["input", "grab"]) ?? input.grab
-        if let p = string(t, ["input", "clip_presses"]) {
-            if let value = ClipPresses(rawValue: p) {
-                presses = value
-            } else {
-                error(
-                    "unknown value '\(p)' for 'input.clip_presses'; expected one of: "
-                        + ClipPresses.allCases.map(\.rawValue).joined(separator: ", "), at: ["input", "clip_presses"])
-            }
-        }
+        presses = choice(t, ["input", "clip_presses"], "clip_presses") ?? presses
     }
 
     /// `[proof_of_play]`: the log, its size before rotation and the rotated files kept.

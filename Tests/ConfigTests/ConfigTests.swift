@@ -428,7 +428,7 @@ struct HotkeyConfigurationTests {
         ),
         (
             "[input]\nclip_presses = \"later\"\n",
-            "u.toml:2:16: error: unknown value 'later' for 'input.clip_presses'; expected one of: ignore, queue"
+            "u.toml:2:16: error: unknown clip_presses 'later'; expected one of: ignore, queue"
         ),
     ])
     func aBadWordIsAnErrorWithItsPlace(text: String, expected: String) {
