@@ -1,5 +1,6 @@
 import Display
 import Foundation
+import OrientationCore
 import Settings
 import TestSupport
 import Testing
@@ -173,5 +174,51 @@ struct TouchAssignmentTests {
     @Test func swayNamesATouchscreenByItsNumbersAndName() {
         #expect(Self.panel.swayIdentifier == "1046:911:Goodix_Capacitive_TouchScreen")
         #expect(!Self.panel.isExternal && Self.monitor.isExternal)
+    }
+}
+
+/// A tap at each of the panel's corners, as the person holding it sees them, lands at the
+/// picture's matching corner: every natural orientation of the panel, every interface
+/// orientation, both strategies, and in the `surface` strategy whatever the output shows.
+@Suite("Where a touch lands")
+struct TouchPathTests {
+    static let corners: [TouchPath.Point] = [(0, 0), (1, 0), (0, 1), (1, 1), (0.5, 0.5), (0.25, 0.1)]
+    static let all = InterfaceOrientation.allCases
+
+    @Test func aTapAtEachCornerLandsAtThePicturesCornerInEveryOrientationAndStrategy() {
+        var checked = 0
+        for natural in Self.all {
+            for interface in Self.all {
+                // The person holds the device so that `interface` is upright: their frame is the
+                // one the output shows when turned to show it.
+                let held = OutputTransform(interface: interface, natural: natural)
+                let cases: [(AppliedStrategy, OutputTransform)] =
+                    [(.interface, held)] + (0..<4).map { (.surface, OutputTransform(clockwise: 90 * $0)) }
+                for (strategy, output) in cases {
+                    for c in Self.corners {
+                        let panel = TouchPath.turned(c, by: OutputTransform(clockwise: -held.clockwise))
+                        let p = TouchPath.picturePoint(
+                            panel: panel, strategy: strategy, interface: interface, output: output, natural: natural)
+                        #expect(
+                            abs(p.x - c.x) < 1e-9 && abs(p.y - c.y) < 1e-9,
+                            "\(natural) panel, \(interface), \(strategy), output \(output): \(c) lands at \(p)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked == 4 * 4 * 5 * Self.corners.count)
+    }
+
+    /// The picture's turn in the `surface` strategy, and a window's corner taken back to the picture's.
+    @Test func theSurfaceStrategyTurnsWhatReachesTheWindowByThePicturesTurn() {
+        let turn = TouchPath.pictureTurn(interface: .landscapeRight, output: .normal, natural: .portrait)
+        #expect(turn == OutputTransform(clockwise: 90))
+        let p = TouchPath.picturePoint(
+            window: (1, 0), strategy: .surface, interface: .landscapeRight, output: .normal, natural: .portrait)
+        #expect(p == (0, 0), "the window's top-right is the turned picture's top-left")
+        let same = TouchPath.picturePoint(
+            window: (1, 0), strategy: .interface, interface: .landscapeRight, output: .normal, natural: .portrait)
+        #expect(same == (1, 0))
     }
 }
