@@ -222,3 +222,65 @@ struct TouchPathTests {
         #expect(same == (1, 0))
     }
 }
+
+/// A touch check's rules, as values: taps judged against their targets, and the matrix that a
+/// mounting error calls for.
+@Suite("The touch check")
+struct TouchCalibrationTests {
+    /// A landscape-right picture on a portrait panel, turned on its surface (the output left as it is).
+    static func path(_ panel: TouchPath.Point) -> TouchPath.Point {
+        TouchPath.picturePoint(
+            panel: panel, strategy: .surface, interface: .landscapeRight, output: .normal, natural: .portrait)
+    }
+    static func back(_ picture: TouchPath.Point) -> TouchPath.Point {
+        let turn = TouchPath.pictureTurn(interface: .landscapeRight, output: .normal, natural: .portrait)
+        return TouchPath.turned(picture, by: OutputTransform(clockwise: -turn.clockwise))
+    }
+
+    /// Taps where a person aims, through a touchscreen that reports `mounted(p)` for panel point p.
+    static func check(_ mounted: (TouchPath.Point) -> TouchPath.Point) -> TouchCalibration {
+        var c = TouchCalibration(width: 1280, height: 800)
+        while let target = c.next { c.record(Self.path(mounted(Self.back(target)))) }
+        return c
+    }
+
+    @Test func aRightMappingIsAllHitsAndNoCalibration() throws {
+        let c = Self.check { $0 }
+        #expect(c.allHit && c.taps.count == 5)
+        let m = try #require(c.matrix(toPanel: Self.back))
+        for (v, want) in zip(m, [1.0, 0, 0, 0, 1, 0]) { #expect(abs(v - want) < 1e-9, "\(m)") }
+    }
+
+    @Test func aMirroredTouchscreenIsMissedWithItsOffsetsAndTheMatrixPutsItRight() throws {
+        let mirror: (TouchPath.Point) -> TouchPath.Point = { (1 - $0.x, $0.y) }
+        let c = Self.check(mirror)
+        #expect(!c.allHit)
+        #expect(c.taps.filter(\.hit).count == 1, "only the centre")
+        let first = try #require(c.taps.first)
+        #expect(!first.hit && abs(abs(first.dx) + abs(first.dy) - 0.8 * 800) < 1e-6, "\(first.dx), \(first.dy)")
+        let m = try #require(c.matrix(toPanel: Self.back))
+        for (v, want) in zip(m, [-1.0, 0, 1, 0, 1, 0]) { #expect(abs(v - want) < 1e-9, "\(m)") }
+        // Applied to what the touchscreen reports, every tap lands on its target again.
+        let calibrated = Self.check { p in
+            let r = mirror(p)
+            return (m[0] * r.x + m[1] * r.y + m[2], m[3] * r.x + m[4] * r.y + m[5])
+        }
+        #expect(calibrated.allHit)
+    }
+
+    @Test func aTapNearItsTargetIsAHitAndTooFewTapsAreNoMatrix() throws {
+        var c = TouchCalibration(width: 1000, height: 500, tolerance: 0.04)
+        c.record((0.1 + 15.0 / 1000, 0.1))
+        c.record((0.9 + 25.0 / 1000, 0.1))
+        let (near, far) = (c.taps[0], c.taps[1])
+        #expect(near.hit && abs(near.dx - 15) < 1e-9)
+        #expect(!far.hit, "25 px beyond 4 % of 500 px")
+        #expect(c.matrix(toPanel: { $0 }) == nil)
+        #expect(TouchCalibration.fit([(0, 0), (0.5, 0.5), (1, 1)], [0, 1, 2]) == nil, "on a line")
+    }
+
+    @Test func swaysDropInNamesTheDeviceAndTheMatrix() {
+        let text = TouchCalibration.swayDropIn(identifier: "1046:911:Goodix", matrix: [-1, 0, 1, 0, 1, 0])
+        #expect(text.hasSuffix("input \"1046:911:Goodix\" calibration_matrix -1.0 0 1.0 0 1.0 0\n"))
+    }
+}
