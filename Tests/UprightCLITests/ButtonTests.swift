@@ -77,6 +77,9 @@ struct ButtonTests {
         #expect(
             await play.waitFor("input: opened \(setup.fifo) (a pipe of input_event records): KEY_F11"), "\(play.stderr)"
         )
+        // The device opens while mpv's process still starts (seconds on a loaded machine): a press
+        // then waits for the session's start. The key is judged once the session plays.
+        #expect(await play.waitFor("playing av://lavfi:testsrc2=size=1280x720"), "\(play.stderr)")
 
         // An unbound key, a repeat with no press, then one press of KEY_F11 held (repeats) and released.
         var bytes = InputRecord.click(30)
