@@ -20,6 +20,12 @@ public struct OutputState: Sendable, Hashable {
     /// `nil` when the backend does not say.
     public var identity: String?
 
+    /// Whether `wanted` (`[display] output`, a udev rule's `WL_OUTPUT`) names this output: its
+    /// connector, or its monitor's whole identity with runs of spaces as one.
+    public func isNamed(_ wanted: String) -> Bool {
+        name == wanted || identity.map(MonitorIdentity.normalised) == MonitorIdentity.normalised(wanted)
+    }
+
     public init(
         name: String, active: Bool = true, transform: OutputTransform? = .normal,
         mode: Mode? = nil, showsUpright: Bool = false, canRotate: Bool = true, identity: String? = nil

@@ -14,10 +14,8 @@ extension DisplaySettings {
         -> OutputState
     {
         if output != "auto" {
-            let wanted = MonitorIdentity.normalised(output)
-            guard
-                let o = outputs.first(where: { $0.name == output })
-                    ?? outputs.first(where: { $0.identity.map(MonitorIdentity.normalised) == wanted })
+            // A connector first: it names one output whatever is plugged in.
+            guard let o = outputs.first(where: { $0.name == output }) ?? outputs.first(where: { $0.isNamed(output) })
             else {
                 let listed = outputs.map { o in o.name + (o.identity.map { " (\($0))" } ?? "") }
                 throw DisplayError(

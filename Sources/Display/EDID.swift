@@ -16,7 +16,12 @@ public struct MonitorIdentity: Sendable, Hashable, CustomStringConvertible {
 
     /// "Make Model Serial", as kanshi's `output` criteria and sway's outputs write it (`Unknown`
     /// for a serial the monitor does not give).
-    public var description: String { "\(make) \(model) \(serial ?? "Unknown")" }
+    public var description: String { Self.text(make: make, model: model, serial: serial) }
+
+    /// A monitor's identity in words, as kanshi and sway write it: `Unknown` for what is not known.
+    public static func text(make: String, model: String?, serial: String?) -> String {
+        "\(make) \(model ?? "Unknown") \(serial ?? "Unknown")"
+    }
 
     /// Reads `bytes` (an EDID: its base block is enough); `pnpName` names a PNP ID (`DEL` →
     /// `Dell Inc.`), `nil` when unknown.
@@ -52,7 +57,7 @@ public struct MonitorIdentity: Sendable, Hashable, CustomStringConvertible {
     static func text(_ field: ArraySlice<UInt8>) -> String {
         let line = field.prefix { $0 != 0x0a && $0 != 0 }
         let printable = line.map { (0x20...0x7e).contains($0) ? Character(Unicode.Scalar($0)) : "?" }
-        return String(printable).trimmed(" ")
+        return String(printable).trimmingCharacters(in: .whitespaces)
     }
 
     static func hex(_ value: UInt32, digits: Int) -> String {
@@ -68,16 +73,6 @@ public struct MonitorIdentity: Sendable, Hashable, CustomStringConvertible {
 
     static func normalised(_ text: String) -> String {
         text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-    }
-}
-
-extension String {
-    /// The text without `set`'s characters at either end.
-    fileprivate func trimmed(_ set: Character) -> String {
-        var s = Substring(self)
-        while s.first == set { s = s.dropFirst() }
-        while s.last == set { s = s.dropLast() }
-        return String(s)
     }
 }
 
@@ -121,7 +116,7 @@ public enum PNPNames {
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: "\t", maxSplits: 1)
             guard parts.count == 2, parts[0].count == 3 else { continue }
-            out[String(parts[0])] = String(parts[1]).trimmed(" ")
+            out[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces)
         }
         return out
     }

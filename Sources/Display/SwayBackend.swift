@@ -44,7 +44,7 @@ public struct SwayBackend: DisplayBackend {
                 transform: o.transform.flatMap(OutputTransform.init(swayName:)),
                 mode: o.current_mode.map { OutputState.Mode(width: $0.width, height: $0.height) },
                 showsUpright: mine.map { $0 == o.name } ?? (o.focused ?? false), canRotate: true,
-                identity: o.make.map { "\($0) \(o.model ?? "Unknown") \(o.serial ?? "Unknown")" })
+                identity: o.make.map { MonitorIdentity.text(make: $0, model: o.model, serial: o.serial) })
         }
     }
 
@@ -68,6 +68,7 @@ public struct SwayBackend: DisplayBackend {
         }
         let list = try await ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
         let touch = list.filter { ["touch", "tablet_tool"].contains($0.type ?? "") }.map(\.identifier)
+        guard !touch.isEmpty else { return [] }
         // Each touchscreen udev knows goes to its own output; any other (a pen, one udev does not
         // describe, or one whose monitor cannot be told) to Upright's.
         let decisions = TouchAssignment.decide(Touchscreen.found(), outputs: (try? await outputs()) ?? [output])

@@ -79,10 +79,7 @@ public enum TouchAssignment {
         let external = outputs.filter { !isBuiltIn($0.name) }
         return touchscreens.map { t in
             if let wanted = t.wlOutput {
-                let named = MonitorIdentity.normalised(wanted)
-                if let o = outputs.first(where: {
-                    $0.name == wanted || $0.identity.map(MonitorIdentity.normalised) == named
-                }) {
+                if let o = outputs.first(where: { $0.isNamed(wanted) }) {
                     return Decision(touchscreen: t, output: o.name, why: "its udev WL_OUTPUT names it")
                 }
                 return Decision(touchscreen: t, output: nil, why: "its udev WL_OUTPUT (\(wanted)) names no output here")

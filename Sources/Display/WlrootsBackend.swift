@@ -56,8 +56,8 @@ public struct WlrootsBackend: DisplayBackend {
         var monitor: [String: String] = [:]
         func named() {
             guard let make = monitor["Make"], !outputs.isEmpty else { return }
-            outputs[outputs.count - 1].identity =
-                "\(make) \(monitor["Model"] ?? "Unknown") \(monitor["Serial"] ?? "Unknown")"
+            outputs[outputs.count - 1].identity = MonitorIdentity.text(
+                make: make, model: monitor["Model"], serial: monitor["Serial"])
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if !line.hasPrefix(" ") {
