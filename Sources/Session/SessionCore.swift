@@ -177,9 +177,10 @@ public struct SessionCore: Sendable {
         return false
     }
 
-    /// The session's state, for `upright ctl status`.
+    /// The session's state, for `upright ctl status` (the lock's return, which needs the time, is
+    /// added by the status request).
     public var status: SessionStatus {
-        SessionStatus(
+        var s = SessionStatus(
             device: policy.device, locked: policy.locked, interface: policy.interface,
             strategy: policy.strategy, scenes: policy.stack.map(\.scene), sensor: sensorHealth,
             display: displayReport, lastDecision: policy.lastDecision.map { $0.record(time: $0.millisecondsText) },
@@ -187,6 +188,8 @@ public struct SessionCore: Sendable {
             clipsQueued: clipQueue, input: input, screen: powerPlan == nil ? nil : (screenOn ? .on : .off),
             screenNextChange: screenNextChange, powerPlanFollowed: powerPlan == nil ? nil : powerPlanFollowed,
             mqtt: mqtt, failed: failures)
+        s.tabletMode = tabletModeText
+        return s
     }
 
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
@@ -230,7 +233,6 @@ public struct SessionCore: Sendable {
             return []
         case .status(let request):
             var current = status
-            current.tabletMode = tabletModeText
             current.relockIn = relockAt.map { max(0, ($0 - now) * 10).rounded() / 10 }
             return translate(policy.advance(to: now)) + [.reply(request, ControlReply(ok: true, status: current))]
         case .displayTurned(let report, let failure): return displayTurned(report, failure: failure, at: now)
