@@ -161,8 +161,8 @@ public actor PlaySession {
 
     /// Takes a new configuration (SIGHUP): the policy, the playlist, the transition and the
     /// lock's return (`relock_after`) apply at once, keeping the orientation, the lock and the
-    /// scenes; sensor and display settings at the next start. Returns what could not be applied, in words; the old configuration stays when
-    /// the new one is refused.
+    /// scenes; sensor and display settings at the next start. Returns what could not be applied,
+    /// in words; the old configuration stays when the new one is refused.
     @discardableResult
     public func reload(_ new: UprightConfiguration) async -> [String] {
         let playlist = playlistOverride.isEmpty ? new.player.playlist : nil
