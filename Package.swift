@@ -43,6 +43,8 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // The kernel's clock discipline (sys/timex.h): libc itself.
         .systemLibrary(name: "CTimex"),
+        // glibc's spawn action that closes the descriptors from one on (spawn.h): libc itself.
+        .systemLibrary(name: "CSpawn"),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -56,7 +58,7 @@ let package = Package(
             name: "IIO", dependencies: ["CIIO", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
         // The one way off the cooperative pool for blocking work (C calls, helper programs, sockets).
-        .target(name: "Blocking", swiftSettings: strict),
+        .target(name: "Blocking", dependencies: ["CSpawn"], swiftSettings: strict),
         // Why a file cannot be read, said one way for configurations, traces and playlists.
         .target(name: "Files", dependencies: ["Playback"], swiftSettings: strict),
         .target(name: "Udev", dependencies: ["CUdev"], swiftSettings: strict),

@@ -67,6 +67,7 @@ final class MPVRemote: Sendable {
                 dup2(pair[1], MPVWire.descriptor)  // without close-on-exec, as posix_spawn leaves it
                 close(pair[1])
             }
+            closefrom(MPVWire.descriptor + 1)  // nothing else of this process's (its first ones)
             for crash in [SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP] { signal(crash, SIG_DFL) }
             MPVHost.serve()
         }
@@ -287,28 +288,19 @@ final class MPVRemote: Sendable {
         return found
     }
 
-    /// Starts `path` with `socket` as its descriptor ``MPVWire/descriptor`` (its standard output
-    /// and error are this process's: mpv may write there), every signal at its default and none
-    /// blocked (a thread of Swift concurrency blocks some).
+    /// Starts `path` with `socket` as its descriptor ``MPVWire/descriptor`` and no other of this
+    /// process's but its standard output and error (mpv may write there).
     private static func spawn(_ path: String, socket: Int32) -> pid_t? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, socket, MPVWire.descriptor)
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(MPVHost.name), strdup(MPVHost.argument), nil]
-        defer { argv.forEach { free($0) } }
         // Swift's backtracer would hold a crashed mpv for seconds while it symbolicates: the
         // player restarts mpv at once instead, and the service manager keeps the core dump.
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        let pairs: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { pairs.forEach { free($0) } }
-        let status = withDefaultSignalsSpawnAttributes { posix_spawn(&pid, path, &actions, &$0, argv, pairs) }
-        guard status == 0 else {
-            errno = status
+        do {
+            return try spawnProgram(
+                path, arguments: [MPVHost.name, MPVHost.argument], environment: environment, passing: socket)
+        } catch {
+            errno = error.code
             return nil
         }
-        return pid
     }
 }

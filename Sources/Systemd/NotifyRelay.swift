@@ -115,16 +115,11 @@ public enum NotifyRelay {
     private static func spawn(_ command: [String], notifySocket: String?) throws(NotifyRelayError) -> pid_t {
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notifySocket
-        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let pairs: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { pairs.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = withDefaultSignalsSpawnAttributes { posix_spawnp(&pid, command[0], nil, &$0, argv, pairs) }
-        guard status == 0 else {
-            throw NotifyRelayError(description: "cannot start \(command[0]): \(String(cString: strerror(status)))")
+        do {
+            return try spawnProgram(command[0], arguments: command, environment: environment, search: true)
+        } catch {
+            throw NotifyRelayError(description: "cannot start \(command[0]): \(error.reason)")
         }
-        return pid
     }
 
     /// The relay's socket (in a directory of its own, mode 0700) and the service manager's.

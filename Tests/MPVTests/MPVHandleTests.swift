@@ -136,6 +136,23 @@ struct MPVHandleTests {
         }
     }
 
+    /// A socket of the player's made without close-on-exec (libmosquitto's, NIO's) stays out of
+    /// mpv's process: a broker sees the player's connection end when the player dies, and a
+    /// confined mpv holds none of its listeners.
+    @Test func mpvsProcessHoldsNoneOfThePlayersDescriptors() async throws {
+        let inherited = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(inherited) }
+        let name = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(inherited)")
+        let mpv = try MPVHandle(options: headless, separateProcess: true)
+        try mpv.waitStarted()
+        let pid = try #require(mpv.processID)
+        let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").map {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? ""
+        }
+        #expect(!held.isEmpty && !held.contains(name), "\(held)")
+        #expect(await mpv.shutdown())
+    }
+
     @Test func aCrashOfMpvsProcessEndsTheEventsAsAShutdownDoes() async throws {
         let mpv = try MPVHandle(options: headless, separateProcess: true)
         try mpv.command(["loadfile", testPattern])
