@@ -1,5 +1,5 @@
-public import Glibc
 import CSpawn
+public import Glibc
 
 /// Why a program could not be started: `posix_spawn`'s error.
 public struct SpawnFailure: Error, Sendable {
