@@ -34,6 +34,13 @@ public enum TouchPath {
         return turned(p, by: pictureTurn(interface: interface, output: output, natural: natural))
     }
 
+    /// The way back: a point of the picture (as the viewer sees it) as the touchscreen's own
+    /// point, through the picture's clockwise turn in the window (`pictureTurn`, the surface
+    /// strategy's) and the output's transform.
+    public static func panelPoint(picture p: Point, pictureTurn: Int, output: OutputTransform) -> Point {
+        turned(p, by: OutputTransform(clockwise: -(pictureTurn + output.clockwise)))
+    }
+
     /// The whole path of a touch at panel point `p`: the compositor's mapping to its output
     /// (turned by `output`), then Upright's to the picture.
     public static func picturePoint(

@@ -31,6 +31,18 @@ public struct OverlayLayout: Sendable, Hashable {
         }
     }
 
+    /// The inverse of ``toPanel(x:y:)``: a point of the panel (the OSD canvas, as mpv's
+    /// `mouse-pos` gives it) in the viewer's frame.
+    public func toViewer(x: Double, y: Double) -> (x: Double, y: Double) {
+        let w = Double(width), h = Double(height)
+        switch angle {
+        case 90: return (y, w - x)
+        case 180: return (w - x, h - y)
+        case 270: return (h - y, x)
+        default: return (x, y)
+        }
+    }
+
     /// One ASS event line: `text` anchored at its centre at the viewer's (x, y), turned so it reads
     /// upright to the viewer, in `size` pixels. ASS's `\frz` turns counter-clockwise, hence the minus.
     public func text(_ text: String, x: Double, y: Double, size: Int) -> String {
@@ -77,4 +89,6 @@ public enum OverlayLevel: Int, Sendable, CaseIterable {
     case status = 10
     case suggestion = 20
     case message = 30
+    /// The touch check's target and words (``PlaybackCore/touchCheckReport``).
+    case touch = 40
 }

@@ -294,6 +294,7 @@ extension PlaybackCore {
             }
             if let m = overlays.message { texts[.message] = l.text(m, x: w / 2, y: h / 2, size: size) }
         }
+        texts[.touch] = touchCheckText(l, size: size)
         var out: [PlaybackEffect] = []
         for level in OverlayLevel.allCases {
             let text = texts[level] ?? ""

@@ -203,6 +203,8 @@ public struct PlaybackCore: Sendable {
     var wall: WallFollowing?
     /// The screen is off: mpv is paused for it, not held for an item's start.
     var screenPaused = false
+    /// The touch check, under way or ended (its report stays).
+    var touchCheck: TouchCheckRun?
 
     /// A core for `settings`; `rotateByFilter` for mpv's software render API.
     public init(settings: PlayerSettings, rotateByFilter: Bool = false) {
@@ -215,7 +217,7 @@ public struct PlaybackCore: Sendable {
         let due = [
             retryAt, startDeadline, failureClearAt, lookAt, folderChangeAt, stallCheckAt, shapeAt, probeAt, liveEndAt,
         ]
-        return (due + [inFlight?.deadline] + followDeadlines).compactMap { $0 }.min()
+        return (due + [inFlight?.deadline, touchCheck?.until] + followDeadlines).compactMap { $0 }.min()
     }
 
     /// The video surface's own turn (clockwise degrees): the orientation's angle for `surface`, else 0.
@@ -234,7 +236,7 @@ public struct PlaybackCore: Sendable {
         case .restarted:
             wall?.follower?.rejoin()
             nudging = Nudging(count: nudging.count)  // a new mpv, perhaps another output
-            return restarted(at: now)
+            return touchRebinding + restarted(at: now)
         case .setPlaylist(let list):
             guard list != settings.playlist else { return [] }
             settings.playlist = list
@@ -285,6 +287,7 @@ public struct PlaybackCore: Sendable {
             wall?.clipAt = at
             return []
         case .placementSample(let sample): return placementSampled(sample)
+        case .touchCheck(let command): return touchCheck(command, at: now)
         }
     }
 
@@ -375,6 +378,7 @@ public struct PlaybackCore: Sendable {
             guard (w, h) != videoSize else { return [] }
             videoSize = (w, h)
             return settings.wall == nil ? [] : applyLayout()
+        case .touched(let x, let y): return touched(x: x, y: y, at: now)
         }
     }
 
@@ -444,6 +448,7 @@ public struct PlaybackCore: Sendable {
     private mutating func tick(at now: Double) -> [PlaybackEffect] {
         var out: [PlaybackEffect] = []
         if let t = startDeadline, t <= now { out += itemStarted() }
+        out += touchCheckDue(at: now)
         if let t = failureClearAt, t <= now { out += clearFailureMessage(at: now) }
         if let t = retryAt, t <= now {
             retryAt = nil

@@ -23,6 +23,8 @@ public enum MPVInput: Sendable, Hashable {
     case osdSize(width: Int, height: Int)
     /// The picture's display size changed, turned by its rotation.
     case videoSize(width: Int, height: Int)
+    /// A tap bound to the touch check, at mpv's `mouse-pos` (the window's pixels).
+    case touched(x: Double, y: Double)
 }
 
 /// A size mpv says one number at a time: the OSD's (`osd-width`, `osd-height`) and the picture's
@@ -182,6 +184,8 @@ public enum PlaybackInput: Sendable, Hashable {
     case groupClip(at: Double)
     /// The answer to ``PlaybackEffect/samplePlacement``.
     case placementSample(PlacementSample)
+    /// Start or stop the touch check.
+    case touchCheck(TouchCheckCommand)
 }
 
 /// A step through the playlist.

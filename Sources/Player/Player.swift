@@ -7,6 +7,7 @@ public import OrientationCore
 public import Playback
 import Sync
 import Synchronization
+public import Wire
 
 /// The video player: libmpv carrying out what ``PlaybackCore`` decides. One actor holds the core;
 /// mpv's events, the folder watch, requests and one timer at the core's next deadline are its
@@ -185,6 +186,18 @@ public actor Player {
     public func follow(_ link: GroupLink?) {
         group = link
         feed(.follow(announces: link.map { $0.announce != nil }))
+    }
+
+    /// Starts or stops the touch check (`nil`: neither); where it stands.
+    public func touchCheck(_ command: TouchCheckCommand?) -> TouchCheckReport? {
+        if let command { feed(.touchCheck(command)) }
+        return core.touchCheckReport
+    }
+
+    /// A tap at the window's point (`x`, `y`) in pixels, as mpv takes a touch or a click: it
+    /// reaches what is bound to a tap (the touch check, or an action).
+    public func tap(x: Int, y: Int) throws(MPVError) {
+        try mpv.command(["mouse", String(x), String(y), "0", "single"])
     }
 
     /// The next clip is the group's: it starts at `groupTime` (held at its first frame until then).

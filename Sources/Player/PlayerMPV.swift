@@ -120,6 +120,14 @@ extension MPVHandle {
         case .endFile(let reason, let error, let entry):
             return .mpv(.endFile(entry: entry, error: reason == "error" ? error ?? "unknown error" : nil))
         case .idle: return .mpv(.idle(active: value(.idleActive)))
+        case .clientMessage(let args) where args == ["upright-touch"]:
+            // Where the tap landed in the window: read now, before another moves it. mpv says
+            // `mouse-pos` as a map ({"x":100,"y":50,"hover":false} as a string).
+            struct Position: Decodable { var x: Double, y: Double }
+            guard let text = string("mouse-pos"),
+                let p = try? JSONDecoder().decode(Position.self, from: Data(text.utf8))
+            else { return nil }
+            return .mpv(.touched(x: p.x, y: p.y))
         case .propertyChange(let name, .int64(let n)?):
             return MPVDimension(rawValue: name).map { .mpv(.dimension($0, Int(n))) }
         default: return nil
@@ -232,10 +240,7 @@ struct PlayerMPVStart: Sendable {
         for (action, keys) in hotkeys.sorted(by: { $0.key.words.lexicographicallyPrecedes($1.key.words) }) {
             // KEY_/BTN_ names are read from input devices, not by mpv.
             for key in keys where !(key.hasPrefix("KEY_") || key.hasPrefix("BTN_")) {
-                let tap = key.uppercased().hasPrefix("MBTN") || key.uppercased().hasPrefix("MOUSE_BTN")
-                let message =
-                    (["script-message", tap ? "upright-tap" : "upright-hotkey"] + action.words).joined(separator: " ")
-                bindings.append(["keybind", key, message])
+                bindings.append(["keybind", key, PlayerSettings.binding(key, action)])
             }
         }
         // Not waiting for mpv's process: it may still load libmpv while the session finds its display.

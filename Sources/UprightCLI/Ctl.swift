@@ -16,7 +16,8 @@ struct Ctl: ParsableCommand {
             --out), and the actions hotkeys and the events file take: fullscreen | lock | unlock | \
             toggle-lock | rotate-to ORIENTATION | rotate | accept-suggestion | next | previous (prev) | \
             scene push NAME | scene pop | scene present NAME | scene dismiss (or scene-push NAME ...) | \
-            play CLIP (a clip scene's clip once, then back to the loop). The reply \
+            play CLIP (a clip scene's clip once, then back to the loop) | touch-check [start | stop | \
+            tap X Y] (the touch check, as `upright touch-check` runs it). The reply \
             is one JSON line saying what happened: the decision, or why the command was refused, or that it \
             waits for the rotation under way; next and previous say what plays. The exit status is 1 when \
             the command was refused or the daemon answers with an error.
@@ -49,6 +50,8 @@ struct Ctl: ParsableCommand {
             command = "scene-\(verb)"
             rest.removeFirst()
         }
+        // The touch check's tap takes its point as words of its argument.
+        if command == "touch-check", rest.count > 1 { rest = [rest.joined(separator: " ")] }
         if rest.count > 1 { throw ValidationError("too many arguments for \(command)") }
         return ControlRequestLine(command: command, argument: rest.first).line
     }

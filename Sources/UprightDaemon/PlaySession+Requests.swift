@@ -1,5 +1,6 @@
 public import Fleet
 import Foundation
+import Playback
 import Session
 import Settings
 public import Wire
@@ -47,7 +48,27 @@ extension PlaySession {
         case .success(.status): return await ask { .status(request: $0) }
         case .success(.screenshot): return await ask { .screenshot(request: $0) }
         case .success(.action(let action)): return await request(action)
+        case .success(.touchCheck(let ask)): return await touchCheck(ask)
         }
+    }
+
+    /// The touch check: started, stopped or tapped, and where it stands.
+    func touchCheck(_ ask: TouchCheckAsk) async -> ControlReply {
+        var reply = ControlReply(ok: true)
+        switch ask {
+        case .report: break
+        case .run(let command): _ = await shell.player.touchCheck(command)
+        case .tap(let x, let y):
+            do {
+                try await shell.player.tap(x: x, y: y)
+                reply.message = "tapped at \(x), \(y): mpv judges it in its own time"
+            } catch {
+                return .refused("the tap did not reach mpv: \(error)")
+            }
+        }
+        reply.touchCheck = await shell.player.touchCheck(TouchCheckCommand?.none)
+        if reply.touchCheck == nil, reply.message == nil { reply.message = "no touch check has run" }
+        return reply
     }
 }
 

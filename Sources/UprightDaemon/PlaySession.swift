@@ -22,7 +22,7 @@ public import Wire
 /// and faults through `logger`. Nothing here stops playback: a fault is reported, shown in the
 /// status and retried.
 public actor PlaySession {
-    private let shell: SessionShell
+    let shell: SessionShell
     private var configuration: UprightConfiguration
     private let playlistOverride: [String]
     private let inputs: AsyncStream<SessionInput>

@@ -3,6 +3,7 @@ public import Control
 public import Display
 import Foundation
 public import OrientationCore
+public import Playback
 import Session
 public import Wire
 
@@ -14,9 +15,11 @@ public enum ControlRequest: Sendable, Hashable {
     /// A PNG of what the screen shows, in the reply.
     case screenshot
     case action(Action)
+    /// The touch check (`upright touch-check`).
+    case touchCheck(TouchCheckAsk)
 
     /// The command names, for errors and `upright ctl --help`.
-    public static var names: [String] { ["status", "screenshot"] + Action.names }
+    public static var names: [String] { ["status", "screenshot", "touch-check"] + Action.names }
 
     static let example = "a request is a JSON object on one line, such as {\"command\": \"status\"}"
 
@@ -42,6 +45,7 @@ public enum ControlRequest: Sendable, Hashable {
         }
         if command == "status" { return .success(.status) }
         if command == "screenshot" { return .success(.screenshot) }
+        if command == "touch-check" { return TouchCheckAsk.parse(request.argument).map { .touchCheck($0) } }
         switch Action.parse(name: command, argument: request.argument) {
         case .success(let action):
             return .success(.action(action))
@@ -57,6 +61,31 @@ public enum ControlRequest: Sendable, Hashable {
         case .failure(let error):
             return .failure(ControlError("\(error)"))
         }
+    }
+}
+
+/// What the touch check is asked: where it stands, to start or stop, or a tap at a point of the
+/// window (in pixels, as mpv takes a touch: for a check run without a finger).
+public enum TouchCheckAsk: Sendable, Hashable {
+    case report
+    case run(TouchCheckCommand)
+    case tap(x: Int, y: Int)
+
+    static let expected = "\"start\", \"stop\", \"tap X Y\" (the window's pixels) or none (where it stands)"
+
+    static func parse(_ argument: String?) -> Result<TouchCheckAsk, ControlError> {
+        let words = (argument ?? "").split(separator: " ", omittingEmptySubsequences: true)
+        switch words.first {
+        case nil: return .success(.report)
+        case "start" where words.count == 1: return .success(.run(.start))
+        case "stop" where words.count == 1: return .success(.run(.stop))
+        case "tap" where words.count == 3:
+            if let x = Int(words[1]), let y = Int(words[2]), (0...100_000).contains(x), (0...100_000).contains(y) {
+                return .success(.tap(x: x, y: y))
+            }
+        default: break
+        }
+        return .failure(ControlError("touch-check takes \(expected); got '\(argument ?? "")'"))
     }
 }
 

@@ -291,6 +291,8 @@ public struct ControlReply: Codable, Sendable, Hashable {
     public var status: SessionStatus?
     /// A screenshot (`screenshot`).
     public var screenshot: Screenshot?
+    /// The touch check (`touch-check`).
+    public var touchCheck: TouchCheckReport?
 
     public init(
         ok: Bool, error: String? = nil, queued: Bool? = nil, message: String? = nil,
@@ -303,6 +305,10 @@ public struct ControlReply: Codable, Sendable, Hashable {
         self.decision = decision
         self.playing = playing
         self.status = status
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ok, error, queued, message, decision, playing, status, screenshot, touchCheck = "touch_check"
     }
 
     /// A refusal, with the reason.

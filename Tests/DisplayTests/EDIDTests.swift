@@ -1,6 +1,7 @@
 import Display
 import Foundation
 import OrientationCore
+import Playback
 import Settings
 import TestSupport
 import Testing
@@ -220,6 +221,27 @@ struct TouchPathTests {
         let same = TouchPath.picturePoint(
             window: (1, 0), strategy: .interface, interface: .landscapeRight, output: .normal, natural: .portrait)
         #expect(same == (1, 0))
+    }
+
+    /// The way back from the picture to the touchscreen's own point is the way there undone, and
+    /// it agrees with the player's overlays (drawn at the window's points of the picture's).
+    @Test func aPicturesPointGoesBackToThePanelsThroughThePictureAndTheOutput() {
+        for natural in Self.all {
+            for interface in Self.all {
+                for output in (0..<4).map({ OutputTransform(clockwise: 90 * $0) }) {
+                    let turn = TouchPath.pictureTurn(interface: interface, output: output, natural: natural)
+                    let layout = OverlayLayout(width: 1, height: 1, angle: turn.clockwise)
+                    for c in Self.corners {
+                        let panel = TouchPath.panelPoint(picture: c, pictureTurn: turn.clockwise, output: output)
+                        let p = TouchPath.picturePoint(
+                            panel: panel, strategy: .surface, interface: interface, output: output, natural: natural)
+                        #expect(abs(p.x - c.x) < 1e-9 && abs(p.y - c.y) < 1e-9, "\(c) back as \(panel), there as \(p)")
+                        let drawn = layout.toPanel(x: c.x, y: c.y), window = TouchPath.turned(panel, by: output)
+                        #expect(abs(drawn.x - window.x) < 1e-9 && abs(drawn.y - window.y) < 1e-9)
+                    }
+                }
+            }
+        }
     }
 }
 

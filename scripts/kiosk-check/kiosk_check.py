@@ -14,6 +14,9 @@ status` (as root and as a member of the group `upright`), the journal and the ke
 - one press of a uinput button bound to full screen toggles it once (it reaches Upright both
   through the compositor and through evdev);
 - the accelerometer, served by iiod on the host over the VM's network, turns the picture;
+- a uinput touchscreen the panel's size (multi-touch protocol B): in each compositor session, in
+  each of the four orientations and with both strategies, `upright touch-check` hits every target
+  tapped where a finger would tap its cross, within 2 % of the picture's size;
 - kill -9 of the compositor leaves exactly one Upright and the picture back, and Upright never
   dumps core (systemd-coredump's record; a compositor's own crash, Mesa's software OpenGL on
   this GPU, is reported beside it).
@@ -435,6 +438,81 @@ def crashes(vm):
     return dumps
 
 
+# --- Touch ------------------------------------------------------------------------------------
+
+# `upright touch-check`'s targets, in the picture's points as the viewer sees it.
+TOUCH_TARGETS = [(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9), (0.5, 0.5)]
+TOUCH_FIFO = "/run/kiosk-touch"
+ORIENTATIONS = ["portrait", "landscape-right", "portrait-upside-down", "landscape-left"]
+
+
+def turned(p, clockwise):
+    """A point of the panel once a clockwise turn of `clockwise` degrees turns what it shows
+    (Upright's TouchPath.turned: the touch matrix of the turn)."""
+    x, y = p
+    return {90: (y, 1 - x), 180: (1 - x, 1 - y), 270: (1 - y, x)}.get(clockwise % 360, (x, y))
+
+
+def touch_report(vm):
+    code, out, _ = vm.ssh("upright ctl touch-check", check=False, timeout=30)
+    try:
+        return json.loads(out).get("touch_check") or {}
+    except ValueError:
+        return {}
+
+
+def touch_once(vm, report, name, strategy, orientation):
+    """One `upright touch-check` in the orientation shown, each target tapped on the panel where a
+    finger would tap the cross (the picture's point taken back through the picture's turn and the
+    output's: the compositor's mapping is what is judged). Every tap must hit, and land within 2 %
+    of the picture's size."""
+    what = f"{name}: a tap lands under the finger ({strategy}, {orientation})"
+    vm.ssh("rm -f /tmp/touch.txt /tmp/touch.rc; setsid nohup sh -c "
+           "'upright touch-check --timeout 90 > /tmp/touch.txt 2>&1; echo $? > /tmp/touch.rc' "
+           ">/dev/null 2>&1 < /dev/null &")
+    started = wait_for(lambda: (lambda r: r if r.get("running") and not r.get("taps") else None)(touch_report(vm)), 30)
+    s, _ = status(vm)
+    if not started or not s:
+        return report.check(what, False, "the touch check did not start")
+    turn = (started.get("angle", 0) + (s["display"].get("transform") or 0)) % 360
+    points = [turned(t, -turn) for t in TOUCH_TARGETS]
+    vm.ssh(f"echo '{' '.join(f'{x:.4f},{y:.4f}' for x, y in points)}' > {TOUCH_FIFO}", timeout=30)
+    done = wait_for(lambda: vm.ssh("cat /tmp/touch.rc 2>/dev/null", check=False)[1].strip(), 60)
+    out = vm.ssh("cat /tmp/touch.txt", check=False)[1]
+    final = touch_report(vm)
+    taps = final.get("taps") or []
+    width, height = final.get("width") or 1, final.get("height") or 1
+    worst = max([max(abs(t["dx"]) / width, abs(t["dy"]) / height) for t in taps] or [1])
+    lines = [line for line in out.splitlines() if line.startswith("target") or line.startswith("done")]
+    return report.check(what, done == "0" and len(taps) == 5 and worst <= 0.02,
+                        f"output turned {s['display'].get('transform')}, picture turned {started.get('angle')}; "
+                        f"worst {worst:.1%}; " + "; ".join(lines or [out.strip()[:300]]))
+
+
+def touch_checks(vm, report, name):
+    """A uinput touchscreen the size of the panel, made once (the session maps it as it would a
+    real one), then the touch check in each orientation with each strategy of the full-screen
+    scene (set by a drop-in, applied by a reload)."""
+    shutil.copy(os.path.join(HERE, "uinput-touch.py"), os.path.join(vm.share, "uinput-touch.py"))
+    vm.ssh(f"rm -f {TOUCH_FIFO}; mkfifo {TOUCH_FIFO}; setsid nohup python3 /mnt/share/uinput-touch.py "
+           f"--serve {TOUCH_FIFO} > /tmp/touch-device.txt 2>&1 < /dev/null &")
+    time.sleep(3)
+    for strategy in ("interface", "surface"):
+        vm.ssh("mkdir -p /etc/upright/upright.toml.d && printf '[scenes.fullscreen]\\nstrategy = \"%s\"\\n' "
+               f"{strategy} > /etc/upright/upright.toml.d/50-touch.toml && pkill -HUP -xf '(/usr/bin/)?upright play'",
+               check=False)
+        time.sleep(3)
+        for orientation in ORIENTATIONS:
+            vm.ssh(f"upright ctl rotate-to {orientation}", check=False)
+            wait_for(lambda: (lambda st: st if st and st["interface"] == orientation else None)(status(vm)[0]), 30)
+            time.sleep(2)
+            touch_once(vm, report, name, strategy, orientation)
+    vm.ssh(f"echo quit > {TOUCH_FIFO}; rm -f /etc/upright/upright.toml.d/50-touch.toml; "
+           "pkill -HUP -xf '(/usr/bin/)?upright play'", check=False)
+    shot_doctor = vm.ssh("upright doctor 2>&1 | grep -i -A3 touch", check=False)[1]
+    report.figure(f"{name}: doctor on touch: " + " | ".join(shot_doctor.strip().splitlines()[:6]))
+
+
 def check_session(vm, report, accel, name, setup, compositor, unit):
     slug = name.replace(" + ", "-").replace(" ", "-")
     vm.ssh(UNDO)
@@ -501,6 +579,9 @@ def check_session(vm, report, accel, name, setup, compositor, unit):
         report.check(f"{name}: the accelerometer over iiod turns the picture",
                      first is not None and second is not None and a.red_side() != b.red_side(),
                      f"red side {a.red_side()} then {b.red_side()}")
+
+    if compositor and name != "read-only root" and after is not None and "fullscreen" in after["scenes"]:
+        touch_checks(vm, report, name)
 
     if compositor:
         vm.ssh(f"pkill -KILL -x {compositor}", check=False)

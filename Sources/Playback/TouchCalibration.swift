@@ -5,7 +5,7 @@
 /// `LIBINPUT_CALIBRATION_MATRIX`, sway's `calibration_matrix`: it applies to the panel's points,
 /// before any turn).
 public struct TouchCalibration: Sendable {
-    public typealias Point = TouchPath.Point
+    public typealias Point = (x: Double, y: Double)
 
     /// The targets in the order they are shown: the four corners, inset, then the centre.
     public static let targets: [Point] = [(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9), (0.5, 0.5)]
@@ -50,7 +50,7 @@ public struct TouchCalibration: Sendable {
 
     /// The matrix (a, b, c, d, e, f: x' = a x + b y + c, y' = d x + e y + f, in the panel's points)
     /// that would have put each tap on its target, given the path from the panel to the picture
-    /// (`toPicture`, ``TouchPath/picturePoint(panel:strategy:interface:output:natural:)``) and
+    /// (`toPanel`: the turns of Display's `TouchPath` undone) and
     /// its inverse; a least-squares fit over the taps. `nil` before every target has its tap, or
     /// when the taps do not span the screen.
     public func matrix(toPanel: (Point) -> Point) -> [Double]? {
