@@ -41,7 +41,7 @@ struct ConfigReader {
         "classifier": classifierKeys,
     ]
     static let sceneKeys = [
-        "supported", "autorotate", "preferred", "strategy", "force_when_locked", "clip", "fit_content",
+        "supported", "autorotate", "preferred", "strategy", "force_when_locked", "clip", "fit_content", "tablet_mode",
     ]
     static let classifierKeys = OrientationClassifier.Parameters.fields.map(\.name)
 
@@ -319,6 +319,9 @@ struct ConfigReader {
                 }
             }
             scene.strategy = choice(t, path + ["strategy"], "strategy") ?? scene.strategy
+            if let mode: TabletModeSetting = choice(t, path + ["tablet_mode"], "tablet_mode") {
+                scene.followsTabletMode = mode == .auto
+            }
             scenes[name] = scene
         }
     }

@@ -61,7 +61,7 @@ public struct UprightConfiguration: Sendable {
         }
         return InputPlan(
             devices: input.devices, keys: Set(keys), grab: input.grab, lockSwitch: lock.evdev,
-            tabletMode: sensor.tabletMode == .auto)
+            tabletMode: sensor.tabletMode == .auto || policy.scenes.values.contains { $0.followsTabletMode == true })
     }
 
     /// The action each bound input-device key asks for.

@@ -74,6 +74,9 @@ extension UprightConfiguration {
             out += "strategy = \(q(s.strategy.rawValue))\nforce_when_locked = \(s.forceWhenLocked)\n"
             if s.fitContent { out += "fit_content = true\n" }
             if let clip = policy.scenes[name]?.clip { out += "clip = \(q(clip))\n" }
+            if let follows = policy.scenes[name]?.followsTabletMode {
+                out += "tablet_mode = \(q(follows ? "auto" : "ignore"))\n"
+            }
         }
         let items = player.playlist.map { item -> String in
             guard let o = player.itemOptions[item] else { return q(item) }

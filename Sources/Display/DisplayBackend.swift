@@ -63,6 +63,9 @@ public protocol DisplayBackend: Sendable {
     func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError)
     /// Makes touch input follow `output` at `transform`; returns the devices it mapped.
     func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String]
+    /// The touch devices the compositor has now, where it maps them itself on Upright's word
+    /// (sway): one that appears (plugged in, or found late) is mapped at the next look.
+    func touchDevices() async -> [String]
     /// Yields whenever the outputs may have changed (plugged, enabled, turned by someone else);
     /// finishes when the compositor goes away, where the backend can tell.
     func changes() -> AsyncStream<Void>
@@ -80,6 +83,9 @@ extension DisplayBackend {
     public func setPower(_ on: Bool, of output: OutputState) async throws(DisplayError) {
         throw DisplayError("the \(kind.rawValue) backend cannot switch the screen off")
     }
+
+    /// No touch devices to map as they appear (mapped at each turn, or by the desktop itself).
+    public func touchDevices() async -> [String] { [] }
 
     /// No desktop auto-rotation to hold.
     public func desktopRotationLocked() async -> Bool? { nil }

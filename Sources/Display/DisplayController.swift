@@ -198,6 +198,8 @@ public actor DisplayController {
     private var output: OutputState?
     private var original: OutputTransform?
     private var applied: OutputTransform?
+    /// The touch devices the backend listed at its last mapping (``DisplayBackend/touchDevices()``).
+    private var touchMapped: [String] = []
     /// The desktop's own auto-rotation lock as Upright found it, when Upright locked it.
     private var desktopLockFound: Bool?
     /// The backend stopped answering: each probe looks for one anew.
@@ -319,6 +321,7 @@ public actor DisplayController {
             if (applied ?? output.transform) != transform || status.problem != nil {
                 try await setTransform(transform, of: output)
                 _ = try? await backend.mapTouch(to: output, transform: transform)
+                touchMapped = await backend.touchDevices()
             }
             applied = transform
             status.problem = await readBack(transform, of: output)
@@ -327,6 +330,18 @@ public actor DisplayController {
             status.problem = "cannot turn \(output.name): \(error)"
             return error
         }
+    }
+
+    /// Maps the touch devices that appeared since the last mapping (a touchscreen plugged in after
+    /// the last turn, or found late) to `output`; what was done, in words (`nil`: nothing new).
+    private func mapNewTouch(_ output: OutputState) async -> String? {
+        let devices = await backend.touchDevices()
+        let new = devices.filter { !touchMapped.contains($0) }
+        touchMapped = devices
+        guard !new.isEmpty else { return nil }
+        let mapped = (try? await backend.mapTouch(to: output, transform: applied ?? output.transform ?? .normal)) ?? []
+        return "display: touch device \(new.joined(separator: ", ")) found; mapped to "
+            + (mapped.isEmpty ? "its own output" : output.name)
     }
 
     /// Reads `output` again after turning it to `wanted`: the status shows the transform the
@@ -359,11 +374,12 @@ public actor DisplayController {
         self.output = current
         status.output = current.name
         status.identity = current.identity
+        let touch = await mapNewTouch(current)
         // A backend that reports no transform cannot tell a foreign turn: nothing to compare.
-        guard let seen = current.transform else { return (abilities, nil) }
+        guard let seen = current.transform else { return (abilities, touch) }
         status.transform = seen
-        guard settings.kiosk, current.canRotate, let wanted = applied ?? original else { return (abilities, nil) }
-        guard seen != wanted || status.problem != nil else { return (abilities, nil) }
+        guard settings.kiosk, current.canRotate, let wanted = applied ?? original else { return (abilities, touch) }
+        guard seen != wanted || status.problem != nil else { return (abilities, touch) }
         let was = "\(seen)"
         do {
             try await setTransform(wanted, of: current)

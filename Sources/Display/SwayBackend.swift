@@ -62,12 +62,7 @@ public struct SwayBackend: DisplayBackend {
     }
 
     public func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] {
-        struct Input: Decodable {
-            var identifier: String
-            var type: String?
-        }
-        let list = try await ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
-        let touch = list.filter { ["touch", "tablet_tool"].contains($0.type ?? "") }.map(\.identifier)
+        let touch = try await touchInputs()
         guard !touch.isEmpty else { return [] }
         // Each touchscreen udev knows goes to its own output; any other (a pen, one udev does not
         // describe, or one whose monitor cannot be told) to Upright's.
@@ -81,8 +76,21 @@ public struct SwayBackend: DisplayBackend {
         return mapped
     }
 
-    /// sway's output events (plugged, enabled, mode or transform changed), until sway goes away.
-    public func changes() -> AsyncStream<Void> { ipc.events(["output"]) }
+    /// sway's touch and pen devices, by identifier.
+    private func touchInputs() async throws(DisplayError) -> [String] {
+        struct Input: Decodable {
+            var identifier: String
+            var type: String?
+        }
+        let list = try await ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
+        return list.filter { ["touch", "tablet_tool"].contains($0.type ?? "") }.map(\.identifier)
+    }
+
+    public func touchDevices() async -> [String] { (try? await touchInputs())?.sorted() ?? [] }
+
+    /// sway's output events (plugged, enabled, mode or transform changed) and input events (a
+    /// touchscreen plugged in), until sway goes away.
+    public func changes() -> AsyncStream<Void> { ipc.events(["output", "input"]) }
 
     /// A node of `get_tree`: outputs, workspaces, containers, windows.
     final class Node: Decodable {

@@ -39,6 +39,9 @@ public struct Scene: Sendable, Hashable {
     public var clip: String?
     /// The scene narrows its orientations to the shape of the item playing (`fit_content`).
     public var fitContent: Bool?
+    /// Whether the tablet-mode switch turns auto-rotation off in this scene while the device is a
+    /// laptop (`tablet_mode = "auto"`) or not (`"ignore"`); `nil`: as `[sensor] tablet_mode` says.
+    public var followsTabletMode: Bool?
 
     public init(
         _ name: String, supported: OrientationMask? = nil, autorotate: Bool? = nil,

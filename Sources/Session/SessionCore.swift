@@ -77,12 +77,17 @@ public struct SessionCore: Sendable {
     /// When the lock comes back (`nil`: it does not).
     public private(set) var relockAt: Double?
     /// Whether the tablet-mode switch turns auto-rotation off while the device is a laptop
-    /// (`[sensor] tablet_mode = "auto"`).
+    /// (`[sensor] tablet_mode = "auto"`), unless the scene on top says otherwise.
     public var followsTabletMode = false
     /// What the tablet-mode switch said last: tablet (true), laptop (false), or nothing yet.
     public private(set) var tabletMode: Bool?
+    /// Whether the switch is followed now: the top scene's own word (`[scenes.NAME] tablet_mode`),
+    /// else the sensor's.
+    var followingTabletMode: Bool {
+        policy.configuration.scenes[policy.topScene]?.followsTabletMode ?? followsTabletMode
+    }
     /// Auto-rotation is off: a laptop, with the switch followed.
-    var laptop: Bool { followsTabletMode && tabletMode == false }
+    var laptop: Bool { followingTabletMode && tabletMode == false }
     /// Presses of each action not yet paired with the same press from the other way.
     private var unpaired: [Action: [(origin: Origin, at: Double)]] = [:]
 
@@ -194,8 +199,9 @@ public struct SessionCore: Sendable {
 
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
     public mutating func handle(_ input: SessionInput, at now: Double) -> [SessionEffect] {
-        let (interface, locked) = (policy.interface, policy.locked)
-        let out = handleInput(input, at: now)
+        let (interface, locked, wasLaptop, switchSaid) = (policy.interface, policy.locked, laptop, tabletMode)
+        var out = handleInput(input, at: now)
+        out += laptopRule(wasLaptop: wasLaptop, switched: tabletMode != switchSaid, at: now)
         relockRule(turned: policy.interface != interface, wasLocked: locked, at: now)
         return out
     }
@@ -204,7 +210,9 @@ public struct SessionCore: Sendable {
         switch input {
         case .device(let o):
             return laptop ? [] : translate(policy.handle(.device(o), at: now))
-        case .tabletMode(let tablet): return tabletSwitched(tablet, at: now)
+        case .tabletMode(let tablet):
+            tabletMode = tablet  // what follows is the laptop rule's, after every input
+            return []
         case .sensorStatus(let s):
             sensorHealth = s
             return [.status(s)]
@@ -300,25 +308,35 @@ public struct SessionCore: Sendable {
 
     // MARK: - Tablet mode
 
-    /// The tablet-mode switch: a laptop sets the device's readings aside and pauses the sensor; a
-    /// tablet takes them up again (the sensor as the lock has it).
-    private mutating func tabletSwitched(_ tablet: Bool, at now: Double) -> [SessionEffect] {
-        let before = laptop
-        tabletMode = tablet
-        guard followsTabletMode, laptop != before else { return [] }
+    /// After each input: the device became a laptop with the switch followed (the switch said so,
+    /// or a scene that follows it came on top), so its readings are set aside and the sensor
+    /// pauses; or it stopped being one, and they are taken up again (the sensor as the lock has it).
+    private mutating func laptopRule(wasLaptop: Bool, switched: Bool, at now: Double) -> [SessionEffect] {
+        guard laptop != wasLaptop else { return [] }
+        let scene = policy.topScene
         if laptop {
-            return [.status("the device is a laptop: auto-rotation off until it is a tablet again"), .sensorLock(true)]
-                + translate(policy.handle(.device(.unknown), at: now))
+            let why =
+                switched
+                ? "the device is a laptop: auto-rotation off until it is a tablet again"
+                : "the scene '\(scene)' follows the tablet-mode switch, and the device is a laptop: auto-rotation off"
+            return [.status(why), .sensorLock(true)] + translate(policy.handle(.device(.unknown), at: now))
         }
-        return [.status("the device is a tablet: auto-rotation on"), .sensorLock(policy.locked)]
+        let why =
+            switched
+            ? "the device is a tablet: auto-rotation on"
+            : "the scene '\(scene)' does not follow the tablet-mode switch: auto-rotation on"
+        return [.status(why), .sensorLock(policy.locked)]
     }
 
     /// The tablet-mode switch in words, for the status; `nil` when it said nothing.
     var tabletModeText: String? {
         guard let tabletMode else { return nil }
         if tabletMode { return "tablet" }
-        return followsTabletMode
-            ? "laptop: auto-rotation off" : "laptop (not followed: [sensor] tablet_mode = \"ignore\")"
+        if followingTabletMode { return "laptop: auto-rotation off" }
+        if policy.configuration.scenes[policy.topScene]?.followsTabletMode == false {
+            return "laptop (not followed in the scene '\(policy.topScene)')"
+        }
+        return "laptop (not followed: [sensor] tablet_mode = \"ignore\")"
     }
 
     // MARK: - The lock that comes back

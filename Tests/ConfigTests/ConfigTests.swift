@@ -132,6 +132,10 @@ struct ConfigTests {
             "u.toml:2:12: error: unknown strategy 'both'; expected one of: surface, interface, auto"
         ),
         (
+            "[scenes.fullscreen]\ntablet_mode = \"on\"\n",
+            "u.toml:2:15: error: unknown tablet_mode 'on'; expected one of: auto, ignore"
+        ),
+        (
             "[classifier]\nhysteresis = 50\n",
             "u.toml:2:14: error: hysteresis must be at least 0° and under 45°, not 50.0"
         ),

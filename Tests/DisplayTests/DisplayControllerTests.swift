@@ -25,7 +25,14 @@ struct DisplayControllerTests {
             shown.withLock { $0 = transform }
             sets.withLock { $0 += 1 }
         }
-        func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] { [] }
+        /// The touch devices the compositor lists, and how often the controller mapped them.
+        let touch = Mutex<[String]>([])
+        let maps = Mutex(0)
+        func mapTouch(to output: OutputState, transform: OutputTransform) async throws(DisplayError) -> [String] {
+            maps.withLock { $0 += 1 }
+            return touch.withLock { $0 }
+        }
+        func touchDevices() async -> [String] { touch.withLock { $0 } }
         func turnBySomeoneElse(_ t: OutputTransform) { shown.withLock { $0 = t } }
         var transform: OutputTransform? { shown.withLock { $0 } }
     }
@@ -53,6 +60,23 @@ struct DisplayControllerTests {
         #expect(await display.status.transform == mine)
         // Nothing changed since: nothing to do, nothing said.
         #expect(await display.reassert().1 == nil)
+    }
+
+    /// A touchscreen that appears after the last turn (plugged in, or found late) is mapped at the
+    /// next look, once: the compositor turns its touches with the output only once it is mapped.
+    @Test func aTouchscreenThatAppearsIsMappedAtTheNextLook() async {
+        let backend = MemoryBackend(kind: .sway)
+        let display = Self.controller(backend)
+        _ = await display.start()
+        #expect(await display.apply(.landscapeLeft) == nil)
+        let before = backend.maps.withLock { $0 }
+        #expect(await display.reassert().1 == nil, "no touch device: nothing to map")
+        backend.touch.withLock { $0 = ["1046:911:Goodix_Capacitive_TouchScreen"] }
+        let (_, note) = await display.reassert()
+        #expect(note == "display: touch device 1046:911:Goodix_Capacitive_TouchScreen found; mapped to DSI-1")
+        #expect(backend.maps.withLock { $0 } == before + 1)
+        #expect(await display.reassert().1 == nil, "mapped once")
+        #expect(backend.maps.withLock { $0 } == before + 1)
     }
 
     /// An output that shows the wanted transform already is not set again (sway lays every window

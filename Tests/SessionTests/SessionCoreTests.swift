@@ -465,6 +465,35 @@ struct TabletModeTests {
         #expect(run.core.policy.locked)
     }
 
+    /// `[scenes.NAME] tablet_mode`: a scene that follows the switch where the sensor's setting
+    /// ignores it. Entering it with the device a laptop turns auto-rotation off, leaving it turns
+    /// it on again, as the switch itself would.
+    @Test func aSceneMayAskForTheSwitchWhereTheSensorIgnoresIt() throws {
+        var scenes = PolicyConfiguration.standardScenes
+        let full = try #require(scenes.firstIndex { $0.name == Scene.fullscreen })
+        scenes[full].followsTabletMode = true
+        var run = try Run(PolicyConfiguration(scenes: scenes))
+        run.settle()
+        #expect(run.at(1, .tabletMode(false)) == [], "the inline scene leaves it to the sensor's setting")
+        let entered = run.command(.fullscreen)
+        #expect(entered.contains(.sensorLock(true)))
+        #expect(
+            entered.contains(
+                .status(
+                    "the scene 'fullscreen' follows the tablet-mode switch, and the device is a laptop: auto-rotation off"
+                )))
+        run.settle()
+        let interface = run.core.policy.interface
+        #expect(run.at(1, .device(.landscapeLeft)) == [] && run.core.policy.interface == interface, "set aside")
+        #expect(run.at(0, .status(request: 1)).replies.first?.status?.tabletMode == "laptop: auto-rotation off")
+        #expect(run.command(.fullscreen) == [.measureMotion], "a command asks how the device is held")
+        let left = run.at(0.2, .motion(.portrait))
+        #expect(left.contains(.sensorLock(false)), "\(left)")
+        #expect(left.contains(.status("the scene 'inline' does not follow the tablet-mode switch: auto-rotation on")))
+        let shown = run.at(0, .status(request: 2)).replies.first?.status?.tabletMode
+        #expect(shown == "laptop (not followed: [sensor] tablet_mode = \"ignore\")")
+    }
+
     @Test func ignoredTheSwitchChangesNothingButIsShown() throws {
         var run = try Self.tablet(follows: false)
         #expect(run.at(1, .tabletMode(false)) == [])

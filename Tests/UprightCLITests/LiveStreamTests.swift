@@ -159,13 +159,17 @@ struct LiveStreamPlayTests {
             // Looked for twice as long as it may take, so that a slow return is told with its time
             // (and the next cycle starts from the stream playing).
             var backAt: Double?
+            var looks: [String] = []  // what each screenshot showed, for a failure's message
             while backAt == nil, Date().timeIntervalSince(started) < 2 * backWithin {
                 let (s, at) = try await seenAt(socket: socket, dir: dir, stream: stream)
                 if s == "stream" { backAt = at.timeIntervalSince(started) }
+                looks.append("\(String(format: "%.1f", at.timeIntervalSince(started))) \(s)")
                 try await Task.sleep(for: .milliseconds(150))
             }
             guard let backAt else {
-                wrong.append("cycle \(cycle): the stream did not come back; \(Self.logs(dir, play))")
+                wrong.append(
+                    "cycle \(cycle): the stream did not come back; seen: \(looks.joined(separator: ", ")); "
+                        + Self.logs(dir, play))
                 continue
             }
             back.append(backAt)
@@ -199,7 +203,10 @@ struct LiveStreamPlayTests {
     /// What mpv did lately, from its log file: loads, ends, outputs and complaints, the last 40.
     static func mpvEvents(_ path: String) -> String {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        let marks = ["loadfile", "EOF code", "VO: [", "Opening done", "[w]", "[e]", "Failed", "reload"]
+        let marks = [
+            "loadfile", "EOF code", "VO: [", "Opening done", "[w]", "[e]", "Failed", "failed", "reload", "screenshot",
+            "speed", "pause",
+        ]
         let lines = text.split(separator: "\n").filter { line in marks.contains { line.contains($0) } }
         return lines.suffix(40).map { String($0.prefix(160)) }.joined(separator: "\n")
     }

@@ -498,13 +498,19 @@ def touch_checks(vm, report, name):
            f"--serve {TOUCH_FIFO} > /tmp/touch-device.txt 2>&1 < /dev/null &")
     time.sleep(3)
     for strategy in ("interface", "surface"):
-        vm.ssh("mkdir -p /etc/upright/upright.toml.d && printf '[scenes.fullscreen]\\nstrategy = \"%s\"\\n' "
-               f"{strategy} > /etc/upright/upright.toml.d/50-touch.toml && pkill -HUP -xf '(/usr/bin/)?upright play'",
-               check=False)
+        # The full-screen scene in every orientation, with the strategy under test.
+        drop_in = f'[scenes.fullscreen]\nsupported = {json.dumps(ORIENTATIONS)}\nstrategy = "{strategy}"\n'
+        vm.ssh(f"mkdir -p /etc/upright/upright.toml.d && cat > /etc/upright/upright.toml.d/50-touch.toml <<'EOF'\n"
+               f"{drop_in}EOF\npkill -HUP -xf '(/usr/bin/)?upright play'", check=False)
         time.sleep(3)
         for orientation in ORIENTATIONS:
             vm.ssh(f"upright ctl rotate-to {orientation}", check=False)
-            wait_for(lambda: (lambda st: st if st and st["interface"] == orientation else None)(status(vm)[0]), 30)
+            shown = wait_for(lambda: (lambda st: st if st and st["interface"] == orientation else None)(
+                status(vm)[0]), 30)
+            if not shown:
+                report.check(f"{name}: a tap lands under the finger ({strategy}, {orientation})", False,
+                             f"the picture never turned to {orientation}: {status(vm)[0]}")
+                continue
             time.sleep(2)
             touch_once(vm, report, name, strategy, orientation)
     vm.ssh(f"echo quit > {TOUCH_FIFO}; rm -f /etc/upright/upright.toml.d/50-touch.toml; "
