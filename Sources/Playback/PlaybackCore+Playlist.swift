@@ -44,7 +44,7 @@ extension PlaybackCore {
             out += change(.load(settings.playlist.isEmpty ? [testPattern] : items), at: now)
             if let resume, resume > 0, resume < items.count { out += change(.playItem(items[resume]), at: now) }
         }
-        return out + apply(interface, strategy: strategy, layout: layout)
+        return out + apply(interface, strategy: strategy, layout: layout, panel: panel)
     }
 
     /// mpv's playlist becomes `list`, played from its start (the splash first, at the first start).

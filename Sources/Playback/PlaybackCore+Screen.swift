@@ -216,11 +216,13 @@ extension PlaybackCore {
     /// (and its overlays) turn by the orientation's clockwise angle on top of the file's own
     /// rotation metadata; in the `interface` strategy the output turns and the video shows by its
     /// metadata alone, so nothing is turned twice.
-    mutating func apply(_ o: InterfaceOrientation, strategy: AppliedStrategy, layout: PlayerLayout?)
-        -> [PlaybackEffect]
-    {
+    mutating func apply(
+        _ o: InterfaceOrientation, strategy: AppliedStrategy, layout: PlayerLayout?,
+        panel: InterfaceOrientation = .portrait
+    ) -> [PlaybackEffect] {
         interface = o
         self.strategy = strategy
+        self.panel = panel
         if let layout { self.layout = layout }
         var out: [PlaybackEffect] = []
         if rotateByFilter {

@@ -146,6 +146,8 @@ public struct PlaybackCore: Sendable {
     public internal(set) var layout: PlayerLayout = .inline
     public internal(set) var interface: InterfaceOrientation = .portrait
     public internal(set) var strategy: AppliedStrategy = .none
+    /// What the output shows upright (``PlaybackInput/apply(_:_:_:panel:)``).
+    public internal(set) var panel: InterfaceOrientation = .portrait
     public internal(set) var overlays = OverlayContent()
     var overlaysHidden = false
     var osd = (width: 0, height: 0)
@@ -220,8 +222,9 @@ public struct PlaybackCore: Sendable {
         return (due + [inFlight?.deadline, touchCheck?.until] + followDeadlines).compactMap { $0 }.min()
     }
 
-    /// The video surface's own turn (clockwise degrees): the orientation's angle for `surface`, else 0.
-    public var surfaceAngle: Int { strategy == .surface ? interface.angle : 0 }
+    /// The video surface's own turn (clockwise degrees): for `surface`, the orientation's angle
+    /// beyond what the output shows upright (``panel``); else 0.
+    public var surfaceAngle: Int { strategy == .surface ? ((interface.angle - panel.angle) % 360 + 360) % 360 : 0 }
 
     /// Handles one input at `now` (seconds, never earlier than the previous input's).
     public mutating func handle(_ input: PlaybackInput, at now: Double) -> [PlaybackEffect] {
@@ -259,7 +262,8 @@ public struct PlaybackCore: Sendable {
         case .step(let step, let request):
             holdFollowing(at: now)
             return change(.step(step, request: request), at: now)
-        case .apply(let o, let strategy, let layout): return apply(o, strategy: strategy, layout: layout)
+        case .apply(let o, let strategy, let layout, let panel):
+            return apply(o, strategy: strategy, layout: layout, panel: panel)
         case .layout(let l):
             layout = l
             return applyLayout()

@@ -159,8 +159,10 @@ public enum PlaybackInput: Sendable, Hashable {
     case clip(String, position: Double?)
     /// Step through the playlist; ``PlaybackEffect/stepped(request:playing:)`` answers `request`.
     case step(PlaylistStep, request: Int)
-    /// Show the interface orientation, carried out by `strategy` (and the layout, when given).
-    case apply(InterfaceOrientation, AppliedStrategy, PlayerLayout?)
+    /// Show the interface orientation, carried out by `strategy` (and the layout, when given), on
+    /// an output that shows `panel` upright meanwhile (the surface strategy turns the picture by
+    /// the rest: a landscape panel that cannot turn shows landscape upright unturned).
+    case apply(InterfaceOrientation, AppliedStrategy, PlayerLayout?, panel: InterfaceOrientation = .portrait)
     case layout(PlayerLayout)
     /// What the overlays show now.
     case overlays(OverlayContent)

@@ -135,8 +135,11 @@ public actor Player {
     /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
     public func setPlaylist(_ items: [String]) { feed(.setPlaylist(items)) }
     /// Applies the interface orientation the policy decided (and the layout, when given).
-    public func apply(_ o: InterfaceOrientation, strategy: AppliedStrategy, layout: PlayerLayout? = nil) {
-        feed(.apply(o, strategy, layout))
+    public func apply(
+        _ o: InterfaceOrientation, strategy: AppliedStrategy, layout: PlayerLayout? = nil,
+        panel: InterfaceOrientation = .portrait
+    ) {
+        feed(.apply(o, strategy, layout, panel: panel))
     }
     public func setLayout(_ l: PlayerLayout) { feed(.layout(l)) }
     /// Hides the overlays (during a transition) or shows them again, laid out anew.

@@ -170,3 +170,14 @@ extension SessionCore {
 
     private var waitText: String { displayWait.map { "\(Int($0)) s" } ?? "never (display.wait = 0)" }
 }
+
+extension SessionCore {
+    /// What the output shows upright while `interface` is shown by `strategy`: the interface
+    /// itself when the output turns to it, portrait when it turns for the surface strategy, else
+    /// what it shows now (its transform from the panel's natural orientation): the picture turns
+    /// by the rest.
+    func panelShows(_ strategy: AppliedStrategy, _ interface: InterfaceOrientation) -> InterfaceOrientation {
+        if display.canRotateOutput { return strategy == .interface ? interface : .portrait }
+        return InterfaceOrientation(angle: (displayReport.transform ?? 0) + natural.angle) ?? natural
+    }
+}

@@ -86,6 +86,9 @@ public struct SessionCore: Sendable {
     var followingTabletMode: Bool {
         policy.configuration.scenes[policy.topScene]?.followsTabletMode ?? followsTabletMode
     }
+    /// The panel's natural orientation (`[display] natural`): what an output at transform 0 shows
+    /// upright.
+    public var natural: InterfaceOrientation = .portrait
     /// Auto-rotation is off: a laptop, with the switch followed.
     var laptop: Bool { followingTabletMode && tabletMode == false }
     /// Presses of each action not yet paired with the same press from the other way.
@@ -621,7 +624,8 @@ public struct SessionCore: Sendable {
                 let clipScene = policy.configuration.scenes[d.scene]?.clip != nil
                 let layout = clipScene ? .fullscreen : PlayerLayout(scene: d.scene)
                 if d.kind == .rotate {
-                    out.append(.player(.apply(d.interface, d.strategy, layout)))
+                    out.append(
+                        .player(.apply(d.interface, d.strategy, layout, panel: panelShows(d.strategy, d.interface))))
                     if display.canRotateOutput {
                         out.append(.turnOutput(d.strategy == .interface ? d.interface : .portrait))
                     }

@@ -164,8 +164,9 @@ public enum DisplayState: Sendable, Hashable {
 
 /// What the player is asked to do.
 public enum PlayerEffect: Sendable, Hashable {
-    /// Show the interface orientation, carried out by `strategy`, in `layout`.
-    case apply(InterfaceOrientation, AppliedStrategy, PlayerLayout)
+    /// Show the interface orientation, carried out by `strategy`, in `layout`, on an output that
+    /// shows `panel` upright meanwhile (the surface strategy turns the picture by the rest).
+    case apply(InterfaceOrientation, AppliedStrategy, PlayerLayout, panel: InterfaceOrientation = .portrait)
     case layout(PlayerLayout)
     case overlay(OverlayChange)
     /// Play this file or URL once, then go back to the loop where it was.

@@ -99,6 +99,7 @@ public actor PlaySession {
         core.powerPlan = configuration.screenPlan
         core.relockAfter = configuration.lock.relockAfter?.seconds
         core.followsTabletMode = configuration.sensor.tabletMode == .auto
+        core.natural = configuration.display.natural
         core.displayWait = configuration.display.wait?.seconds
         // A compositor that goes away is found by asking it, not by mpv (which may live on).
         core.presenceInterval = 2

@@ -167,8 +167,8 @@ struct SessionShell: Sendable {
     /// Carries a player effect out; returns why the session must end, if mpv cannot start again.
     private func perform(_ effect: PlayerEffect) async -> String?? {
         switch effect {
-        case .apply(let interface, let strategy, let layout):
-            await player.apply(interface, strategy: strategy, layout: layout)
+        case .apply(let interface, let strategy, let layout, let panel):
+            await player.apply(interface, strategy: strategy, layout: layout, panel: panel)
         case .layout(let layout): await player.setLayout(layout)
         case .overlay(.hidden(let hidden)): await player.setOverlaysHidden(hidden)
         case .pause(let paused): await player.setPaused(paused)

@@ -221,6 +221,23 @@ struct PlaybackCoreTests {
         #expect(d.overlayCommands.count == before + 3)
     }
 
+    /// The surface strategy turns the picture by the orientation beyond what the output shows
+    /// upright: a landscape panel that cannot turn shows landscape-right unturned.
+    @Test func theSurfaceTurnsThePictureByTheOrientationBeyondWhatThePanelShows() {
+        var d = Drive(.folder(), files: Self.two)
+        d.send(.start)
+        let cases: [(InterfaceOrientation, InterfaceOrientation, Int64)] = [
+            (.landscapeRight, .landscapeRight, 0), (.landscapeLeft, .landscapeRight, 180),
+            (.portrait, .landscapeRight, 270), (.landscapeRight, .portrait, 90), (.portrait, .portrait, 0),
+        ]
+        for (o, panel, angle) in cases {
+            d.send(.apply(o, .surface, nil, panel: panel))
+            let rotate = d.commands.last { if case .set("video-rotate", _) = $0 { true } else { false } }
+            #expect(rotate == .set("video-rotate", .int(angle)), "\(o) on a panel showing \(panel)")
+            #expect(d.core.surfaceAngle == Int(angle))
+        }
+    }
+
     @Test func eachOverlayLevelIsSentOnlyWhenItChanges() {
         var d = Drive(.folder(), files: Self.two)
         d.send(.mpv(.osdSize(width: 800, height: 1280)))

@@ -60,7 +60,8 @@ struct SessionCoreTests {
         let shown = out.filter { if case .policy = $0 { false } else { true } }
         #expect(
             Array(shown.prefix(4)) == [
-                .player(.apply(.landscapeRight, .interface, .fullscreen)), .turnOutput(.landscapeRight),
+                .player(.apply(.landscapeRight, .interface, .fullscreen, panel: .landscapeRight)),
+                .turnOutput(.landscapeRight),
                 .player(.overlay(.locked(false))), .player(.overlay(.hidden(true))),
             ])
         run.settle()
@@ -74,6 +75,21 @@ struct SessionCoreTests {
         let out = run.command(.fullscreen)
         #expect(out.contains(.player(.apply(.landscapeRight, .surface, .fullscreen))))
         #expect(out.contains(.turnOutput(.portrait)))
+    }
+
+    /// A landscape panel whose output cannot turn (cage 0.1.4, the console, no backend) shows
+    /// landscape-right upright unturned: the picture turns only by the interface's angle beyond
+    /// what the panel shows (and by it, an output left turned by someone else).
+    @Test(
+        arguments: [(nil, InterfaceOrientation.landscapeRight), (180, .landscapeLeft)] as [(Int?, InterfaceOrientation)]
+    )
+    func onAPanelThatCannotTurnThePictureTurnsByTheRest(transform: Int?, shown: InterfaceOrientation) throws {
+        var report = DisplayReport.none
+        report.transform = transform
+        var run = try Run(display: .none, report: report)
+        run.core.natural = .landscapeRight
+        let out = run.command(.fullscreen)
+        #expect(out.contains(.player(.apply(.landscapeRight, .surface, .fullscreen, panel: shown))), "\(out)")
     }
 
     @Test func withNoDisplayTheOutputIsNeverTurned() throws {
