@@ -391,10 +391,15 @@ public struct GroupCore: Sendable {
             pending = [:]
             exchangesSinceChange = 0
             out.append(.log(.notice, "sync: the group's time comes from \(next == me ? "this node" : next)"))
-            // The new leader's schedule, when it said one already.
-            if setup.leader, next != me, let anchor = schedules[next] {
-                schedule = anchor
-                leader = next
+            // The new leader's schedule, when it said one already; else the old leader's name goes
+            // at once (the new one leads from now, and the schedule plays on until it speaks).
+            if setup.leader {
+                if next != me, let anchor = schedules[next] {
+                    schedule = anchor
+                    leader = next
+                } else {
+                    leader = nil
+                }
             }
         }
     }

@@ -153,7 +153,7 @@ public final class SyncLink: Sendable {
                 r.offsetMS = Self.milliseconds(-o)
             }
             r.roundTripMS = g.offset.quickest.map(Self.milliseconds)
-            if settings.follow == .leader { r.leader = g.leader }
+            if settings.follow == .leader { r.leader = g.ledBy ?? g.leader }
             r.orientation = g.orientation.map {
                 "\($0.device.name) (\($0.from == me ? "this node's sensor" : $0.from))"
             }

@@ -498,8 +498,10 @@ def touch_checks(vm, report, name):
            f"--serve {TOUCH_FIFO} > /tmp/touch-device.txt 2>&1 < /dev/null &")
     time.sleep(3)
     for strategy in ("interface", "surface"):
-        # The full-screen scene in every orientation, with the strategy under test.
-        drop_in = f'[scenes.fullscreen]\nsupported = {json.dumps(ORIENTATIONS)}\nstrategy = "{strategy}"\n'
+        # The full-screen scene in every orientation (upside-down too, which the app's default
+        # leaves out), with the strategy under test.
+        drop_in = (f'[app]\nsupported = {json.dumps(ORIENTATIONS)}\n'
+                   f'[scenes.fullscreen]\nsupported = {json.dumps(ORIENTATIONS)}\nstrategy = "{strategy}"\n')
         vm.ssh(f"mkdir -p /etc/upright/upright.toml.d && cat > /etc/upright/upright.toml.d/50-touch.toml <<'EOF'\n"
                f"{drop_in}EOF\npkill -HUP -xf '(/usr/bin/)?upright play'", check=False)
         time.sleep(3)
@@ -749,6 +751,9 @@ def main():
                         "first-frame figures)")
     parser.add_argument("--rounds", type=int, default=2, help="first-frame rounds (0: none)")
     args = parser.parse_args()
+    # A stop (SIGTERM, or Ctrl-C's SIGINT) ends the run through its `finally`: the VM, the fake
+    # accelerometer's iiod and relay, and the HTTP server go with it.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     for name in ("deb", "image", "run", "results", "clip"):
         setattr(args, name, os.path.abspath(getattr(args, name)))
     shutil.rmtree(args.results, ignore_errors=True)
