@@ -305,9 +305,9 @@ struct LostStreamScreenTests {
 
         init(sway: HeadlessSway, url: String, backend: String) throws {
             self.sway = sway
-            // Nothing turned: with sway the output is the panel's own orientation; with no backend the
-            // picture is not turned on its surface (the interface orientation of angle 0).
-            let shown = backend == "none" ? "portrait" : "landscape-right"
+            // Nothing turned: the panel's own orientation (with sway the output shows it at transform 0;
+            // with no backend the picture is not turned on its surface).
+            let shown = "landscape-right"
             (play, _) = try CompositorTests.play(
                 beside: sway,
                 config: """
