@@ -88,6 +88,20 @@ public struct SwayBackend: DisplayBackend {
 
     public func touchDevices() async -> [String] { (try? await touchInputs())?.sorted() ?? [] }
 
+    /// The calibration matrix libinput applies to `identifier` now, as sway says it (`nil`: sway
+    /// does not know the device, or says no matrix).
+    public func calibration(of identifier: String) async -> [Double]? {
+        struct Input: Decodable {
+            struct LibInput: Decodable { var calibration_matrix: [Double]? }
+            var identifier: String
+            var libinput: LibInput?
+        }
+        let list = try? await ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
+        return list?.first { $0.identifier == identifier }?.libinput?.calibration_matrix.flatMap {
+            $0.count == 6 ? $0 : nil
+        }
+    }
+
     /// sway's output events (plugged, enabled, mode or transform changed) and input events (a
     /// touchscreen plugged in), until sway goes away.
     public func changes() -> AsyncStream<Void> { ipc.events(["output", "input"]) }

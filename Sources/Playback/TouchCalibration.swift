@@ -86,6 +86,14 @@ public struct TouchCalibration: Sendable {
         return (det(replaced(0)) / d, det(replaced(1)) / d, det(replaced(2)) / d)
     }
 
+    /// `after` applied to what `before` gives (both a, b, c, d, e, f): the matrix to set in place
+    /// of a calibration in force (`before`) when the taps, calibrated by it, call for `after`.
+    public static func compose(_ after: [Double], _ before: [Double]) -> [Double] {
+        let (a, b, c, d, e, f) = (after[0], after[1], after[2], after[3], after[4], after[5])
+        let (p, q, r, s, t, u) = (before[0], before[1], before[2], before[3], before[4], before[5])
+        return [a * p + b * s, a * q + b * t, a * r + b * u + c, d * p + e * s, d * q + e * t, d * r + e * u + f]
+    }
+
     /// The sway drop-in that applies `matrix` to the touchscreen sway names `identifier`.
     public static func swayDropIn(identifier: String, matrix: [Double]) -> String {
         let numbers = matrix.map { v in

@@ -1,14 +1,16 @@
 import ArgumentParser
+import Blocking
 import Control
 import Display
 import Foundation
 import Playback
+import Settings
 import UprightDaemon
 import Wire
 
 /// `upright touch-check`: targets over the running player's picture, each tap judged, and the
 /// calibration matrix that would put the taps right, written to a sway drop-in when asked.
-struct TouchCheckCLI: ParsableCommand {
+struct TouchCheckCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touch-check",
         abstract: "Check where taps land on a running `upright play`: targets at the corners and the centre.",
@@ -33,35 +35,60 @@ struct TouchCheckCLI: ParsableCommand {
     @Option(help: "The touchscreen as sway names it (vendor:product:name; default: the only one udev finds).")
     var device: String?
 
-    func run() throws {
+    func run() async throws {
         let path = socket ?? findControlSocket()
-        var report = try Self.ask("start", path)
+        let limit = timeout
+        let report = try await Blocking.run { () throws -> TouchCheckReport in try Self.follow(path, timeout: limit) }
+        print(report.state)
+        guard report.taps.count == report.targets.count else { throw ExitCode(1) }
+        let output = try await Blocking.run { () throws -> OutputTransform in try Self.outputTransform(path) }
+        guard let matrix = Self.matrix(report, output: output) else {
+            throw CLIFailure("the taps lie on a line: no calibration can be made from them")
+        }
+        print("calibration matrix (the touchscreen's own points, after any in force): " + Self.text(matrix))
+        if let write {
+            let identifier = try device ?? Self.onlyTouchscreen()
+            // libinput's matrix replaces the one in force: the new one is the fit after it.
+            let (current, whence) = await Self.calibrationInForce(identifier)
+            let full = TouchCalibration.compose(matrix, current)
+            print("the calibration in force \(whence): \(Self.text(current)); to set: \(Self.text(full))")
+            try Self.writeDropIn(full, to: write, identifier: identifier)
+        }
+        if !report.taps.allSatisfy(\.hit) { throw ExitCode(1) }
+    }
+
+    /// Starts the check and prints each tap as it is judged, until the last or the time is up.
+    static func follow(_ path: String, timeout: Double) throws -> TouchCheckReport {
+        var report = try ask("start", path)
         print("Tap each cross on the screen: the four corners, then the centre.")
         let end = Date().addingTimeInterval(timeout)
         var said = 0
         while true {
-            for (n, tap) in report.taps.enumerated().dropFirst(said) { print(Self.line(n, tap)) }
+            for (n, tap) in report.taps.enumerated().dropFirst(said) { print(line(n, tap)) }
             said = report.taps.count
-            if !report.running { break }
+            if !report.running { return report }
             if Date() > end {
-                report = try Self.ask("stop", path)
+                _ = try ask("stop", path)
                 print("no tap for target \(said + 1) within \(Int(timeout)) s")
                 throw ExitCode(1)
             }
             Thread.sleep(forTimeInterval: 0.1)
-            report = try Self.ask(nil, path)
+            report = try ask(nil, path)
         }
-        print(report.state)
-        guard report.taps.count == report.targets.count else { throw ExitCode(1) }
-        let output = try Self.outputTransform(path)
-        guard let matrix = Self.matrix(report, output: output) else {
-            throw CLIFailure("the taps lie on a line: no calibration can be made from them")
+    }
+
+    static func text(_ matrix: [Double]) -> String { matrix.map { String(format: "%.4f", $0) }.joined(separator: " ") }
+
+    /// The calibration libinput applies to the device now, as sway says it, and where it came
+    /// from; none (the identity) without sway.
+    static func calibrationInForce(_ identifier: String) async -> ([Double], String) {
+        let identity: [Double] = [1, 0, 0, 0, 1, 0]
+        let (backend, _) = await DisplayDetection.backend(DisplaySettings())
+        guard let sway = backend as? SwayBackend else { return (identity, "(no sway found: taken as none)") }
+        guard let matrix = await sway.calibration(of: identifier) else {
+            return (identity, "(sway says none for \(identifier))")
         }
-        print(
-            "calibration matrix (the touchscreen's own points): "
-                + matrix.map { String(format: "%.4f", $0) }.joined(separator: " "))
-        if let write { try Self.writeDropIn(matrix, to: write, device: device) }
-        if !report.taps.allSatisfy(\.hit) { throw ExitCode(1) }
+        return (matrix, "(sway's, for \(identifier))")
     }
 
     /// One tap's line: "target 2 (top right): missed by 120 px: 110 px right, 48 px up".
@@ -85,21 +112,20 @@ struct TouchCheckCLI: ParsableCommand {
         return OutputTransform(clockwise: degrees % 90 == 0 ? degrees : 0)
     }
 
-    static func writeDropIn(_ matrix: [Double], to file: String, device: String?) throws {
-        let identifier: String
-        if let device {
-            identifier = device
-        } else {
-            let found = Touchscreen.found()
-            guard found.count == 1 else {
-                throw CLIFailure(
-                    found.isEmpty
-                        ? "udev finds no touchscreen: name it with --device"
-                        : "udev finds \(found.count) touchscreens (\(found.map(\.swayIdentifier).joined(separator: ", "))): name one with --device"
-                )
-            }
-            identifier = found[0].swayIdentifier
+    /// The one touchscreen udev finds, as sway names it.
+    static func onlyTouchscreen() throws -> String {
+        let found = Touchscreen.found()
+        guard found.count == 1 else {
+            throw CLIFailure(
+                found.isEmpty
+                    ? "udev finds no touchscreen: name it with --device"
+                    : "udev finds \(found.count) touchscreens (\(found.map(\.swayIdentifier).joined(separator: ", "))): "
+                        + "name one with --device")
         }
+        return found[0].swayIdentifier
+    }
+
+    static func writeDropIn(_ matrix: [Double], to file: String, identifier: String) throws {
         do {
             try TouchCalibration.swayDropIn(identifier: identifier, matrix: matrix)
                 .write(toFile: file, atomically: true, encoding: .utf8)

@@ -301,6 +301,16 @@ struct TouchCalibrationTests {
         #expect(TouchCalibration.fit([(0, 0), (0.5, 0.5), (1, 1)], [0, 1, 2]) == nil, "on a line")
     }
 
+    /// libinput's matrix replaces the one in force: the one to set is the taps' fit after it.
+    @Test func theMatrixToSetIsTheFitAfterTheOneInForce() {
+        let mirror: [Double] = [-1, 0, 1, 0, 1, 0], identity: [Double] = [1, 0, 0, 0, 1, 0]
+        #expect(TouchCalibration.compose(mirror, mirror) == identity, "a mirror undone")
+        #expect(TouchCalibration.compose(mirror, identity) == mirror)
+        let quarter: [Double] = [0, 1, 0, -1, 0, 1]  // (y, 1 - x)
+        let after = TouchCalibration.compose(quarter, mirror)  // mirror first: (1 - x, y), then (y, x)
+        #expect(after == [0, 1, 0, 1, 0, 0], "\(after)")
+    }
+
     @Test func swaysDropInNamesTheDeviceAndTheMatrix() {
         let text = TouchCalibration.swayDropIn(identifier: "1046:911:Goodix", matrix: [-1, 0, 1, 0, 1, 0])
         #expect(text.hasSuffix("input \"1046:911:Goodix\" calibration_matrix -1.0 0 1.0 0 1.0 0\n"))

@@ -443,6 +443,9 @@ def crashes(vm):
 # `upright touch-check`'s targets, in the picture's points as the viewer sees it.
 TOUCH_TARGETS = [(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9), (0.5, 0.5)]
 TOUCH_FIFO = "/run/kiosk-touch"
+# The uinput touchscreen as sway names it (vendor 0x1209, product 2), and sway's socket for root.
+TOUCH_ID = "4617:2:kiosk-check_touchscreen"
+SWAY_ENV = "SWAYSOCK=$(ls -t /run/user/*/sway-ipc.*.sock 2>/dev/null | head -1)"
 ORIENTATIONS = ["portrait", "landscape-right", "portrait-upside-down", "landscape-left"]
 
 
@@ -461,35 +464,63 @@ def touch_report(vm):
         return {}
 
 
-def touch_once(vm, report, name, strategy, orientation):
+def touch_run(vm, extra=""):
     """One `upright touch-check` in the orientation shown, each target tapped on the panel where a
-    finger would tap the cross (the picture's point taken back through the picture's turn and the
-    output's: the compositor's mapping is what is judged). Every tap must hit, and land within 2 %
-    of the picture's size."""
-    what = f"{name}: a tap lands under the finger ({strategy}, {orientation})"
+    finger would tap its cross (the picture's point taken back through the picture's turn and the
+    output's: the compositor's mapping is what is judged). Returns its exit status, its output and
+    its last report, or None when it did not start."""
     vm.ssh("rm -f /tmp/touch.txt /tmp/touch.rc; setsid nohup sh -c "
-           "'upright touch-check --timeout 90 > /tmp/touch.txt 2>&1; echo $? > /tmp/touch.rc' "
+           f"'{SWAY_ENV} upright touch-check --timeout 90 {extra} > /tmp/touch.txt 2>&1; echo $? > /tmp/touch.rc' "
            ">/dev/null 2>&1 < /dev/null &")
     started = wait_for(lambda: (lambda r: r if r.get("running") and not r.get("taps") else None)(touch_report(vm)), 30)
     s, _ = status(vm)
     if not started or not s:
-        return report.check(what, False, "the touch check did not start")
+        return None
     turn = (started.get("angle", 0) + (s["display"].get("transform") or 0)) % 360
     points = [turned(t, -turn) for t in TOUCH_TARGETS]
     vm.ssh(f"echo '{' '.join(f'{x:.4f},{y:.4f}' for x, y in points)}' > {TOUCH_FIFO}", timeout=30)
     done = wait_for(lambda: vm.ssh("cat /tmp/touch.rc 2>/dev/null", check=False)[1].strip(), 60)
     out = vm.ssh("cat /tmp/touch.txt", check=False)[1]
-    final = touch_report(vm)
+    return done, out, touch_report(vm), (s["display"].get("transform"), started.get("angle"))
+
+
+def touch_once(vm, report, name, strategy, orientation):
+    """Every tap must hit, and land within 2 % of the picture's size."""
+    what = f"{name}: a tap lands under the finger ({strategy}, {orientation})"
+    ran = touch_run(vm)
+    if ran is None:
+        return report.check(what, False, "the touch check did not start")
+    done, out, final, (output, angle) = ran
     taps = final.get("taps") or []
     width, height = final.get("width") or 1, final.get("height") or 1
     worst = max([max(abs(t["dx"]) / width, abs(t["dy"]) / height) for t in taps] or [1])
     lines = [line for line in out.splitlines() if line.startswith("target") or line.startswith("done")]
     return report.check(what, done == "0" and len(taps) == 5 and worst <= 0.02,
-                        f"output turned {s['display'].get('transform')}, picture turned {started.get('angle')}; "
+                        f"output turned {output}, picture turned {angle}; "
                         f"worst {worst:.1%}; " + "; ".join(lines or [out.strip()[:300]]))
 
 
-def touch_checks(vm, report, name):
+def wrong_matrix(vm, report, name):
+    """A calibration matrix deliberately wrong (the touchscreen mirrored across): the check names
+    the misses and writes the matrix that undoes it; set, every tap hits again."""
+    what = f"{name}: touch-check names the misses of a mirrored touchscreen and its matrix puts them right"
+    vm.ssh(f"{SWAY_ENV} swaymsg input {TOUCH_ID} calibration_matrix -1 0 1 0 1 0", check=False)
+    ran = touch_run(vm, f"--write /tmp/touch.conf --device {TOUCH_ID}")
+    written = vm.ssh("cat /tmp/touch.conf 2>/dev/null", check=False)[1].strip()
+    matrix = written.split("calibration_matrix")[-1].split() if "calibration_matrix" in written else []
+    vm.ssh(f"{SWAY_ENV} swaymsg input {TOUCH_ID} calibration_matrix {' '.join(matrix) or '1 0 0 0 1 0'}",
+           check=False)
+    again = touch_run(vm)
+    missed = ran is not None and ran[0] == "1" and ran[1].count("missed by") >= 4
+    undone = len(matrix) == 6 and all(abs(float(v) - w) < 0.01 for v, w in zip(matrix, [1, 0, 0, 0, 1, 0]))
+    healed = again is not None and again[0] == "0"
+    return report.check(what, missed and undone and healed,
+                        f"mirrored: {'; '.join(l for l in (ran[1] if ran else '').splitlines() if 'target' in l)}; "
+                        f"written: {written.splitlines()[-1] if written else 'nothing'}; "
+                        f"then: {(again[1].strip().splitlines() or ['?'])[-2] if again else 'did not start'}")
+
+
+def touch_checks(vm, report, name, compositor):
     """A uinput touchscreen the size of the panel, made once (the session maps it as it would a
     real one), then the touch check in each orientation with each strategy of the full-screen
     scene (set by a drop-in, applied by a reload)."""
@@ -515,6 +546,8 @@ def touch_checks(vm, report, name):
                 continue
             time.sleep(2)
             touch_once(vm, report, name, strategy, orientation)
+    if compositor == "sway":
+        wrong_matrix(vm, report, name)
     vm.ssh(f"echo quit > {TOUCH_FIFO}; rm -f /etc/upright/upright.toml.d/50-touch.toml; "
            "pkill -HUP -xf '(/usr/bin/)?upright play'", check=False)
     shot_doctor = vm.ssh("upright doctor 2>&1 | grep -i -A3 touch", check=False)[1]
@@ -589,7 +622,7 @@ def check_session(vm, report, accel, name, setup, compositor, unit):
                      f"red side {a.red_side()} then {b.red_side()}")
 
     if compositor and name != "read-only root" and after is not None and "fullscreen" in after["scenes"]:
-        touch_checks(vm, report, name)
+        touch_checks(vm, report, name, compositor)
 
     if compositor:
         vm.ssh(f"pkill -KILL -x {compositor}", check=False)
