@@ -445,7 +445,7 @@ TOUCH_TARGETS = [(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9), (0.5, 0.5)]
 TOUCH_FIFO = "/run/kiosk-touch"
 # The uinput touchscreen as sway names it (vendor 0x1209, product 2), and sway's socket for root.
 TOUCH_ID = "4617:2:kiosk-check_touchscreen"
-SWAY_ENV = "SWAYSOCK=$(ls -t /run/user/*/sway-ipc.*.sock 2>/dev/null | head -1)"
+SWAY_ENV = "SWAYSOCK=$(ls -t /run/user/*/sway-ipc.*.sock /tmp/sway-ipc.*.sock 2>/dev/null | head -1)"
 ORIENTATIONS = ["portrait", "landscape-right", "portrait-upside-down", "landscape-left"]
 
 
@@ -504,18 +504,19 @@ def wrong_matrix(vm, report, name):
     """A calibration matrix deliberately wrong (the touchscreen mirrored across): the check names
     the misses and writes the matrix that undoes it; set, every tap hits again."""
     what = f"{name}: touch-check names the misses of a mirrored touchscreen and its matrix puts them right"
-    vm.ssh(f"{SWAY_ENV} swaymsg input {TOUCH_ID} calibration_matrix -1 0 1 0 1 0", check=False)
+    _, said, err = vm.ssh(f"{SWAY_ENV}; echo \"$SWAYSOCK\"; swaymsg -s \"$SWAYSOCK\" input {TOUCH_ID} "
+                          "calibration_matrix -1 0 1 0 1 0", check=False)
     ran = touch_run(vm, f"--write /tmp/touch.conf --device {TOUCH_ID}")
     written = vm.ssh("cat /tmp/touch.conf 2>/dev/null", check=False)[1].strip()
     matrix = written.split("calibration_matrix")[-1].split() if "calibration_matrix" in written else []
-    vm.ssh(f"{SWAY_ENV} swaymsg input {TOUCH_ID} calibration_matrix {' '.join(matrix) or '1 0 0 0 1 0'}",
-           check=False)
+    vm.ssh(f"{SWAY_ENV}; swaymsg -s \"$SWAYSOCK\" input {TOUCH_ID} calibration_matrix "
+           f"{' '.join(matrix) or '1 0 0 0 1 0'}", check=False)
     again = touch_run(vm)
     missed = ran is not None and ran[0] == "1" and ran[1].count("missed by") >= 4
     undone = len(matrix) == 6 and all(abs(float(v) - w) < 0.01 for v, w in zip(matrix, [1, 0, 0, 0, 1, 0]))
     healed = again is not None and again[0] == "0"
     return report.check(what, missed and undone and healed,
-                        f"mirrored: {'; '.join(l for l in (ran[1] if ran else '').splitlines() if 'target' in l)}; "
+                        f"sway said: {' '.join((said + err).split())[:200]}; mirrored: {'; '.join(l for l in (ran[1] if ran else '').splitlines() if 'target' in l)}; "
                         f"written: {written.splitlines()[-1] if written else 'nothing'}; "
                         f"then: {(again[1].strip().splitlines() or ['?'])[-2] if again else 'did not start'}")
 
