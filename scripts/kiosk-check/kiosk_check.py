@@ -504,12 +504,12 @@ def wrong_matrix(vm, report, name):
     """A calibration matrix deliberately wrong (the touchscreen mirrored across): the check names
     the misses and writes the matrix that undoes it; set, every tap hits again."""
     what = f"{name}: touch-check names the misses of a mirrored touchscreen and its matrix puts them right"
-    _, said, err = vm.ssh(f"{SWAY_ENV}; echo \"$SWAYSOCK\"; swaymsg -s \"$SWAYSOCK\" input {TOUCH_ID} "
+    _, said, err = vm.ssh(f"{SWAY_ENV}; echo \"$SWAYSOCK\"; swaymsg -s \"$SWAYSOCK\" -- input {TOUCH_ID} "
                           "calibration_matrix -1 0 1 0 1 0", check=False)
     ran = touch_run(vm, f"--write /tmp/touch.conf --device {TOUCH_ID}")
     written = vm.ssh("cat /tmp/touch.conf 2>/dev/null", check=False)[1].strip()
     matrix = written.split("calibration_matrix")[-1].split() if "calibration_matrix" in written else []
-    vm.ssh(f"{SWAY_ENV}; swaymsg -s \"$SWAYSOCK\" input {TOUCH_ID} calibration_matrix "
+    vm.ssh(f"{SWAY_ENV}; swaymsg -s \"$SWAYSOCK\" -- input {TOUCH_ID} calibration_matrix "
            f"{' '.join(matrix) or '1 0 0 0 1 0'}", check=False)
     again = touch_run(vm)
     missed = ran is not None and ran[0] == "1" and ran[1].count("missed by") >= 4
