@@ -262,6 +262,20 @@ public struct PlaybackCore: Sendable {
         case .step(let step, let request):
             holdFollowing(at: now)
             return change(.step(step, request: request), at: now)
+        case .apply, .layout, .overlays, .overlaysHidden, .pause, .touchCheck: return screen(input, at: now)
+        case .tick: return tick(at: now)
+        case .probed(let path, let reachable): return probed(path, reachable: reachable, at: now)
+        case .sourceGone(let path):
+            guard path == current, isLive(path), let entry = currentEntry, lostStream == nil else { return [] }
+            return lose(path, entry: entry, why: "its server went away", at: now)
+        case .follow, .groupSample, .lengthsProbed, .groupClip: return wallInput(input, at: now)
+        case .placementSample(let sample): return placementSampled(sample)
+        }
+    }
+
+    /// What the screen shows: the orientation, the layout, the overlays, the pause, the touch check.
+    private mutating func screen(_ input: PlaybackInput, at now: Double) -> [PlaybackEffect] {
+        switch input {
         case .apply(let o, let strategy, let layout, let panel):
             return apply(o, strategy: strategy, layout: layout, panel: panel)
         case .layout(let l):
@@ -277,22 +291,21 @@ public struct PlaybackCore: Sendable {
         case .pause(let paused):
             screenPaused = paused
             return [.mpv(.set("pause", .flag(paused)))]
-        case .tick: return tick(at: now)
-        case .probed(let path, let reachable): return probed(path, reachable: reachable, at: now)
-        case .sourceGone(let path):
-            guard path == current, isLive(path), let entry = currentEntry, lostStream == nil else { return [] }
-            return lose(path, entry: entry, why: "its server went away", at: now)
+        case .touchCheck(let command): return touchCheck(command, at: now)
+        default: return []
+        }
+    }
+
+    /// A wall's group: following it, its samples, the lengths it needs, its clips.
+    private mutating func wallInput(_ input: PlaybackInput, at now: Double) -> [PlaybackEffect] {
+        switch input {
         case .follow(let announces): return follow(announces: announces, at: now)
         case .groupSample(let sample): return followSample(sample, at: now)
-        case .lengthsProbed(let found):
-            lengthsProbed(found)
-            return []
-        case .groupClip(let at):
-            wall?.clipAt = at
-            return []
-        case .placementSample(let sample): return placementSampled(sample)
-        case .touchCheck(let command): return touchCheck(command, at: now)
+        case .lengthsProbed(let found): lengthsProbed(found)
+        case .groupClip(let at): wall?.clipAt = at
+        default: break
         }
+        return []
     }
 
     /// mpv plays the entry it was asked to remove (a lagging event): it stays, and the next look decides.
@@ -328,62 +341,76 @@ public struct PlaybackCore: Sendable {
         switch event {
         case .startFile(let entry, let path): return startFile(entry, path: path, at: now)
         case .fileLoaded: return fileLoaded(at: now)
-        case .playbackRestart:
-            firstFrameShown = true
-            // mpv sets libass up (fontconfig) for its first text, in its video output's thread: drawn
-            // now, the first frame would wait for it (10 ms here, far more on a slow board).
-            // (Whether or not the item's start deadline passed before this frame.)
-            if !sentOverlays.values.contains(where: { !$0.isEmpty }) {
-                startDeadline = now + (windowSized ? Self.firstTextDelay : Self.firstTextLongestWait)
-                return followFirstFrame(at: now)
-            }
-            return itemStarted() + followFirstFrame(at: now)
-        case .endFile(let entry, let error):
-            if entry == currentEntry { between = true }
-            var out = error == nil ? [] : itemStarted()
-            // A failure of an entry no longer in mpv's playlist as the core knows it is late news:
-            // the same entry tried again before mpv took the core's removal (heard already), or
-            // one of a playlist since replaced. Said again, it would cover what the screen says now.
-            if let error, entries.contains(where: { $0.id == entry }) {
-                let path = paths[entry] ?? current ?? "?"
-                out.append(.lookUp(path: path, entry: entry, error: error))
-            }
-            return out + clipEnded(entry)
-        case .idle(let active):
-            guard active != false else { return [] }  // late: a new playlist started since
-            idle = true
-            between = false
-            var out = itemStarted()
-            if let c = clipState, c.ended { out += resumeAfterClip(c) }
-            // A new playlist under way ends with its first start: mpv's idle event from before it,
-            // one that reaches the core late, says nothing of it, nor that nothing plays. Any other
-            // change may end in idle.
-            switch inFlight?.change {
-            case .load?, .splash?: return out
-            default: out += changeDone(at: now)
-            }
-            if let next = entries.first(where: { unstarted.contains($0.id) && failed[$0.path] == nil }) {
-                return out + change(.play(entry: next.id), at: now)
-            }
-            out.append(.event(.idle))
-            return out + nothingToPlay(at: now)
+        case .playbackRestart: return firstFrame(at: now)
+        case .endFile(let entry, let error): return endFile(entry, error: error)
+        case .idle(let active): return idled(active: active, at: now)
         case .dimension(let d, let value): return mpv(dimension(d, value), at: now)
-        case .osdSize(let w, let h):
-            // A size known in both directions (mpv says its width and its height one at a time)
-            // that changes: the compositor has sized the window.
-            if !windowSized, osd.width > 0, osd.height > 0, osd != (w, h) {
-                windowSized = true
-                // The compositor's size: the first text follows the frame drawn at it.
-                if firstFrameShown, let t = startDeadline { startDeadline = min(t, now + Self.firstTextDelay) }
-            }
-            osd = (w, h)
-            return settings.wall == nil ? drawOverlays() : applyLayout()
+        case .osdSize(let w, let h): return osdSized(width: w, height: h, at: now)
         case .videoSize(let w, let h):
             guard (w, h) != videoSize else { return [] }
             videoSize = (w, h)
             return settings.wall == nil ? [] : applyLayout()
         case .touched(let x, let y): return touched(x: x, y: y, at: now)
         }
+    }
+
+    /// The item's first frame is on screen (or it was sought and plays again).
+    private mutating func firstFrame(at now: Double) -> [PlaybackEffect] {
+        firstFrameShown = true
+        // mpv sets libass up (fontconfig) for its first text, in its video output's thread: drawn
+        // now, the first frame would wait for it (10 ms here, far more on a slow board).
+        // (Whether or not the item's start deadline passed before this frame.)
+        if !sentOverlays.values.contains(where: { !$0.isEmpty }) {
+            startDeadline = now + (windowSized ? Self.firstTextDelay : Self.firstTextLongestWait)
+            return followFirstFrame(at: now)
+        }
+        return itemStarted() + followFirstFrame(at: now)
+    }
+
+    private mutating func endFile(_ entry: Int64, error: String?) -> [PlaybackEffect] {
+        if entry == currentEntry { between = true }
+        var out = error == nil ? [] : itemStarted()
+        // A failure of an entry no longer in mpv's playlist as the core knows it is late news:
+        // the same entry tried again before mpv took the core's removal (heard already), or
+        // one of a playlist since replaced. Said again, it would cover what the screen says now.
+        if let error, entries.contains(where: { $0.id == entry }) {
+            let path = paths[entry] ?? current ?? "?"
+            out.append(.lookUp(path: path, entry: entry, error: error))
+        }
+        return out + clipEnded(entry)
+    }
+
+    /// mpv has nothing to play: the next unstarted entry, or the idle scene.
+    private mutating func idled(active: Bool?, at now: Double) -> [PlaybackEffect] {
+        guard active != false else { return [] }  // late: a new playlist started since
+        idle = true
+        between = false
+        var out = itemStarted()
+        if let c = clipState, c.ended { out += resumeAfterClip(c) }
+        // A new playlist under way ends with its first start: mpv's idle event from before it,
+        // one that reaches the core late, says nothing of it, nor that nothing plays. Any other
+        // change may end in idle.
+        switch inFlight?.change {
+        case .load?, .splash?: return out
+        default: out += changeDone(at: now)
+        }
+        if let next = entries.first(where: { unstarted.contains($0.id) && failed[$0.path] == nil }) {
+            return out + change(.play(entry: next.id), at: now)
+        }
+        out.append(.event(.idle))
+        return out + nothingToPlay(at: now)
+    }
+
+    private mutating func osdSized(width w: Int, height h: Int, at now: Double) -> [PlaybackEffect] {
+        // A size known in both directions (mpv says its width and its height one at a time)
+        // that changes: the compositor has sized the window.
+        if !windowSized, osd.width > 0, osd.height > 0, osd != (w, h) {
+            windowSized = true
+            // The compositor's size: the first text follows the frame drawn at it.
+            if firstFrameShown, let t = startDeadline { startDeadline = min(t, now + Self.firstTextDelay) }
+        }
+        osd = (w, h)
+        return settings.wall == nil ? drawOverlays() : applyLayout()
     }
 
     private mutating func startFile(_ entry: Int64, path: String?, at now: Double) -> [PlaybackEffect] {
