@@ -76,14 +76,21 @@ public struct SwayBackend: DisplayBackend {
         return mapped
     }
 
+    /// An input device as `get_inputs` lists it: what Upright reads of it.
+    private struct Input: Decodable {
+        struct LibInput: Decodable { var calibration_matrix: [Double]? }
+        var identifier: String
+        var type: String?
+        var libinput: LibInput?
+    }
+
+    private func inputs() async throws(DisplayError) -> [Input] {
+        try await ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
+    }
+
     /// sway's touch and pen devices, by identifier.
     private func touchInputs() async throws(DisplayError) -> [String] {
-        struct Input: Decodable {
-            var identifier: String
-            var type: String?
-        }
-        let list = try await ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
-        return list.filter { ["touch", "tablet_tool"].contains($0.type ?? "") }.map(\.identifier)
+        try await inputs().filter { ["touch", "tablet_tool"].contains($0.type ?? "") }.map(\.identifier)
     }
 
     public func touchDevices() async -> [String] { (try? await touchInputs())?.sorted() ?? [] }
@@ -91,12 +98,7 @@ public struct SwayBackend: DisplayBackend {
     /// The calibration matrix libinput applies to `identifier` now, as sway says it (`nil`: sway
     /// does not know the device, or says no matrix).
     public func calibration(of identifier: String) async -> [Double]? {
-        struct Input: Decodable {
-            struct LibInput: Decodable { var calibration_matrix: [Double]? }
-            var identifier: String
-            var libinput: LibInput?
-        }
-        let list = try? await ipc.decode([Input].self, ipc.request(.getInputs), what: "get_inputs")
+        let list = try? await inputs()
         return list?.first { $0.identifier == identifier }?.libinput?.calibration_matrix.flatMap {
             $0.count == 6 ? $0 : nil
         }

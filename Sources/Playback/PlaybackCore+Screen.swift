@@ -277,13 +277,16 @@ extension PlaybackCore {
         settings.hotkeys[.acceptSuggestion]?.first.map { "Press \($0) to accept" } ?? "(upright ctl accept-suggestion)"
     }
 
+    /// The overlays' canvas: the OSD's size, turned with the picture in the `surface` strategy.
+    var overlayLayout: OverlayLayout { OverlayLayout(width: osd.width, height: osd.height, angle: surfaceAngle) }
+
     /// The overlays as mpv should show them: each level whose text or size changed is sent again.
     mutating func drawOverlays() -> [PlaybackEffect] {
         guard startDeadline == nil else {
             overlaysWaiting = true
             return []
         }
-        let l = OverlayLayout(width: osd.width, height: osd.height, angle: surfaceAngle)
+        let l = overlayLayout
         let viewer = l.viewerSize
         let size = max(16, min(viewer.width, viewer.height) / 24)
         let (w, h, s) = (Double(viewer.width), Double(viewer.height), Double(size))

@@ -33,6 +33,8 @@ extension PlaybackCore {
     static let touchCheckResultShown = 10.0
     /// The button a tap is (mpv's name): bound to the check while it runs.
     static let touchButton = "MBTN_LEFT"
+    /// The script message the bound tap sends; the player reads `mouse-pos` when it comes.
+    public static let touchMessage = "upright-touch"
 
     /// Where the check stands, for the control reply; `nil` before the first.
     public var touchCheckReport: TouchCheckReport? {
@@ -49,30 +51,30 @@ extension PlaybackCore {
 
     mutating func touchCheck(_ command: TouchCheckCommand, at now: Double) -> [PlaybackEffect] {
         switch command {
-        case .start:
-            let layout = OverlayLayout(width: osd.width, height: osd.height, angle: surfaceAngle)
-            let viewer = layout.viewerSize
-            touchCheck = TouchCheckRun(
-                calibration: TouchCalibration(width: Double(viewer.width), height: Double(viewer.height)),
-                layout: layout, state: Self.waiting(1), until: now + Self.touchCheckIdle)
-            return [bindTouch(true)] + drawOverlays()
+        case .start: return startTouchCheck(note: nil, at: now)
         case .stop:
             guard let run = touchCheck, run.running else { return [] }
             return endTouchCheck("stopped after \(run.calibration.taps.count) of \(Self.targetCount) taps", at: now)
         }
     }
 
+    /// Targets shown anew in the layout of now, the tap bound to them; `note` under the first.
+    private mutating func startTouchCheck(note: String?, at now: Double) -> [PlaybackEffect] {
+        let layout = overlayLayout
+        let viewer = layout.viewerSize
+        touchCheck = TouchCheckRun(
+            calibration: TouchCalibration(width: Double(viewer.width), height: Double(viewer.height)),
+            layout: layout, state: Self.waiting(1), last: note, until: now + Self.touchCheckIdle)
+        return [bindTouch(true)] + drawOverlays()
+    }
+
     /// A tap at the window's point (`x`, `y`) in pixels.
     mutating func touched(x: Double, y: Double, at now: Double) -> [PlaybackEffect] {
         guard var run = touchCheck, run.running else { return [] }
-        let layout = OverlayLayout(width: osd.width, height: osd.height, angle: surfaceAngle)
+        let layout = overlayLayout
         guard layout == run.layout else {
             // The picture turned (or the window changed) since the targets were shown.
-            touchCheck = nil
-            var out = touchCheck(.start, at: now)
-            touchCheck?.last = "the picture turned: the check starts again"
-            out += drawOverlays()
-            return out
+            return startTouchCheck(note: "the picture turned: the check starts again", at: now)
         }
         let viewer = layout.toViewer(x: x, y: y), size = layout.viewerSize
         guard let tap = run.calibration.record((viewer.x / Double(size.width), viewer.y / Double(size.height))) else {
@@ -109,7 +111,7 @@ extension PlaybackCore {
     private func bindTouch(_ toCheck: Bool) -> PlaybackEffect {
         let own = settings.hotkeys.first { $0.value.contains { $0.uppercased() == Self.touchButton } }?.key
         let binding =
-            toCheck ? "script-message upright-touch" : own.map { PlayerSettings.binding(Self.touchButton, $0) }
+            toCheck ? "script-message \(Self.touchMessage)" : own.map { PlayerSettings.binding(Self.touchButton, $0) }
         return .mpv(.command(["keybind", Self.touchButton, binding ?? "ignore"]))
     }
 

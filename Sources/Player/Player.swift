@@ -191,11 +191,11 @@ public actor Player {
         feed(.follow(announces: link.map { $0.announce != nil }))
     }
 
-    /// Starts or stops the touch check (`nil`: neither); where it stands.
-    public func touchCheck(_ command: TouchCheckCommand?) -> TouchCheckReport? {
-        if let command { feed(.touchCheck(command)) }
-        return core.touchCheckReport
-    }
+    /// Starts or stops the touch check.
+    public func touchCheck(_ command: TouchCheckCommand) { feed(.touchCheck(command)) }
+
+    /// Where the touch check stands; `nil` before the first.
+    public var touchCheckReport: TouchCheckReport? { core.touchCheckReport }
 
     /// A tap at the window's point (`x`, `y`) in pixels, as mpv takes a touch or a click: it
     /// reaches what is bound to a tap (the touch check, or an action).

@@ -120,7 +120,7 @@ extension MPVHandle {
         case .endFile(let reason, let error, let entry):
             return .mpv(.endFile(entry: entry, error: reason == "error" ? error ?? "unknown error" : nil))
         case .idle: return .mpv(.idle(active: value(.idleActive)))
-        case .clientMessage(let args) where args == ["upright-touch"]:
+        case .clientMessage(let args) where args == [PlaybackCore.touchMessage]:
             // Where the tap landed in the window: read now, before another moves it. mpv says
             // `mouse-pos` as a map ({"x":100,"y":50,"hover":false} as a string).
             struct Position: Decodable { var x: Double, y: Double }

@@ -83,9 +83,9 @@ public struct SessionCore: Sendable {
     public private(set) var tabletMode: Bool?
     /// Whether the switch is followed now: the top scene's own word (`[scenes.NAME] tablet_mode`),
     /// else the sensor's.
-    var followingTabletMode: Bool {
-        policy.configuration.scenes[policy.topScene]?.followsTabletMode ?? followsTabletMode
-    }
+    var followingTabletMode: Bool { sceneFollowsTabletMode ?? followsTabletMode }
+    /// The top scene's own word on the switch (`nil`: it has none).
+    var sceneFollowsTabletMode: Bool? { policy.configuration.scenes[policy.topScene]?.followsTabletMode }
     /// The panel's natural orientation (`[display] natural`): what an output at transform 0 shows
     /// upright.
     public var natural: InterfaceOrientation = .portrait
@@ -336,7 +336,7 @@ public struct SessionCore: Sendable {
         guard let tabletMode else { return nil }
         if tabletMode { return "tablet" }
         if followingTabletMode { return "laptop: auto-rotation off" }
-        if policy.configuration.scenes[policy.topScene]?.followsTabletMode == false {
+        if sceneFollowsTabletMode == false {
             return "laptop (not followed in the scene '\(policy.topScene)')"
         }
         return "laptop (not followed: [sensor] tablet_mode = \"ignore\")"

@@ -57,7 +57,7 @@ extension PlaySession {
         var reply = ControlReply(ok: true)
         switch ask {
         case .report: break
-        case .run(let command): _ = await shell.player.touchCheck(command)
+        case .run(let command): await shell.player.touchCheck(command)
         case .tap(let x, let y):
             do {
                 try await shell.player.tap(x: x, y: y)
@@ -66,7 +66,7 @@ extension PlaySession {
                 return .refused("the tap did not reach mpv: \(error)")
             }
         }
-        reply.touchCheck = await shell.player.touchCheck(TouchCheckCommand?.none)
+        reply.touchCheck = await shell.player.touchCheckReport
         if reply.touchCheck == nil, reply.message == nil { reply.message = "no touch check has run" }
         return reply
     }
