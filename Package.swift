@@ -214,7 +214,7 @@ let package = Package(
         .target(
             name: "Web",
             dependencies: [
-                "Blocking", "Config", "Files", "OrientationCore", "Settings", "Wire",
+                "Blocking", "Config", "Diagnostics", "Files", "OrientationCore", "Settings", "Wire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -239,17 +239,22 @@ let package = Package(
         ),
         // TOML 1.0 read into plain Swift values (no C++ library whose tables are never freed).
         .target(name: "TOML", swiftSettings: strict),
+        // A problem in a file with its place, said as a compiler says it (configurations, SMIL indexes).
+        .target(name: "Diagnostics", swiftSettings: strict),
+        // SMIL indexes, the signage CMSes' format: the reader (libxml2 through FoundationXML) and the
+        // presentation's rules in time as a value (a pure core: moments in, what each region shows out).
+        .target(name: "SMIL", dependencies: ["Diagnostics"], swiftSettings: strict),
         .target(
             name: "Config",
             dependencies: [
-                "Files", "Input", "OrientationCore", "Playback", "Settings", "TOML",
+                "Diagnostics", "Files", "Input", "OrientationCore", "Playback", "Settings", "TOML",
             ],
             swiftSettings: strict
         ),
         .target(
             name: "UprightCLI",
             dependencies: [
-                "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Display",
+                "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Diagnostics", "Display",
                 "Files", "Memory", "Playback", "Player",
                 "Settings",
                 "Session", "Wire", "Systemd", "TimeSync", "UprightDaemon", "Control",
@@ -309,7 +314,7 @@ let package = Package(
             name: "SensorsTests", dependencies: ["Sensors", "OrientationCore", "Settings"], swiftSettings: strict),
         .testTarget(
             name: "ConfigTests",
-            dependencies: ["Config", "OrientationCore", "Playback", "Settings"],
+            dependencies: ["Config", "Diagnostics", "OrientationCore", "Playback", "Settings"],
             swiftSettings: strict),
         .testTarget(
             name: "SensorsIntegrationTests",
@@ -340,6 +345,10 @@ let package = Package(
         .testTarget(name: "CECTests", dependencies: ["CEC"], swiftSettings: strict),
         .testTarget(name: "UdevTests", dependencies: ["Udev"], swiftSettings: strict),
         .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
+        .testTarget(
+            name: "SMILTests",
+            dependencies: ["SMIL", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strict),
         .testTarget(
             name: "DisplayTests",
             dependencies: ["Display", "Player", "Playback", "MPV", "OrientationCore", "Settings", "TestSupport"],

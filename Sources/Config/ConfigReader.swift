@@ -1,3 +1,4 @@
+import Diagnostics
 import Files
 import Foundation
 import Input

@@ -1,3 +1,4 @@
+public import Diagnostics
 import Files
 import Foundation
 public import Input

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 public import OrientationCore
 public import Session

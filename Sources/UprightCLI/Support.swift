@@ -1,3 +1,4 @@
+import Diagnostics
 import ArgumentParser
 import Config
 import Foundation

@@ -1,5 +1,6 @@
 import Blocking
-public import Config
+import Config
+public import Diagnostics
 import Files
 import Foundation
 import Glibc

@@ -1,3 +1,4 @@
+import Diagnostics
 import Config
 import Files
 import Foundation

@@ -1,3 +1,4 @@
+import Diagnostics
 import Config
 import Foundation
 import OrientationCore

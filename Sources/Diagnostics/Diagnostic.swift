@@ -1,6 +1,6 @@
 /// A problem found in a configuration file, with its place, rendered like a compiler's
 /// (`upright.toml:12:14: error: unknown orientation 'landscap-left'; expected one of: ...`).
-public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Sendable, Hashable {
         case error
         case warning
@@ -32,5 +32,6 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     public var diagnostics: [Diagnostic]
     public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+    public init(diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }

@@ -1,0 +1,46 @@
+extension Presentation {
+    /// The slot a media node shows in.
+    func slot(of m: SMILDocument.Media) -> Slot {
+        if m.kind == .audio { return .audio }
+        return m.region.map(Slot.region) ?? .root
+    }
+
+    /// What each slot shows now: of the media nodes on (active, paused) or frozen there, the
+    /// one on before the frozen, and the latest begun before the earlier (document order last
+    /// among equals). One node a slot, always.
+    func projection() -> [Slot: Shown] {
+        var best: [Slot: (rank: (Int, Double, Int), shown: Shown)] = [:]
+        for (i, node) in document.nodes.enumerated() {
+            guard case .media(let m) = node.kind else { continue }
+            let s = states[i]
+            guard s.phase == .active || s.phase == .paused || s.phase == .frozen else { continue }
+            let rank = (s.phase == .frozen ? 0 : 1, s.iterationBegin, i)
+            let slot = slot(of: m)
+            if let current = best[slot], current.rank > rank { continue }
+            let position = m.isContinuous ? max(0, now - s.iterationBegin) : 0
+            best[slot] = (
+                rank, Shown(node: i, serial: s.serial, media: m, held: s.phase != .active, position: position)
+            )
+        }
+        return best.mapValues(\.shown)
+    }
+
+    /// The effects that take the slots from what they showed to the projection: a new node (or
+    /// a new interval of one) shows, an emptied slot clears, a held one holds or runs on.
+    mutating func project(effects: inout [SMILEffect]) {
+        let next = projection()
+        for slot in Set(shown.keys).union(next.keys).sorted() {
+            switch (shown[slot], next[slot]) {
+            case (.some, .none): effects.append(.clear(slot))
+            case (let old, .some(let new)):
+                if let old, old.node == new.node, old.serial == new.serial {
+                    if old.held != new.held { effects.append(.hold(slot, new.held)) }
+                } else {
+                    effects.append(.show(slot, new))
+                }
+            case (.none, .none): break
+            }
+        }
+        shown = next
+    }
+}

@@ -1,0 +1,132 @@
+public import Diagnostics
+import Foundation
+import FoundationXML
+
+/// An XML element as read: its name, attributes, text and children, and the place of its `<`.
+public struct MarkupElement: Sendable, Hashable {
+    public var name: String
+    public var attributes: [String: String]
+    public var children: [MarkupElement]
+    /// The character data directly inside, trimmed (a `<data>` entry's URL, a `<text>`'s words).
+    public var text: String
+    public var line: Int
+    public var column: Int
+}
+
+/// XML read by libxml2 (FoundationXML's parser) into elements with their places, bounded:
+/// at most ``maxBytes`` bytes, ``maxElements`` elements and ``maxDepth`` levels. External
+/// entities are never resolved; libxml2 bounds the expansion of internal ones.
+public enum XMLTree {
+    public static let maxBytes = 4 << 20
+    public static let maxElements = 50_000
+    public static let maxDepth = 64
+
+    /// The document's root element, or the first problem with its place.
+    public static func read(_ bytes: [UInt8], file: String) -> Result<MarkupElement, Diagnostic> {
+        guard bytes.count <= maxBytes else {
+            return .failure(
+                Diagnostic(
+                    file: file, line: nil, column: nil, severity: .error,
+                    message: "the index is \(bytes.count) bytes; at most \(maxBytes) are read"))
+        }
+        let builder = Builder(bytes: bytes, file: file)
+        let parser = XMLParser(data: Data(bytes))
+        parser.shouldResolveExternalEntities = false
+        parser.shouldProcessNamespaces = false
+        parser.delegate = builder
+        _ = parser.parse()
+        if let problem = builder.problem { return .failure(problem) }
+        guard let root = builder.root else {
+            return .failure(builder.error("the index holds no element", line: nil, column: nil))
+        }
+        return .success(root)
+    }
+
+    /// The delegate that builds the tree; one parse, on one thread.
+    private final class Builder: NSObject, XMLParserDelegate {
+        let lines: [Int]
+        let bytes: [UInt8]
+        let file: String
+        var stack: [MarkupElement] = []
+        var root: MarkupElement?
+        var problem: Diagnostic?
+        var count = 0
+
+        init(bytes: [UInt8], file: String) {
+            self.bytes = bytes
+            self.file = file
+            var starts = [0]
+            for (i, b) in bytes.enumerated() where b == UInt8(ascii: "\n") { starts.append(i + 1) }
+            lines = starts
+        }
+
+        func error(_ message: String, line: Int?, column: Int?) -> Diagnostic {
+            Diagnostic(file: file, line: line, column: column, severity: .error, message: message)
+        }
+
+        /// The place of the `<` that opened the tag libxml2 has just read (it reports where the
+        /// tag ended; an attribute's value cannot hold a `<`).
+        func tagStart(_ parser: XMLParser) -> (line: Int, column: Int) {
+            let line = max(1, min(parser.lineNumber, lines.count))
+            var offset = min(bytes.count, lines[line - 1] + max(0, parser.columnNumber - 1))
+            offset = min(offset, bytes.count - 1)
+            while offset > 0 && bytes[offset] != UInt8(ascii: "<") { offset -= 1 }
+            let found = (lines.lastIndex { $0 <= offset } ?? 0)
+            return (found + 1, offset - lines[found] + 1)
+        }
+
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
+            count += 1
+            let at = tagStart(parser)
+            if count > XMLTree.maxElements || stack.count >= XMLTree.maxDepth {
+                problem = error(
+                    count > XMLTree.maxElements
+                        ? "more than \(XMLTree.maxElements) elements" : "elements nested over \(XMLTree.maxDepth) deep",
+                    line: at.line, column: at.column)
+                parser.abortParsing()
+                return
+            }
+            stack.append(
+                MarkupElement(
+                    name: name, attributes: attributes, children: [], text: "", line: at.line, column: at.column))
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            guard !stack.isEmpty, stack[stack.count - 1].text.utf8.count < 65_536 else { return }
+            stack[stack.count - 1].text += string
+        }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            guard var done = stack.popLast() else { return }
+            done.text = done.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if stack.isEmpty { root = done } else { stack[stack.count - 1].children.append(done) }
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            guard problem == nil else { return }
+            let line = parser.lineNumber, column = parser.columnNumber
+            var message = Self.words(parseError)
+            if let open = stack.last {
+                message += " ('\(open.name)' opened at \(open.line):\(open.column) is not closed)"
+            }
+            problem = error("malformed XML: " + message, line: line, column: column)
+            parser.abortParsing()
+        }
+
+        /// libxml2's error, in words: its code's name (`tagNameMismatchError` is "tag name mismatch").
+        static func words(_ error: any Error) -> String {
+            let code = (error as NSError).code
+            guard let known = XMLParser.ErrorCode(rawValue: code) else { return "error \(code)" }
+            var name = String(describing: known)
+            if name.hasSuffix("Error") { name.removeLast(5) }
+            var out = ""
+            for c in name {
+                if c.isUppercase { out += " " + c.lowercased() } else { out.append(c) }
+            }
+            return out
+        }
+    }
+}
