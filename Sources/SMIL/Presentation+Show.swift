@@ -5,16 +5,16 @@ extension Presentation {
         return m.region.map(Slot.region) ?? .root
     }
 
-    /// What each slot shows now: of the media nodes on (active, paused) or frozen there, the
-    /// one on before the frozen, and the latest begun before the earlier (document order last
-    /// among equals). One node a slot, always.
+    /// What each slot shows now: of the media nodes active, paused or frozen there, an active
+    /// one before a paused one before a frozen one, and the latest begun before the earlier
+    /// (document order last among equals). One node a slot, always.
     func projection() -> [Slot: Shown] {
         var best: [Slot: (rank: (Int, Double, Int), shown: Shown)] = [:]
         for (i, node) in document.nodes.enumerated() {
             guard case .media(let m) = node.kind else { continue }
             let s = states[i]
             guard s.phase == .active || s.phase == .paused || s.phase == .frozen else { continue }
-            let rank = (s.phase == .frozen ? 0 : 1, s.iterationBegin, i)
+            let rank = (s.phase == .active ? 2 : s.phase == .paused ? 1 : 0, s.iterationBegin, i)
             let slot = slot(of: m)
             if let current = best[slot], current.rank > rank { continue }
             let position = m.isContinuous ? max(0, now - s.iterationBegin) : 0

@@ -126,7 +126,12 @@ extension Presentation {
             states[i].cursor = t
             request(i, at: t, effects: &effects)
         case .restart:
-            states = Array(repeating: NodeState(), count: document.nodes.count)
+            // Serials go on growing: each round's intervals are new ones.
+            states = states.map { old in
+                var s = NodeState()
+                s.serial = old.serial
+                return s
+            }
             rounds += 1
             effects.append(.restarted)
             begin(0, at: t, effects: &effects)
