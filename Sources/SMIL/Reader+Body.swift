@@ -4,7 +4,7 @@ extension Reader {
 
     /// `e` as a node under `parent` (with its own children), or left out with a warning.
     mutating func node(_ e: MarkupElement, parent: Int) {
-        guard let kind = kind(of: e, parent: parent), holds(e), let timing = timing(e, in: parent) else { return }
+        guard let kind = kind(of: e, parent: parent), holds(e), let timing = timing(e) else { return }
         let index = document.nodes.count
         document.nodes.append(
             .init(

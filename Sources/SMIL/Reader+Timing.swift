@@ -3,7 +3,9 @@ extension Reader {
 
     /// `e`'s timing attributes, or `nil` (with a warning) when one cannot be read: an element whose
     /// time is unknown is left out rather than played at a time nobody meant.
-    mutating func timing(_ e: MarkupElement, in parent: Int?) -> Timing? {
+    /// A `seq`'s child may have any begin value (SMIL 3.0 allows offsets only; players take
+    /// wallclock and event values there, from the time its turn comes).
+    mutating func timing(_ e: MarkupElement) -> Timing? {
         var t = Timing()
         for key in ["begin", "end"] {
             guard let text = e.attributes[key] else { continue }
@@ -14,12 +16,6 @@ extension Reader {
                 warn("\(key) value '\(problem.text)' is not a time value; '\(e.name)' left out", at: e)
                 return nil
             }
-        }
-        if let parent, document.nodes[parent].kind == .seq, let begin = t.begin,
-            begin.contains(where: { if case .offset = $0 { false } else { true } })
-        {
-            warn("in a 'seq', begin takes offsets only; '\(e.name)' begins when the one before it ends", at: e)
-            t.begin = begin.filter { if case .offset = $0 { true } else { false } }
         }
         if let dur = e.attributes["dur"] {
             switch dur {

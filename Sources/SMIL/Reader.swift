@@ -48,7 +48,7 @@ struct Reader {
         document.nodes.append(
             .init(
                 kind: .seq, id: body.attributes["xml:id"] ?? body.attributes["id"], name: "body", parent: nil,
-                timing: timing(body, in: nil) ?? .init(), line: body.line, column: body.column))
+                timing: timing(body) ?? .init(), line: body.line, column: body.column))
         for child in body.children { node(child, parent: 0) }
         return .success(document)
     }

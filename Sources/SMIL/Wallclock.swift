@@ -121,9 +121,10 @@ public struct Wallclock: Sendable, Hashable {
             case ("M", false): p.months += Int(n)
             case ("W", false): p.days += Int(n) * 7
             case ("D", false): p.days += Int(n)
-            case ("H", true): p.seconds += n * 3600
+            // Hours and seconds are read without the `T` too (`P0H`, as CMSes write it).
+            case ("H", _): p.seconds += n * 3600
             case ("M", true): p.seconds += n * 60
-            case ("S", true): p.seconds += n
+            case ("S", _): p.seconds += n
             default: return nil
             }
         }
