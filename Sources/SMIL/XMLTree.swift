@@ -23,6 +23,10 @@ public enum XMLTree {
 
     /// The document's root element, or the first problem with its place.
     public static func read(_ bytes: [UInt8], file: String) -> Result<MarkupElement, Diagnostic> {
+        guard bytes.contains(where: { !Character(Unicode.Scalar($0)).isWhitespace }) else {
+            return .failure(
+                Diagnostic(file: file, line: nil, column: nil, severity: .error, message: "the index is empty"))
+        }
         guard bytes.count <= maxBytes else {
             return .failure(
                 Diagnostic(
@@ -116,17 +120,10 @@ public enum XMLTree {
             parser.abortParsing()
         }
 
-        /// libxml2's error, in words: its code's name (`tagNameMismatchError` is "tag name mismatch").
+        /// libxml2's error, in words.
         static func words(_ error: any Error) -> String {
             let code = (error as NSError).code
-            guard let known = XMLParser.ErrorCode(rawValue: code) else { return "error \(code)" }
-            var name = String(describing: known)
-            if name.hasSuffix("Error") { name.removeLast(5) }
-            var out = ""
-            for c in name {
-                if c.isUppercase { out += " " + c.lowercased() } else { out.append(c) }
-            }
-            return out
+            return XMLErrors.words[code] ?? "libxml2 error \(code)"
         }
     }
 }
