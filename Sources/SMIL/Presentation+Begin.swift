@@ -49,20 +49,28 @@ extension Presentation {
         }
     }
 
-    /// The end of the active duration begun at `t`, where it is known: the simple duration times
-    /// the repeats (bounded by `repeatDur`), and the first `end` instance after `t`.
+    /// The end of the active duration begun at `t`, where it is known: the first `end`
+    /// instance after `t`, or the end of its repeated duration if sooner.
     func activeEnd(_ i: Int, from t: Double) -> Double? {
+        earliest(nextEnd(i, after: t), durationEnd(i, from: t))
+    }
+
+    /// The end of the simple duration times the repeats (bounded by `repeatDur`), from `t`.
+    func durationEnd(_ i: Int, from t: Double) -> Double? {
         let node = document.nodes[i], timing = node.timing
-        var end = nextEnd(i, after: t)
         if let d = states[i].simpleDuration(node) {
             let repeats = timing.repeatCount ?? (timing.repeatDur != nil ? .infinity : 1)
             var pad = d == 0 ? 0 : d * repeats
             if let rd = timing.repeatDur { pad = min(pad, rd) }
-            if pad.isFinite { end = min(end ?? .infinity, t + pad) }
-        } else if let rd = timing.repeatDur, rd.isFinite {
-            end = min(end ?? .infinity, t + rd)
+            return pad.isFinite ? t + pad : nil
         }
-        return end
+        if let rd = timing.repeatDur, rd.isFinite { return t + rd }
+        return nil
+    }
+
+    func earliest(_ a: Double?, _ b: Double?) -> Double? {
+        guard let a else { return b }
+        return min(a, b ?? a)
     }
 
     /// A container's children, at the start of its iteration at `t`: every child of a `par` or

@@ -63,9 +63,10 @@ extension Presentation {
         }
     }
 
-    /// Nothing of `excl` plays: the highest waiting child resumes (a paused one, its times moved
-    /// on by its pause) or begins (a deferred one); among equals, the latest paused first, then
-    /// the earliest deferred.
+    /// Nothing of `excl` plays: the highest waiting child resumes (a paused one, its own
+    /// duration moved on by its pause, its `end` values not) or begins (a deferred one). Among
+    /// equals a paused one goes first, then the latest queued; of those queued at one moment,
+    /// the later in the document.
     mutating func resumeWaiting(_ excl: Int, at t: Double, effects: inout [SMILEffect]) {
         guard states[excl].phase == .active, !states[excl].queue.isEmpty,
             !timedChildren(excl).contains(where: { states[$0].phase == .active })
@@ -76,29 +77,41 @@ extension Presentation {
             let (rx, ry) = (priority(of: x.node).rank, priority(of: y.node).rank)
             if rx != ry { return rx < ry }
             if x.paused != y.paused { return x.paused }
-            return x.paused ? x.since > y.since : x.since < y.since
+            if x.paused && x.since != y.since { return x.since > y.since }
+            if !x.paused && x.since != y.since { return x.since < y.since }
+            return x.node > y.node
         }
         guard let first = order.first else { return }
         let next = queue[first]
         states[excl].queue.remove(at: first)
-        if next.paused, states[next.node].phase == .paused {
-            shift(next.node, by: t - (states[next.node].pausedAt ?? t))
-            states[next.node].phase = .active
-            states[next.node].pausedAt = nil
-            setPhase(below: next.node, from: .paused, to: .active)
-        } else {
+        guard next.paused, states[next.node].phase == .paused else {
+            // A deferred one keeps its `end` instances: one that passed while it waited ends it.
+            let fixedEnd = nextEnd(next.node, after: next.since)
             begin(next.node, at: t, effects: &effects)
+            if let end = fixedEnd, end <= t { finish(next.node, at: t, effects: &effects) }
+            return
         }
+        let fixedEnd = nextEnd(next.node, after: states[next.node].begin)
+        shift(next.node, by: t - (states[next.node].pausedAt ?? t), own: false)
+        states[next.node].phase = .active
+        states[next.node].pausedAt = nil
+        states[next.node].activeEnd = earliest(fixedEnd, durationEnd(next.node, from: states[next.node].begin))
+        setPhase(below: next.node, from: .paused, to: .active)
+        // Its `end` passed while it was paused: it ends now, and the next waiting one plays.
+        if let end = states[next.node].activeEnd, end <= t { finish(next.node, at: t, effects: &effects) }
     }
 
-    /// A paused subtree's times moved on by the length of its pause.
-    mutating func shift(_ i: Int, by delta: Double) {
+    /// A paused subtree's times moved on by the length of its pause: all of its descendants',
+    /// and its own begin (its `end` instances are the `excl`'s, and stay: `own` false).
+    mutating func shift(_ i: Int, by delta: Double, own: Bool = true) {
         guard delta > 0 else { return }
         states[i].begin += delta
         states[i].iterationBegin += delta
-        states[i].activeEnd = states[i].activeEnd.map { $0 + delta }
+        if own {
+            states[i].activeEnd = states[i].activeEnd.map { $0 + delta }
+            states[i].ends = states[i].ends.map { $0 + delta }
+        }
         states[i].begins = states[i].begins.map { $0 + delta }
-        states[i].ends = states[i].ends.map { $0 + delta }
         if states[i].armed { states[i].cursor += delta }
         states[i].armedAt += delta
         for c in document.nodes[i].children { shift(c, by: delta) }
