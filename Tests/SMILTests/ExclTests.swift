@@ -86,4 +86,19 @@ import Testing
         run.run(until: 6, inputs: [(1, { .activate(node: standby, $0) })])
         #expect(run.timed() == ["standby@0", "1@3", "2@4", "standby@5"])
     }
+
+    /// The forms of garlic-player's `excl/peers/2_pause.smil` and `3_defer.smil`.
+    @Test func waitingPeersTakeTheirTurnLatestFirstAndAnEndPassedMeanwhileEndsThem() throws {
+        func excl(_ peers: String, _ timing: String) -> String {
+            let items = ["1", "2", "3"].map { img($0, "begin=\"0s\" \(timing)") }.joined()
+            return "<excl><priorityClass peers=\"\(peers)\">\(items)</priorityClass></excl>"
+        }
+        let body = [
+            excl("pause", "dur=\"1s\""), excl("pause", "end=\"1s\""), excl("defer", "dur=\"1s\""),
+            excl("defer", "end=\"1s\""),
+        ].joined()
+        var run = try Run(smil(body))
+        run.run(until: 8.5)
+        #expect(run.timed() == ["3@0", "2@1", "1@2", "3@3", "1@4", "3@5", "2@6", "1@7", "3@8"])
+    }
 }
