@@ -3,6 +3,7 @@ import Display
 import MPV
 import Playback
 import Session
+import SMIL
 import Sync
 import TOML
 import Wire
@@ -10,11 +11,12 @@ import Wire
 /// The parsers that take bytes from outside, each as a fuzz target: the TOML reader and the
 /// configuration read from it (the page's configuration check takes 512 KB of anyone's), a
 /// remote list's lines, the wire between `upright` and its mpv process, the control socket's and
-/// the page's JSON, a wall's group messages, and a monitor's EDID. Each takes any bytes and ends in a value or an
+/// the page's JSON, a wall's group messages, a monitor's EDID, and a SMIL index (read, then
+/// played for a minute of its time). Each takes any bytes and ends in a value or an
 /// error: a crash, a leak or a hang is a finding (`make fuzz`), and what one found is kept as a
 /// seed that the tests replay.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case toml, list, wire, json, group, edid
+    case toml, list, wire, json, group, edid, smil
 
     /// Reads `bytes` with the target's parser.
     public func run(_ bytes: [UInt8]) {
@@ -40,9 +42,31 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if let address = GroupAddress(topic: topic, base: base) { _ = GroupWire.word(address.kind, payload) }
             for kind in GroupAddress.Kind.allCases { _ = GroupWire.word(kind, Substring(text)) }
             _ = Self.seal.open(Substring(text), topic: base + "/wall-a/beat")
+        case .smil:
+            Self.play(bytes)
         case .edid:
             _ = MonitorIdentity(edid: bytes, pnpName: { $0 == "DEL" ? "Dell Inc." : nil })?.description
             _ = PNPNames.parse(text)
+        }
+    }
+
+    /// A SMIL index read, then its presentation run for a minute in steps that its own changes,
+    /// ends of media and taps on what shows set.
+    static func play(_ bytes: [UInt8]) {
+        guard case .success(let doc) = SMILDocument.read(bytes, file: "fuzz.smil") else { return }
+        let base = 1_617_235_200.0
+        var p = Presentation(doc, at: Moment(elapsed: 0, utc: base, utcOffset: 3600))
+        _ = p.start()
+        var t = 0.0, steps = 0
+        while t < 60, steps < 2000 {
+            steps += 1
+            t = min(max(t + 0.25, p.nextChange ?? 60), 60)
+            let m = Moment(elapsed: t, utc: base + t, utcOffset: 3600)
+            _ = p.handle(.tick(m))
+            for shown in p.shown.values where steps % 3 == 0 {
+                _ = p.handle(.mediaEnded(node: shown.node, serial: shown.serial, m))
+                _ = p.handle(.activate(node: shown.node, m))
+            }
         }
     }
 
