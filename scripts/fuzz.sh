@@ -27,7 +27,7 @@ for target in toml list wire json group edid smil; do
     mkdir -p "$corpus" "$findings"
     cp -n Tests/FuzzSeeds/$target/* "$corpus"/
     # libFuzzer's progress lines left out; its closing lines and any finding kept.
-    if ! UPRIGHT_FUZZ=$target "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+    if ! LSAN_OPTIONS=suppressions=scripts/lsan-suppressions.txt UPRIGHT_FUZZ=$target "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
         -print_final_stats=0 -artifact_prefix="$findings" "$corpus" 2>&1 | grep -vE '^#[0-9]+|^INFO: |^MERGE|NEW_FUNC|^"|^###### '; then
         status=1
         echo "fuzz target $target: a finding, kept in $findings"

@@ -44,3 +44,36 @@ extension Presentation {
         shown = next
     }
 }
+
+extension Presentation {
+    /// The media that will show in the next `seconds` (after what shows now), in the order it
+    /// comes, each once: a copy of the presentation run ahead, its videos taken to last
+    /// `assumedLength` seconds. For prefetching what comes next before its turn.
+    public func upcoming(within seconds: Double, assumedLength: Double = 10) -> [SMILDocument.Media] {
+        var ahead = self
+        var found: [SMILDocument.Media] = []
+        var ends: [(time: Double, node: Int, serial: Int)] = []
+        let stop = now + seconds
+        var t = now, steps = 0
+        while steps < 1000 {
+            steps += 1
+            let next = [ahead.nextChange, ends.map(\.time).min()].compactMap { $0 }.min()
+            guard let next, next <= stop else { break }
+            t = max(t, next)
+            var effects: [SMILEffect] = []
+            ahead.run(until: t, effects: &effects)
+            if let i = ends.firstIndex(where: { $0.time <= t }) {
+                let e = ends.remove(at: i)
+                if ahead.states[e.node].phase == .active, ahead.states[e.node].serial == e.serial {
+                    ahead.simpleEnded(e.node, at: t, effects: &effects)
+                }
+            }
+            ahead.settle(effects: &effects)
+            for case .show(_, let shown) in effects {
+                if shown.media.isContinuous { ends.append((t + assumedLength, shown.node, shown.serial)) }
+                if !found.contains(shown.media) { found.append(shown.media) }
+            }
+        }
+        return found
+    }
+}
