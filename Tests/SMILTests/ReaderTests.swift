@@ -123,4 +123,17 @@ import Testing
     func notClockValues(text: String) {
         #expect(ClockValue.seconds(Substring(text)) == nil)
     }
+
+    @Test func anIndexIsReadAsUTF8OrLatin1AndAnyOtherEncodingIsRefused() throws {
+        let refused = refusal("<?xml version=\"1.0\" encoding=\"us\"?><smil><body/></smil>")
+        #expect(refused == "index.smil:1:21: error: the index's encoding 'us' is not UTF-8, US-ASCII or ISO-8859-1")
+        var latin1 = Array("<?xml version='1.0' encoding='ISO-8859-1'?>\n<smil><head><meta name='title' content='Caf".utf8)
+        latin1 += [0xE9] + Array("'/></head><body><img src='x.jpg' dur='1'/></body></smil>".utf8)
+        let doc = try SMILDocument.read(latin1, file: "index.smil").get()
+        #expect(doc.title == "Café")
+        let notUTF8 = Array("<smil>\n<body>\n".utf8) + [0xFF, 0xFE] + Array("</body></smil>".utf8)
+        if case .failure(let d) = SMILDocument.read(notUTF8, file: "index.smil") {
+            #expect(d.description == "index.smil:3: error: the index is not UTF-8 text (and names no encoding Upright reads)")
+        }
+    }
 }
