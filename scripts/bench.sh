@@ -32,5 +32,6 @@ python3 scripts/bench_listeners.py "$bin"
 echo
 echo "Detector quality on the synthetic traces and the real recordings (scorer, --isolate):"
 scripts/quality.sh "$bin/upright" | sed -n '/^Traces:/,$p'
+echo
 # Several zones on one screen, three ways, under headless sway (issue 52).
 python3 scripts/bench_zones.py
