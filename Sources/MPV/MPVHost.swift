@@ -114,6 +114,7 @@ public enum MPVHost {
             case .quit: mpv.quit()
             case .probeLength(let path, let timeout):
                 return try MPVHandle.probeLengthHere(path, timeout: timeout).map { .value(.double($0)) } ?? .done
+            case .zone(let zone): try mpv.draw(zone)
             }
             return .done
         } catch {

@@ -41,6 +41,8 @@ enum MPVWire {
         case screenshot(String)
         /// A file's length, read by a core of its own (``MPVHandle/probeLength(_:timeout:)``).
         case probeLength(String, timeout: Double)
+        /// A zone drawn over the video (``MPVHandle/draw(_:)``).
+        case zone(ZoneDrawing)
         /// No answer: mpv's process ends.
         case quit
     }
@@ -259,6 +261,18 @@ extension MPVWire.Call {
             w.byte(7)
             w.string(path)
             w.double(timeout)
+        case .zone(let z):
+            w.byte(8)
+            for n in [z.id, z.x, z.y, z.width, z.height] { w.int(n) }
+            switch z.source {
+            case .color(let hex):
+                w.byte(0)
+                w.string(hex)
+            case .picture(let path, let options):
+                w.byte(1)
+                w.string(path)
+                w.strings(options.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] })
+            }
         }
     }
 }
@@ -311,8 +325,31 @@ extension WireReader {
         case 5: string().map { .screenshot($0) }
         case 6: .quit
         case 7: string().flatMap { path in double().map { .probeLength(path, timeout: $0) } }
+        case 8: zone().map { .zone($0) }
         default: nil
         }
+    }
+
+    fileprivate mutating func zone() -> ZoneDrawing? {
+        var numbers: [Int] = []
+        for _ in 0..<5 {
+            guard let n = integer(), abs(n) <= 1 << 20 else { return nil }
+            numbers.append(Int(n))
+        }
+        let source: ZoneSource
+        switch byte() {
+        case 0:
+            guard let hex = string() else { return nil }
+            source = .color(hex)
+        case 1:
+            guard let path = string(), let words = strings(), words.count % 2 == 0 else { return nil }
+            var options: [String: String] = [:]
+            for k in stride(from: 0, to: words.count, by: 2) { options[words[k]] = words[k + 1] }
+            source = .picture(path: path, options: options)
+        default: return nil
+        }
+        return ZoneDrawing(
+            id: numbers[0], x: numbers[1], y: numbers[2], width: numbers[3], height: numbers[4], source: source)
     }
 
     fileprivate mutating func message() -> MPVWire.Message? {

@@ -73,20 +73,25 @@ public final class MPVSoftwareRenderer {
         guard let context else {
             throw MPVError(call: "mpv_render_context_render(sw)", message: "the renderer is closed", code: -1)
         }
-        let stride = width * 4
-        var pixels = [UInt8](repeating: 0, count: stride * height)
+        let pixels = try Self.draw(context, width: width, height: height, format: "rgb0")
+        return MPVFrame(width: width, height: height, stride: width * 4, pixels: pixels)
+    }
+
+    /// One frame of `context` in one of the software API's formats (`rgb0`, `bgr0`, …), rows of
+    /// `width` × 4 bytes.
+    static func draw(_ context: OpaquePointer, width: Int, height: Int, format: String) throws(MPVError) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: width * 4 * height)
         var size: [Int32] = [Int32(width), Int32(height)]
-        var strideValue = stride
-        let status: Int32 = "rgb0".withCString { format in
+        var rowBytes = width * 4
+        let status: Int32 = format.withCString { format in
             pixels.withUnsafeMutableBytes { buffer in
                 size.withUnsafeMutableBytes { sizeBytes in
-                    withUnsafeMutablePointer(to: &strideValue) { stridePointer in
+                    withUnsafeMutablePointer(to: &rowBytes) { rows in
                         var params = [
                             mpv_render_param(type: MPV_RENDER_PARAM_SW_SIZE, data: sizeBytes.baseAddress),
                             mpv_render_param(
                                 type: MPV_RENDER_PARAM_SW_FORMAT, data: UnsafeMutableRawPointer(mutating: format)),
-                            mpv_render_param(
-                                type: MPV_RENDER_PARAM_SW_STRIDE, data: UnsafeMutableRawPointer(stridePointer)),
+                            mpv_render_param(type: MPV_RENDER_PARAM_SW_STRIDE, data: UnsafeMutableRawPointer(rows)),
                             mpv_render_param(type: MPV_RENDER_PARAM_SW_POINTER, data: buffer.baseAddress),
                             mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
                         ]
@@ -96,6 +101,6 @@ public final class MPVSoftwareRenderer {
             }
         }
         try MPVError.check(status, "mpv_render_context_render(sw, \(width)x\(height))")
-        return MPVFrame(width: width, height: height, stride: stride, pixels: pixels)
+        return pixels
     }
 }

@@ -1,0 +1,165 @@
+import CMPV
+import Dispatch
+import Foundation
+
+/// What a zone drawn over the video shows: a picture (mpv reads and scales it, with `options`
+/// such as `keepaspect`, `panscan`, `video-unscaled`, `background`) or a colour (`#rrggbb`).
+public enum ZoneSource: Sendable, Hashable {
+    case picture(path: String, options: [String: String])
+    case color(String)
+}
+
+/// A zone drawn over the player's video (mpv's `overlay-add`, id 0…63), in the window's pixels.
+public struct ZoneDrawing: Sendable, Hashable {
+    public var id: Int
+    public var x: Int, y: Int, width: Int, height: Int
+    public var source: ZoneSource
+
+    public init(id: Int, x: Int, y: Int, width: Int, height: Int, source: ZoneSource) {
+        self.id = id
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+        self.source = source
+    }
+
+    /// At most a 8192 × 8192 zone, and an id mpv takes.
+    var isValid: Bool { (0...63).contains(id) && (1...8192).contains(width) && (1...8192).contains(height) }
+}
+
+extension MPVHandle {
+    /// `source` as BGRA pixels (alpha 255), `width` × `height`, row after row. A picture is read
+    /// by a core of its own (`vo=libmpv`, the software render API) and drawn as mpv draws video:
+    /// scaled by `options`, the rest its `background`.
+    static func zonePixels(_ z: ZoneDrawing, timeout: Double = 10) throws(MPVError) -> [UInt8] {
+        switch z.source {
+        case .color(let hex):
+            let v = UInt32(hex.dropFirst(), radix: 16) ?? 0
+            let pixel: [UInt8] = [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), 255]
+            return [UInt8](unsafeUninitializedCapacity: z.width * z.height * 4) { buffer, count in
+                for i in 0..<(z.width * z.height) { for k in 0..<4 { buffer[i * 4 + k] = pixel[k] } }
+                count = z.width * z.height * 4
+            }
+        case .picture(let path, let options):
+            return try renderPicture(path, width: z.width, height: z.height, options: options, timeout: timeout)
+        }
+    }
+
+    static func renderPicture(_ path: String, width: Int, height: Int, options: [String: String], timeout: Double)
+        throws(MPVError) -> [UInt8]
+    {
+        let call = "picture \(path)"
+        setlocale(LC_NUMERIC, "C")
+        let h = try MPVCores.creating { () throws(MPVError) -> OpaquePointer in
+            guard let h = upright_mpv_create() else {
+                let why = upright_mpv_load_failure().map { String(cString: $0) } ?? "mpv_create() failed"
+                throw MPVError(call: call, message: why, code: -1)
+            }
+            return h
+        }
+        defer {
+            upright_mpv_terminate_destroy(h)
+            MPVCores.destroyed()
+        }
+        let fixed = [
+            ("vo", "libmpv"), ("ao", "null"), ("pause", "yes"), ("idle", "yes"), ("config", "no"), ("terminal", "no"),
+            ("load-scripts", "no"), ("ytdl", "no"), ("osc", "no"), ("osd-level", "0"), ("hwdec", "no"),
+            ("input-default-bindings", "no"), ("image-display-duration", "inf"),
+        ]
+        for (name, value) in fixed + options.sorted(by: { $0.key < $1.key }) {
+            try MPVError.check(upright_mpv_set_option_string(h, name, value), "\(call): \(name)=\(value)")
+        }
+        try MPVError.check(upright_mpv_initialize(h), call)
+        let renderer = try SoftwareContext(h, call: call)
+        defer { renderer.free() }
+        try MPVError.check(withCStrings(["loadfile", path]) { upright_mpv_command(h, $0) }, call)
+        try waitForPicture(h, call: call, timeout: timeout)
+        return try renderer.render(width: width, height: height, call: call)
+    }
+
+    /// Waits until the picture is decoded and its first frame is ready to draw.
+    static func waitForPicture(_ h: OpaquePointer, call: String, timeout: Double) throws(MPVError) {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            let left = Double(deadline - min(deadline, DispatchTime.now().uptimeNanoseconds)) / 1e9
+            guard let e = upright_mpv_wait_event(h, left) else { continue }
+            switch e.pointee.event_id {
+            case MPV_EVENT_PLAYBACK_RESTART: return
+            case MPV_EVENT_END_FILE:
+                let end = e.pointee.data.assumingMemoryBound(to: mpv_event_end_file.self).pointee
+                let why = end.error < 0 ? String(cString: upright_mpv_error_string(end.error)) : "no picture in it"
+                throw MPVError(call: call, message: why, code: end.error)
+            case MPV_EVENT_SHUTDOWN: throw MPVError(call: call, message: MPVError.shutDownMessage, code: -3)
+            default: continue
+            }
+        }
+        throw MPVError(call: call, message: "not drawn within \(timeout) s", code: -1)
+    }
+
+    /// A software render context on a core of its own, freed before the core is destroyed.
+    final class SoftwareContext {
+        var context: OpaquePointer?
+
+        init(_ h: OpaquePointer, call: String) throws(MPVError) {
+            var ctx: OpaquePointer?
+            let status: Int32 = "sw".withCString { api in
+                var params = [
+                    mpv_render_param(type: MPV_RENDER_PARAM_API_TYPE, data: UnsafeMutableRawPointer(mutating: api)),
+                    mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
+                ]
+                return upright_mpv_render_context_create(&ctx, h, &params)
+            }
+            try MPVError.check(status, "\(call): mpv_render_context_create(sw)")
+            context = ctx
+        }
+
+        func free() {
+            if let context { upright_mpv_render_context_free(context) }
+            context = nil
+        }
+
+        /// The frame as BGRA (mpv's `bgr0`, the alpha set opaque).
+        func render(width: Int, height: Int, call: String) throws(MPVError) -> [UInt8] {
+            guard let context else { throw MPVError(call: call, message: "the renderer is closed", code: -1) }
+            var pixels = try MPVSoftwareRenderer.draw(context, width: width, height: height, format: "bgr0")
+            for i in stride(from: 3, to: pixels.count, by: 4) { pixels[i] = 255 }
+            return pixels
+        }
+    }
+}
+
+extension MPVHandle {
+    /// Draws `zone` over the video, in place of what its id showed: its pixels made here (or in
+    /// mpv's process), handed to `overlay-add` by address (mpv copies them at once).
+    public func draw(_ zone: ZoneDrawing) throws(MPVError) {
+        guard zone.isValid else {
+            throw MPVError(call: "zone \(zone.id)", message: "a zone is 1…8192 pixels a side, its id 0…63", code: -1)
+        }
+        if let remote {
+            _ = try remote.call(.zone(zone), describing: "zone \(zone.id)")
+            return
+        }
+        try drawHere(zone)
+    }
+
+    /// Takes zone `id` off the screen.
+    public func clearZone(_ id: Int) throws(MPVError) { try command(["overlay-remove", String(id)]) }
+
+    func drawHere(_ zone: ZoneDrawing) throws(MPVError) {
+        let pixels = try Self.zonePixels(zone)
+        var failure: MPVError?
+        pixels.withUnsafeBytes { bytes in
+            let address = "&" + String(UInt(bitPattern: bytes.baseAddress))
+            do throws(MPVError) {
+                try command([
+                    "overlay-add", String(zone.id), String(zone.x), String(zone.y), address, "0", "bgra",
+                    String(zone.width), String(zone.height), String(zone.width * 4),
+                ])
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+}
