@@ -96,9 +96,11 @@ extension Presentation {
         s.armedAt = t
         s.cursor = t - 0.000_001
         let defaults: [TimeValue] = inExcl(i) ? [.indefinite] : [.offset(0)]
-        for value in node.timing.begin ?? defaults {
-            if case .offset(let o) = value { s.begins.append(t + max(0, o)) }
-        }
+        // A `seq`'s child begins once a turn: its first offset only (SMIL 3.0 allows one there).
+        let inSeq = node.parent.map { document.nodes[$0].kind == .seq } ?? false
+        var offsets: [Double] = []
+        for case .offset(let o) in node.timing.begin ?? defaults { offsets.append(t + max(0, o)) }
+        s.begins = inSeq ? Array(offsets.prefix(1)) : offsets
         for case .offset(let o) in node.timing.end { s.ends.append(t + o) }
         states[i] = s
         if case .priorityClass = node.kind {

@@ -75,4 +75,13 @@ import Testing
         run.run(until: 3.6)
         #expect(run.timed() == ["a@0", "b@1", "a@2", "z@2.5", "a@3.5"])
     }
+
+    /// The form of garlic-player's `seq/5_media_repeats.smil`: in a `seq`, a child's begin list
+    /// counts for its first value only.
+    @Test func aSeqsChildBeginsOnceATurnAtItsFirstOffset() throws {
+        let body = "\(img("begin"))\(img("1", #"begin="2s;3s;4s;5s;" dur="5s""#))\(img("2"))"
+        var run = try Run(smil(body))
+        run.run(until: 9.5)
+        #expect(run.timed() == ["begin@0", "-@1", "1@3", "2@8", "begin@9"])
+    }
 }
