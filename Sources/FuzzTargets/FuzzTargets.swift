@@ -2,8 +2,8 @@ import Config
 import Display
 import MPV
 import Playback
-import Session
 import SMIL
+import Session
 import Sync
 import TOML
 import Wire

@@ -12,14 +12,18 @@ extension Reader {
                     if let px = Self.length(v, of: 0), px > 0, px <= 100_000 {
                         document.layout[keyPath: keyPath] = px
                     } else {
-                        warn("the root layout's \(key) '\(v)' is not a length in pixels; \(Int(document.layout[keyPath: keyPath])) taken", at: root)
+                        warn(
+                            "the root layout's \(key) '\(v)' is not a length in pixels; \(Int(document.layout[keyPath: keyPath])) taken",
+                            at: root)
                     }
                 }
             }
         }
         let frame = (left: 0.0, top: 0.0, width: document.layout.width, height: document.layout.height)
         for r in e.children where r.name != "root-layout" {
-            if r.name == "region" { region(r, in: frame, zIndex: 0) } else {
+            if r.name == "region" {
+                region(r, in: frame, zIndex: 0)
+            } else {
                 warn("'\(r.name)' in the layout is not supported; ignored", at: r)
             }
         }
@@ -33,11 +37,16 @@ extension Reader {
             warn("a region without 'regionName' or 'xml:id' cannot be named by media; ignored", at: e)
             return
         }
-        guard let h = axis(e, "left", "width", "right", frame.width), let v = axis(e, "top", "height", "bottom", frame.height)
+        guard let h = axis(e, "left", "width", "right", frame.width),
+            let v = axis(e, "top", "height", "bottom", frame.height)
         else { return }
         var z = zIndex
         if let text = e.attributes["z-index"] {
-            if let n = Int(text), abs(n) < 1_000_000 { z = n } else { warn("z-index '\(text)' is not a whole number; \(zIndex) taken", at: e) }
+            if let n = Int(text), abs(n) < 1_000_000 {
+                z = n
+            } else {
+                warn("z-index '\(text)' is not a whole number; \(zIndex) taken", at: e)
+            }
         }
         var fit: SMILDocument.Fit?
         if let f = e.attributes["fit"] { fit = self.fit(f, at: e) }

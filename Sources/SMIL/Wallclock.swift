@@ -33,7 +33,9 @@ public struct Wallclock: Sendable, Hashable {
         case 3:
             guard parts[0].first == "R", let p = Self.period(parts[2]) else { return nil }
             let count = parts[0].dropFirst()
-            if count.isEmpty { repeats = nil } else {
+            if count.isEmpty {
+                repeats = nil
+            } else {
                 guard let n = Int(count), n >= 0 else { return nil }
                 repeats = n
             }

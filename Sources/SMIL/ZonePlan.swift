@@ -22,9 +22,11 @@ public struct ZonePlan: Sendable, Hashable {
         }
         videoSlot = video
         let z = { (s: Slot) -> Int in if case .region(let i) = s { doc.layout.regions[i].zIndex } else { Int.min } }
-        let order = (video.map { [$0] } ?? []) + slots.filter { $0 != video }.enumerated().sorted { a, b in
-            z(a.element) != z(b.element) ? z(a.element) < z(b.element) : a.offset < b.offset
-        }.map(\.element)
+        let order =
+            (video.map { [$0] } ?? [])
+            + slots.filter { $0 != video }.enumerated().sorted { a, b in
+                z(a.element) != z(b.element) ? z(a.element) < z(b.element) : a.offset < b.offset
+            }.map(\.element)
         var ids: [Slot: Int] = [:]
         for (k, slot) in order.prefix(63).enumerated() { ids[slot] = k + 1 }
         self.ids = ids

@@ -1,6 +1,6 @@
-import Diagnostics
 import ArgumentParser
 import Config
+import Diagnostics
 import Foundation
 import Glibc
 import Logging

@@ -1,5 +1,5 @@
-import Diagnostics
 import Config
+import Diagnostics
 import Files
 import Foundation
 import HTTPTypes

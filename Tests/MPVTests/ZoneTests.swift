@@ -17,7 +17,8 @@ import Testing
         let dir = NSTemporaryDirectory() + "zones-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let mpv = try MPVHandle(options: [("vo", "libmpv"), ("ao", "null"), ("terminal", "no")], separateProcess: false)
+        let mpv = try MPVHandle(
+            options: [("vo", "libmpv"), ("ao", "null"), ("terminal", "no")], separateProcess: false)
         let renderer = try MPVSoftwareRenderer(mpv)
         defer { renderer.close() }
         try mpv.command(["loadfile", "av://lavfi:color=c=black:size=640x360:rate=25"])

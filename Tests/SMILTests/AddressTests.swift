@@ -33,7 +33,9 @@ import Testing
             return
         }
         #expect(refusal.description.hasSuffix("may name network URLs only, not \(named)"))
-        #expect((try? MediaAddress.resolve(src, against: "https://cms.example/i.smil", allowed: ["data"]).get()) == (src == "data:,hello" ? src : nil))
+        #expect(
+            (try? MediaAddress.resolve(src, against: "https://cms.example/i.smil", allowed: ["data"]).get())
+                == (src == "data:,hello" ? src : nil))
     }
 
     @Test func whatComesNextIsFoundAheadInOrder() throws {

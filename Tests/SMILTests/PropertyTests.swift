@@ -28,7 +28,9 @@ import Testing
             if kind <= 1 {
                 let d = Double(take(4)) * 0.5
                 let region = take(3)
-                return ("<img src=\"m\(next).jpg\" dur=\"\(d)s\" region=\"r\(region)\"\(repeatText)/>", d * Double(repeats))
+                return (
+                    "<img src=\"m\(next).jpg\" dur=\"\(d)s\" region=\"r\(region)\"\(repeatText)/>", d * Double(repeats)
+                )
             }
             depth += 1
             defer { depth -= 1 }
@@ -37,7 +39,9 @@ import Testing
                 let offset = Double(take(3))
                 let (xml, d) = element()
                 let begin = offset > 0 ? " begin=\"\(offset)s\"" : ""
-                children.append(xml.hasSuffix("/>") ? xml.replacingFirst("/>", with: "\(begin)/>") : xml.replacingFirst(">", with: "\(begin)>"))
+                children.append(
+                    xml.hasSuffix("/>")
+                        ? xml.replacingFirst("/>", with: "\(begin)/>") : xml.replacingFirst(">", with: "\(begin)>"))
                 total = kind == 2 ? total + offset + d : max(total, offset + d)
             }
             var durText = ""
@@ -115,7 +119,10 @@ import Testing
                 n % 3 == 0
                 ? "<video src=\"v.mp4\" begin=\"\(begin)\" region=\"r\(n % 3)\"/>"
                 : "<img src=\"i\(i).jpg\" begin=\"\(begin)\" dur=\"\(n % 4)s\" region=\"r\(n % 3)\"/>"
-            let rules = ["peers=\"stop\"", "peers=\"pause\"", "peers=\"defer\" higher=\"stop\"", "peers=\"never\" lower=\"never\""]
+            let rules = [
+                "peers=\"stop\"", "peers=\"pause\"", "peers=\"defer\" higher=\"stop\"",
+                "peers=\"never\" lower=\"never\"",
+            ]
             items += "<priorityClass \(rules[n % 4])>\(media)</priorityClass>"
         }
         return "<smil><head>\(layout)</head><body><excl repeatCount=\"2\">\(items)</excl></body></smil>"

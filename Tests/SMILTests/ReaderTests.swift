@@ -32,7 +32,9 @@ import Testing
         #expect(doc.refresh == 60)
         #expect(doc.title == "Lobby")
         #expect(doc.layout.width == 1280 && doc.layout.height == 720 && doc.layout.backgroundColor == "#000080")
-        let boxes = doc.layout.regions.map { "\($0.name) \(Int($0.left)),\(Int($0.top)) \(Int($0.width))x\(Int($0.height))" }
+        let boxes = doc.layout.regions.map {
+            "\($0.name) \(Int($0.left)),\(Int($0.top)) \(Int($0.width))x\(Int($0.height))"
+        }
         #expect(boxes == ["main 0,0 960x720", "side 960,0 320x360", "logo 970,10 100x50", "ticker 0,648 1280x72"])
         #expect(doc.layout.regions[0].backgroundColor == "#ff0000")
         #expect(doc.layout.regions[1].zIndex == 3 && doc.layout.regions[2].zIndex == 3)
@@ -51,7 +53,10 @@ import Testing
             return nil
         }
         #expect(sources == ["media/a.jpg", "b.mp4"])
-        #expect(doc.diagnostics.map(\.description) == ["index.smil:2:59: warning: '{nope}' names no entry of the index's state; 'img' ignored"])
+        #expect(
+            doc.diagnostics.map(\.description) == [
+                "index.smil:2:59: warning: '{nope}' names no entry of the index's state; 'img' ignored"
+            ])
     }
 
     @Test func whatIsNotPlayedIsNamedAtItsPlaceAndTheRestPlays() throws {
@@ -84,12 +89,21 @@ import Testing
     }
 
     @Test(arguments: [
-        ("<smil><body><seq><img src=\"a\"></seq></body></smil>", "index.smil:1:37: error: malformed XML: tag name mismatch ('img' opened at 1:18 is not closed)"),
-        ("<smil>\n<body>\n<img src=\"a\" dur=1s/>\n</body></smil>", "index.smil:3:18: error: malformed XML: an attribute value not in quotes ('body' opened at 2:1 is not closed)"),
+        (
+            "<smil><body><seq><img src=\"a\"></seq></body></smil>",
+            "index.smil:1:37: error: malformed XML: tag name mismatch ('img' opened at 1:18 is not closed)"
+        ),
+        (
+            "<smil>\n<body>\n<img src=\"a\" dur=1s/>\n</body></smil>",
+            "index.smil:3:18: error: malformed XML: an attribute value not in quotes ('body' opened at 2:1 is not closed)"
+        ),
         ("<html><body/></html>", "index.smil:1:1: error: the root element is 'html', not 'smil'"),
         ("<smil><head/></smil>", "index.smil:1:1: error: the index has no 'body'"),
         (" \n", "index.smil: error: the index is empty"),
-        ("<!DOCTYPE smil [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><smil><body><img src=\"&x;\"/></body></smil>", "index.smil:1:83: error: malformed XML: entity is external ('body' opened at 1:64 is not closed)"),
+        (
+            "<!DOCTYPE smil [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><smil><body><img src=\"&x;\"/></body></smil>",
+            "index.smil:1:83: error: malformed XML: entity is external ('body' opened at 1:64 is not closed)"
+        ),
     ])
     func aMalformedIndexIsRefusedAtItsBadTag(text: String, said: String) {
         #expect(refusal(text) == said)
@@ -127,13 +141,16 @@ import Testing
     @Test func anIndexIsReadAsUTF8OrLatin1AndAnyOtherEncodingIsRefused() throws {
         let refused = refusal("<?xml version=\"1.0\" encoding=\"us\"?><smil><body/></smil>")
         #expect(refused == "index.smil:1:21: error: the index's encoding 'us' is not UTF-8, US-ASCII or ISO-8859-1")
-        var latin1 = Array("<?xml version='1.0' encoding='ISO-8859-1'?>\n<smil><head><meta name='title' content='Caf".utf8)
+        var latin1 = Array(
+            "<?xml version='1.0' encoding='ISO-8859-1'?>\n<smil><head><meta name='title' content='Caf".utf8)
         latin1 += [0xE9] + Array("'/></head><body><img src='x.jpg' dur='1'/></body></smil>".utf8)
         let doc = try SMILDocument.read(latin1, file: "index.smil").get()
         #expect(doc.title == "Café")
         let notUTF8 = Array("<smil>\n<body>\n".utf8) + [0xFF, 0xFE] + Array("</body></smil>".utf8)
         if case .failure(let d) = SMILDocument.read(notUTF8, file: "index.smil") {
-            #expect(d.description == "index.smil:3: error: the index is not UTF-8 text (and names no encoding Upright reads)")
+            #expect(
+                d.description
+                    == "index.smil:3: error: the index is not UTF-8 text (and names no encoding Upright reads)")
         }
     }
 }

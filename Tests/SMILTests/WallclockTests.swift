@@ -37,9 +37,12 @@ import Testing
         let first = monday.instance(0, today: 0, localOffset: 0)
         #expect(first == Double(Civil.days(year: 2020, month: 1, day: 6)) * 86_400 + 19 * 3600 + 600)
         let before = try #require(Wallclock("2020-01-01-w1T00:00"))
-        #expect(before.instance(0, today: 0, localOffset: 0) == Double(Civil.days(year: 2019, month: 12, day: 30)) * 86_400)
+        #expect(
+            before.instance(0, today: 0, localOffset: 0) == Double(Civil.days(year: 2019, month: 12, day: 30)) * 86_400)
         let today = try #require(Wallclock("17:22:10"))
-        #expect(today.instance(0, today: Self.april + 5000, localOffset: 3600) == Self.april + 17 * 3600 + 22 * 60 + 10 - 3600)
+        #expect(
+            today.instance(0, today: Self.april + 5000, localOffset: 3600) == Self.april + 17 * 3600 + 22 * 60 + 10
+                - 3600)
     }
 
     @Test func theNearestInstanceEitherSide() throws {
