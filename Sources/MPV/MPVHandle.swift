@@ -437,6 +437,17 @@ public final class MPVHandle: @unchecked Sendable {
 
     static func probeLengthHere(_ path: String, timeout: Double) throws(MPVError) -> Double? {
         let call = "probe of \(path)"
+        let options = [("vo", "null"), ("pause", "yes"), ("idle", "yes"), ("input-default-bindings", "no")]
+        return try withCore(call, options: options) { h throws(MPVError) -> Double? in
+            try probeLength(path, on: h, call: call, timeout: timeout)
+        }
+    }
+
+    /// A core of its own for one job: `options` set (beside a quiet core's: no audio, no
+    /// configuration, scripts or terminal), initialized, and destroyed after `body`.
+    static func withCore<R>(
+        _ call: String, options: [(String, String)], _ body: (OpaquePointer) throws(MPVError) -> R
+    ) throws(MPVError) -> R {
         setlocale(LC_NUMERIC, "C")
         let h = try MPVCores.creating { () throws(MPVError) -> OpaquePointer in
             guard let h = upright_mpv_create() else {
@@ -449,38 +460,50 @@ public final class MPVHandle: @unchecked Sendable {
             upright_mpv_terminate_destroy(h)
             MPVCores.destroyed()
         }
-        let options = [
-            ("vo", "null"), ("ao", "null"), ("pause", "yes"), ("idle", "yes"), ("config", "no"), ("terminal", "no"),
-            ("load-scripts", "no"), ("ytdl", "no"), ("osc", "no"), ("input-default-bindings", "no"),
+        let quiet = [
+            ("ao", "null"), ("config", "no"), ("terminal", "no"), ("load-scripts", "no"), ("ytdl", "no"), ("osc", "no"),
         ]
-        for (name, value) in options { try MPVError.check(upright_mpv_set_option_string(h, name, value), call) }
+        for (name, value) in quiet + options {
+            try MPVError.check(upright_mpv_set_option_string(h, name, value), "\(call): \(name)=\(value)")
+        }
         try MPVError.check(upright_mpv_initialize(h), call)
+        return try body(h)
+    }
+
+    static func probeLength(_ path: String, on h: OpaquePointer, call: String, timeout: Double) throws(MPVError)
+        -> Double?
+    {
         try MPVError.check(Self.withCStrings(["loadfile", path]) { upright_mpv_command(h, $0) }, call)
-        let deadline = DispatchTime.now() + timeout
-        while DispatchTime.now() < deadline {
-            let left =
-                Double(
-                    deadline.uptimeNanoseconds - min(deadline.uptimeNanoseconds, DispatchTime.now().uptimeNanoseconds))
-                / 1e9
+        return try waitEvent(h, call: call, timeout: timeout, ended: "it ended before it loaded") { e -> Double?? in
+            guard e.event_id == MPV_EVENT_FILE_LOADED else { return nil }
+            var length = 0.0
+            guard upright_mpv_get_property(h, "duration", MPV_FORMAT_DOUBLE, &length) >= 0, length.isFinite, length > 0
+            else { return .some(nil) }
+            return length
+        }
+    }
+
+    /// Waits up to `timeout` seconds for the event `pick` answers (with something not `nil`) on a
+    /// core of one job's; the file's end first (`ended` when it had no error) or the core's
+    /// shutdown are thrown.
+    static func waitEvent<R>(
+        _ h: OpaquePointer, call: String, timeout: Double, ended: String, _ pick: (mpv_event) -> R?
+    ) throws(MPVError) -> R {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            let left = Double(deadline - min(deadline, DispatchTime.now().uptimeNanoseconds)) / 1e9
             guard let e = upright_mpv_wait_event(h, left) else { continue }
+            if let picked = pick(e.pointee) { return picked }
             switch e.pointee.event_id {
-            case MPV_EVENT_FILE_LOADED:
-                var length = 0.0
-                guard upright_mpv_get_property(h, "duration", MPV_FORMAT_DOUBLE, &length) >= 0, length.isFinite,
-                    length > 0
-                else { return nil }
-                return length
             case MPV_EVENT_END_FILE:
                 let end = e.pointee.data.assumingMemoryBound(to: mpv_event_end_file.self).pointee
-                let why =
-                    end.error < 0 ? String(cString: upright_mpv_error_string(end.error)) : "it ended before it loaded"
+                let why = end.error < 0 ? String(cString: upright_mpv_error_string(end.error)) : ended
                 throw MPVError(call: call, message: why, code: end.error)
-            case MPV_EVENT_SHUTDOWN:
-                throw MPVError(call: call, message: MPVError.shutDownMessage, code: -3)
+            case MPV_EVENT_SHUTDOWN: throw MPVError(call: call, message: MPVError.shutDownMessage, code: -3)
             default: continue
             }
         }
-        throw MPVError(call: call, message: "not loaded within \(timeout) s", code: -1)
+        throw MPVError(call: call, message: "not done within \(timeout) s", code: -1)
     }
 
     /// A screenshot as 4-byte pixels (`screenshot-raw MODE`): `window` is what the window shows,

@@ -50,51 +50,20 @@ extension MPVHandle {
         throws(MPVError) -> [UInt8]
     {
         let call = "picture \(path)"
-        setlocale(LC_NUMERIC, "C")
-        let h = try MPVCores.creating { () throws(MPVError) -> OpaquePointer in
-            guard let h = upright_mpv_create() else {
-                let why = upright_mpv_load_failure().map { String(cString: $0) } ?? "mpv_create() failed"
-                throw MPVError(call: call, message: why, code: -1)
-            }
-            return h
-        }
-        defer {
-            upright_mpv_terminate_destroy(h)
-            MPVCores.destroyed()
-        }
         let fixed = [
-            ("vo", "libmpv"), ("ao", "null"), ("pause", "yes"), ("idle", "yes"), ("config", "no"), ("terminal", "no"),
-            ("load-scripts", "no"), ("ytdl", "no"), ("osc", "no"), ("osd-level", "0"), ("hwdec", "no"),
+            ("vo", "libmpv"), ("pause", "yes"), ("idle", "yes"), ("osd-level", "0"), ("hwdec", "no"),
             ("input-default-bindings", "no"), ("image-display-duration", "inf"),
         ]
-        for (name, value) in fixed + options.sorted(by: { $0.key < $1.key }) {
-            try MPVError.check(upright_mpv_set_option_string(h, name, value), "\(call): \(name)=\(value)")
-        }
-        try MPVError.check(upright_mpv_initialize(h), call)
-        let renderer = try SoftwareContext(h, call: call)
-        defer { renderer.free() }
-        try MPVError.check(withCStrings(["loadfile", path]) { upright_mpv_command(h, $0) }, call)
-        try waitForPicture(h, call: call, timeout: timeout)
-        return try renderer.render(width: width, height: height, call: call)
-    }
-
-    /// Waits until the picture is decoded and its first frame is ready to draw.
-    static func waitForPicture(_ h: OpaquePointer, call: String, timeout: Double) throws(MPVError) {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
-        while DispatchTime.now().uptimeNanoseconds < deadline {
-            let left = Double(deadline - min(deadline, DispatchTime.now().uptimeNanoseconds)) / 1e9
-            guard let e = upright_mpv_wait_event(h, left) else { continue }
-            switch e.pointee.event_id {
-            case MPV_EVENT_PLAYBACK_RESTART: return
-            case MPV_EVENT_END_FILE:
-                let end = e.pointee.data.assumingMemoryBound(to: mpv_event_end_file.self).pointee
-                let why = end.error < 0 ? String(cString: upright_mpv_error_string(end.error)) : "no picture in it"
-                throw MPVError(call: call, message: why, code: end.error)
-            case MPV_EVENT_SHUTDOWN: throw MPVError(call: call, message: MPVError.shutDownMessage, code: -3)
-            default: continue
+        return try withCore(call, options: fixed + options.sorted { $0.key < $1.key }) { h throws(MPVError) in
+            let renderer = try SoftwareContext(h, call: call)
+            defer { renderer.free() }
+            try MPVError.check(withCStrings(["loadfile", path]) { upright_mpv_command(h, $0) }, call)
+            // The picture is decoded and its first frame ready to draw.
+            try waitEvent(h, call: call, timeout: timeout, ended: "no picture in it") { e in
+                e.event_id == MPV_EVENT_PLAYBACK_RESTART ? () : nil
             }
+            return try renderer.render(width: width, height: height, call: call)
         }
-        throw MPVError(call: call, message: "not drawn within \(timeout) s", code: -1)
     }
 
     /// A software render context on a core of its own, freed before the core is destroyed.
