@@ -123,7 +123,11 @@ extension Presentation {
         case .activeEnd: finish(i, at: t, effects: &effects)
         case .simpleEnd: simpleEnded(i, at: t, effects: &effects)
         case .begin:
+            // Used instances go, and ends before this begin: events that come again and again
+            // (a key, a tap) for months would otherwise pile up.
             states[i].cursor = t
+            states[i].begins.removeAll { $0 <= t }
+            states[i].ends.removeAll { $0 < t }
             request(i, at: t, effects: &effects)
         case .restart:
             // Serials go on growing: each round's intervals are new ones.
