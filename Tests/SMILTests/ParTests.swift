@@ -115,4 +115,15 @@ import Testing
             ])
         #expect(run.timed() == ["key@1", "-@2", "note@3", "-@4"])
     }
+
+    @Test func aKeyPressedForMonthsPilesUpNothing() throws {
+        let body = "<excl dur=\"indefinite\">\(img("key", #"begin="accesskey(w)" dur="1s""#))</excl>"
+        var run = try Run(smil(body))
+        for k in 1...5000 {
+            _ = run.p.handle(.event(.accesskey("w"), run.moment(Double(k) * 600)))
+        }
+        let key = try #require(run.p.shown[.root]?.node)
+        #expect(run.p.states[key].begins.count <= 1)
+        #expect(run.p.states.map(\.begins.count).max() ?? 0 <= 1)
+    }
 }
