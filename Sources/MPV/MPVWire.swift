@@ -333,7 +333,7 @@ extension WireReader {
     fileprivate mutating func zone() -> ZoneDrawing? {
         var numbers: [Int] = []
         for _ in 0..<5 {
-            guard let n = integer(), abs(n) <= 1 << 20 else { return nil }
+            guard let n = integer(), (-(1 << 20)...(1 << 20)).contains(n) else { return nil }
             numbers.append(Int(n))
         }
         let source: ZoneSource
