@@ -20,7 +20,8 @@ extension Presentation {
     /// The node begins at `t`: its active end as far as known, its children armed.
     mutating func begin(_ i: Int, at t: Double, effects: inout [SMILEffect]) {
         let node = document.nodes[i]
-        if states[i].isOn { reset(below: i, parentEnds: false) }
+        // What it left on screen before (frozen deep inside) goes with its new interval.
+        if states[i].phase != .idle { reset(below: i, parentEnds: false) }
         states[i].phase = .active
         states[i].begin = t
         states[i].iterationBegin = t

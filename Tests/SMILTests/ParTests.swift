@@ -126,4 +126,11 @@ import Testing
         #expect(run.p.states[key].begins.count <= 1)
         #expect(run.p.states.map(\.begins.count).max() ?? 0 <= 1)
     }
+
+    @Test func whatAContainerLeftFrozenGoesWhenItBeginsAgain() throws {
+        let body = #"<par dur="6s"><seq begin="0s;3s"><par begin="1s">"# + img("a", "") + "</par></seq></par>"
+        var run = try Run(smil(body))
+        run.run(until: 7.5)
+        #expect(run.timed() == ["a@1", "-@3", "a@4", "-@6", "a@7"])
+    }
 }
