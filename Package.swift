@@ -255,6 +255,7 @@ let package = Package(
             name: "UprightCLI",
             dependencies: [
                 "CEC", "OrientationCore", "Sensors", "IIO", "Input", "MPV", "Config", "Demo", "Diagnostics", "Display",
+                "SMIL",
                 "Files", "Memory", "Playback", "Player",
                 "Settings",
                 "Session", "Wire", "Systemd", "TimeSync", "UprightDaemon", "Control",

@@ -5,7 +5,7 @@
 #   scripts/install-deps.sh [build|test|bench|deb|kiosk|ha|web]    (default: test)
 set -euo pipefail
 
-need=(pkg-config libiio-dev libmpv-dev zlib1g-dev libudev-dev libsystemd-dev libmosquitto-dev libseccomp-dev)
+need=(pkg-config libiio-dev libmpv-dev zlib1g-dev libudev-dev libsystemd-dev libmosquitto-dev libseccomp-dev libxml2-dev)
 case "${1:-test}" in
     build) ;;
     # The scorer and benchmarks are Python; the sensor tests run a real iiod; the display tests a

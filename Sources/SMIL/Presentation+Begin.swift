@@ -31,9 +31,21 @@ extension Presentation {
         states[i].pausedAt = nil
         states[i].activeEnd = activeEnd(i, from: t)
         if case .prefetch(let src) = node.kind { effects.append(.prefetch(src)) }
+        thawSiblings(before: i)
         armChildren(i, at: t)
         occurred(i, end: false, at: t)
         endsIfEmpty(i, at: t, effects: &effects)
+    }
+
+    /// In a `seq`, what the children before `i` left frozen goes when `i` begins (as SMIL 1.0
+    /// has it, and signage players do): a video's last frame never comes back from under a
+    /// picture that ends.
+    mutating func thawSiblings(before i: Int) {
+        guard let p = document.nodes[i].parent, document.nodes[p].kind == .seq else { return }
+        for sibling in document.nodes[p].children.prefix(while: { $0 != i }) where states[sibling].phase == .frozen {
+            reset(below: sibling, parentEnds: true)
+            states[sibling].phase = .done
+        }
     }
 
     /// A container with nothing to play (no child, or none with a begin to come) ends at once.

@@ -77,3 +77,38 @@ extension Presentation {
         return found
     }
 }
+
+extension Presentation {
+    /// The presentation run on its own from its start for `seconds`, each video taken to last
+    /// `videoLength` seconds (its own end is what the player would say): each effect with its
+    /// time (elapsed seconds). `upright check-smil` prints it.
+    public mutating func dryRun(for seconds: Double, videoLength: Double, utc: Double, utcOffset: Int)
+        -> [(time: Double, effect: SMILEffect)]
+    {
+        var out: [(time: Double, effect: SMILEffect)] = []
+        var ends: [(time: Double, node: Int, serial: Int)] = []
+        let base = now, stop = now + seconds
+        var steps = 0
+        func moment(_ t: Double) -> Moment { Moment(elapsed: t, utc: utc + t - base, utcOffset: utcOffset) }
+        func note(_ effects: [SMILEffect], at t: Double) {
+            for e in effects {
+                out.append((t, e))
+                if case .show(_, let shown) = e, shown.media.isContinuous {
+                    ends.append((t + max(0, videoLength - shown.position), shown.node, shown.serial))
+                }
+            }
+        }
+        note(start(), at: now)
+        while steps < 100_000 {
+            steps += 1
+            guard let t = [nextChange, ends.map(\.time).min()].compactMap({ $0 }).min(), t <= stop else { break }
+            if let i = ends.firstIndex(where: { $0.time <= t }) {
+                let e = ends.remove(at: i)
+                note(handle(.mediaEnded(node: e.node, serial: e.serial, moment(t))), at: t)
+            } else {
+                note(handle(.tick(moment(t))), at: t)
+            }
+        }
+        return out
+    }
+}

@@ -84,4 +84,11 @@ import Testing
         run.run(until: 9.5)
         #expect(run.timed() == ["begin@0", "-@1", "1@3", "2@8", "begin@9"])
     }
+
+    @Test func aVideosLastFrameNeverComesBackFromUnderAPictureThatEnds() throws {
+        let body = #"<par dur="8s"><seq><video src="v.mp4"/>"# + img("after", #"dur="2s""#) + "</seq></par>"
+        var run = try Run(smil(body), lengths: ["v.mp4": 3])
+        run.run(until: 8.5)
+        #expect(run.timed() == ["v@0", "after@3", "-@5", "v@8"])
+    }
 }
