@@ -127,3 +127,17 @@ public struct SMILDocument: Sendable, Hashable {
         return (r.left, r.top, r.width, r.height)
     }
 }
+
+extension SMILDocument {
+    /// Whether a playlist entry names a SMIL index: its path (the URL's, before `?`) ends in
+    /// `.smil` or `.smi`.
+    public static func isIndex(_ entry: String) -> Bool {
+        let path = (entry.split(separator: "?", maxSplits: 1).first.map(String.init) ?? entry).lowercased()
+        return path.hasSuffix(".smil") || path.hasSuffix(".smi")
+    }
+
+    /// How many media elements it plays.
+    public var mediaCount: Int {
+        nodes.count { if case .media = $0.kind { true } else { false } }
+    }
+}

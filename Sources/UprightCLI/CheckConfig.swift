@@ -1,7 +1,9 @@
 import ArgumentParser
 import Config
 import Files
+import Foundation
 import Playback
+import SMIL
 
 /// `upright check-config [FILE]`: the effective configuration, or every error with its place.
 struct CheckConfig: ParsableCommand {
@@ -28,12 +30,30 @@ struct CheckConfig: ParsableCommand {
         for entry in configuration.player.playlist {
             let options = configuration.player.itemOptions[entry]
             let what =
-                RemoteItem.isCached(entry, options: options)
-                ? "\(entry): a remote file, played from the cache (\(configuration.cache.resolvedDirectory()))"
-                : RemoteItem.isLive(entry, options: options)
-                    ? "\(entry): a stream, played from the network (the slate while it is lost)"
-                    : Playlist.inspect(entry).description
+                SMILDocument.isIndex(entry)
+                ? Self.smil(entry)
+                : RemoteItem.isCached(entry, options: options)
+                    ? "\(entry): a remote file, played from the cache (\(configuration.cache.resolvedDirectory()))"
+                    : RemoteItem.isLive(entry, options: options)
+                        ? "\(entry): a stream, played from the network (the slate while it is lost)"
+                        : Playlist.inspect(entry).description
             writeStandardError("upright: playlist: \(what)\n")
+        }
+    }
+
+    /// What a SMIL index entry is: read here when it is a file.
+    static func smil(_ entry: String) -> String {
+        let later = "upright play does not play SMIL indexes yet"
+        guard let path = Playlist.localPath(entry) else {
+            return "\(entry): a SMIL index on the network; \(later) (upright check-smil reads a copy)"
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { return Playlist.inspect(entry).description }
+        switch SMILDocument.read(Array(data), file: path) {
+        case .failure(let refusal): return "\(entry): a SMIL index, refused: \(refusal)"
+        case .success(let doc):
+            let warnings = doc.diagnostics.count
+            return "\(entry): a SMIL index: \(doc.mediaCount) media in \(doc.layout.regions.count) regions, "
+                + "\(warnings) warning\(warnings == 1 ? "" : "s") (upright check-smil lists them); \(later)"
         }
     }
 }

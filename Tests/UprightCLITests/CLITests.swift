@@ -54,8 +54,8 @@ func fixture(_ name: String) -> String {
     Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil)!.path
 }
 
-func temporaryFile(_ text: String) throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("upright-\(UUID().uuidString).csv").path
+func temporaryFile(_ text: String, suffix: String = ".csv") throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("upright-\(UUID().uuidString)\(suffix)").path
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     return path
 }

@@ -40,6 +40,34 @@ struct CheckSMILTests {
         defer { try? FileManager.default.removeItem(atPath: index) }
         let run = try await upright(["check-smil", index])
         #expect(run.status == 1)
-        #expect(run.stderr == "\(index):1:37: error: malformed XML: tag name mismatch ('img' opened at 1:18 is not closed)\n")
+        #expect(
+            run.stderr
+                == "\(index):1:37: error: malformed XML: tag name mismatch ('img' opened at 1:18 is not closed)\n")
+    }
+}
+
+@Suite("upright check-config with SMIL indexes")
+struct CheckConfigSMILTests {
+    @Test func aSMILEntryIsSaidForWhatItIs() async throws {
+        let index = try temporaryFile(
+            "<smil><body><img src=\"a.jpg\" dur=\"1s\"/><video src=\"b.mp4\"/><switch/></body></smil>",
+            suffix: ".smil")
+        let broken = try temporaryFile("<smil><body>", suffix: ".smil")
+        let config = try temporaryFile(
+            "[player]\nplaylist = [\"\(index)\", \"https://cms.example/screens/lobby.smil?v=2\", \"\(broken)\"]\n")
+        defer { for f in [index, broken, config] { try? FileManager.default.removeItem(atPath: f) } }
+        let run = try await upright(["check-config", config])
+        #expect(run.status == 0, "\(run.stderr)")
+        let later = "upright play does not play SMIL indexes yet"
+        #expect(
+            run.stderr.contains(
+                "upright: playlist: \(index): a SMIL index: 2 media in 0 regions, 1 warning (upright check-smil lists them); \(later)\n"
+            ), "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "upright: playlist: https://cms.example/screens/lobby.smil?v=2: a SMIL index on the network; \(later)"))
+        #expect(
+            run.stderr.contains(
+                "upright: playlist: \(broken): a SMIL index, refused: \(broken):1:13: error: malformed XML"))
     }
 }
