@@ -55,7 +55,8 @@ func fixture(_ name: String) -> String {
 }
 
 func temporaryFile(_ text: String, suffix: String = ".csv") throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("upright-\(UUID().uuidString)\(suffix)").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("upright-\(UUID().uuidString)\(suffix)")
+        .path
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     return path
 }
