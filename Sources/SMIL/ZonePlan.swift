@@ -38,14 +38,16 @@ public struct ZonePlan: Sendable, Hashable {
         /// A picture, read and scaled by mpv with these options, in the zone.
         case picture(src: String, options: [String: String])
         case color(String)
+        /// The words of a text file (`src`), drawn by ``ZoneText``.
+        case text(src: String)
         /// Nothing of its own: the zone is taken off (its region's background shows, if any).
         case none
     }
 
     /// The drawing for `shown` in `slot`: a picture or a brush; an empty region its background
     /// (the video's slot, black when it has none; the root none: mpv's background is the root's).
-    /// A video in the video's slot is mpv's own: no zone. Text and references have no drawing of
-    /// their own here (`none`).
+    /// A video in the video's slot is mpv's own: no zone. A `text` (or a `ref` of a text type) is
+    /// its file's words; other references have no drawing of their own here (`none`).
     public func drawing(_ shown: Shown?, in slot: Slot, of doc: SMILDocument) -> Drawing {
         let region: SMILDocument.Region? = if case .region(let i) = slot { doc.layout.regions[i] } else { nil }
         let background = region?.backgroundColor ?? (slot == .root ? doc.layout.backgroundColor : nil)
@@ -55,6 +57,8 @@ public struct ZonePlan: Sendable, Hashable {
         }
         switch shown.media.kind {
         case .brush: return shown.media.color.flatMap(Self.opaque).map(Drawing.color) ?? .none
+        case .text: return .text(src: shown.media.src)
+        case .ref where shown.media.type?.hasPrefix("text/plain") == true: return .text(src: shown.media.src)
         case .img:
             var options = Self.mpvOptions(fit: shown.media.fit ?? region?.fit ?? .hidden)
             options["background"] = background.flatMap(Self.opaque) ?? "#000000"

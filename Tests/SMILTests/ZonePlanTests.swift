@@ -69,4 +69,20 @@ import Testing
                 ])
         }
     }
+
+    @Test func aTextIsItsFilesWords() throws {
+        let doc = try SMILDocument.read(
+            Array(
+                #"<smil><body><par><text src="news.txt" dur="5s"/><ref src="a.html" dur="1s"/></par></body></smil>"#
+                    .utf8),
+            file: "t.smil"
+        ).get()
+        let plan = ZonePlan(doc)
+        let shown = doc.nodes.indices.compactMap { i -> Shown? in
+            guard case .media(let m) = doc.nodes[i].kind else { return nil }
+            return Shown(node: i, serial: 1, media: m, held: false, position: 0)
+        }
+        #expect(plan.drawing(shown[0], in: .root, of: doc) == .text(src: "news.txt"))
+        #expect(plan.drawing(shown[1], in: .root, of: doc) == ZonePlan.Drawing.none)
+    }
 }

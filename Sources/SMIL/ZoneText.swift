@@ -1,0 +1,39 @@
+/// A text zone: the words of a `text` element's file, drawn by mpv's OSD (`osd-overlay`, ASS)
+/// inside its zone, turned with the picture.
+public enum ZoneText {
+    /// At most this much of a text file is shown (the rest is cut, with `…`).
+    public static let maxCharacters = 2000
+
+    /// The ASS event that draws `text` in `zone` (window pixels) on `canvas`: from the zone's top
+    /// left as the viewer sees it, clipped to the zone, in a size that fits its lines in its
+    /// height, white on a dark outline.
+    public static func ass(_ text: String, in zone: Zone, on canvas: Canvas) -> String {
+        var words = String(text.prefix(maxCharacters))
+        if text.count > maxCharacters { words += "…" }
+        let lines = words.split(separator: "\n", omittingEmptySubsequences: false).prefix(40)
+        let turned = canvas.angle % 180 != 0
+        let viewerHeight = Double(turned ? zone.width : zone.height)
+        let size = max(8, min(200, Int(viewerHeight / Double(max(1, lines.count)) * 0.75)))
+        // The viewer's top-left corner of the zone, in the window.
+        let corner: (Int, Int) =
+            switch canvas.angle {
+            case 90: (zone.x + zone.width, zone.y)
+            case 180: (zone.x + zone.width, zone.y + zone.height)
+            case 270: (zone.x, zone.y + zone.height)
+            default: (zone.x, zone.y)
+            }
+        let clip = "\(zone.x),\(zone.y),\(zone.x + zone.width),\(zone.y + zone.height)"
+        let escaped = lines.map { line in
+            var out = ""
+            for c in line {
+                switch c {
+                case "\\", "{", "}": out += "\\\(c)"
+                case "\r", "\t": out += " "
+                default: out.append(c)
+                }
+            }
+            return out
+        }.joined(separator: "\\N")
+        return "{\\an7\\pos(\(corner.0),\(corner.1))\\clip(\(clip))\\frz\(-canvas.angle)\\fs\(size)\\bord2}\(escaped)"
+    }
+}
