@@ -244,6 +244,9 @@ let package = Package(
         // SMIL indexes, the signage CMSes' format: the reader (libxml2 through FoundationXML) and the
         // presentation's rules in time as a value (a pure core: moments in, what each region shows out).
         .target(name: "SMIL", dependencies: ["Diagnostics"], swiftSettings: strict),
+        // A node's health: the verdict's rules as values, and the hardware as sysfs and the
+        // kernel log show it (under-voltage, heat, storage errors).
+        .target(name: "Health", swiftSettings: strict),
         .target(
             name: "Config",
             dependencies: [
@@ -346,6 +349,7 @@ let package = Package(
         .testTarget(name: "CECTests", dependencies: ["CEC"], swiftSettings: strict),
         .testTarget(name: "UdevTests", dependencies: ["Udev"], swiftSettings: strict),
         .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
+        .testTarget(name: "HealthTests", dependencies: ["Health"], swiftSettings: strict),
         .testTarget(
             name: "SMILTests",
             dependencies: ["SMIL", .product(name: "PropertyBased", package: "swift-property-based")],

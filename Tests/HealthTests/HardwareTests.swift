@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+@testable import Health
+
+@Suite struct HardwareTests {
+    static func tree(_ files: [String: String]) throws -> String {
+        let root = NSTemporaryDirectory() + "health-\(UUID().uuidString)"
+        for (path, text) in files {
+            let full = root + "/" + path
+            try FileManager.default.createDirectory(
+                atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: full, atomically: true, encoding: .utf8)
+        }
+        return root
+    }
+
+    @Test func thePisThrottledWordIsReadAndSaid() throws {
+        let root = try Self.tree(["sys/devices/platform/soc/soc:firmware/get_throttled": "0x50005\n"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let t = try #require(try HardwareReadings.throttling(root: root)?.get())
+        #expect(t.problems == ["under-voltage now", "throttled now"])
+        #expect(t.now)
+        #expect(Throttling(raw: 0x50000).problems == ["under-voltage since boot", "throttled since boot"])
+        #expect(!Throttling(raw: 0x50000).now)
+        #expect(Throttling(text: "zz") == nil)
+        #expect(HardwareReadings.throttling(root: "/nonexistent") == nil)
+        let bad = try Self.tree(["sys/devices/platform/soc/soc:firmware/get_throttled": "nope"])
+        defer { try? FileManager.default.removeItem(atPath: bad) }
+        if case .failure(let why)? = HardwareReadings.throttling(root: bad) {
+            #expect(why.description.hasSuffix("get_throttled: 'nope' is not a hexadecimal word"))
+        } else {
+            Issue.record("a bad word was read")
+        }
+    }
+
+    @Test func thermalZonesAndTheirTripPoints() throws {
+        let root = try Self.tree([
+            "sys/class/thermal/thermal_zone0/temp": "78500\n", "sys/class/thermal/thermal_zone0/type": "cpu-thermal\n",
+            "sys/class/thermal/thermal_zone0/trip_point_0_temp": "110000\n",
+            "sys/class/thermal/thermal_zone0/trip_point_1_temp": "80000\n",
+            "sys/class/thermal/thermal_zone1/temp": "45000\n", "sys/class/thermal/cooling_device0/type": "fan\n",
+        ])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let zones = HardwareReadings.thermalZones(root: root)
+        #expect(
+            zones == [
+                ThermalZone(name: "cpu-thermal", celsius: 78.5, limit: 80),
+                ThermalZone(name: "thermal_zone1", celsius: 45, limit: nil),
+            ])
+        #expect(zones.map(\.isHot) == [true, false])
+    }
+
+    @Test(arguments: [
+        ("3,1234,5678901,-;mmc0: error -110 whilst initialising SD card", "mmc0"),
+        ("3,1235,5678902,-;I/O error, dev mmcblk0, sector 123456 op 0x1:(WRITE) flags 0x800", "mmcblk0"),
+        ("3,1236,5678903,-;Buffer I/O error on dev mmcblk0p2, logical block 4096, lost async page write", "mmcblk0p2"),
+        ("2,1237,5678904,-;EXT4-fs error (device mmcblk0p2): ext4_find_entry:1455: inode #2", "mmcblk0p2"),
+        ("3,1238,5678905,-;mmc1: Timeout waiting for hardware interrupt.", "mmc1"),
+    ])
+    func storageErrorsAreFoundInTheKernelLog(record: String, device: String) throws {
+        let e = try #require(StorageErrors.parse(record))
+        #expect(e.device == device)
+        #expect(e.micros > 5_000_000)
+    }
+
+    @Test(arguments: [
+        "6,1,1,-;mmc0: new high speed SDHC card at address 0001", "garbage", "6,x,y,-;I/O error, dev sda",
+        "4,2,3,-;usb 1-1: new high-speed USB device number 2",
+    ])
+    func otherRecordsAreNoStorageErrors(record: String) {
+        #expect(StorageErrors.parse(record) == nil)
+    }
+}
