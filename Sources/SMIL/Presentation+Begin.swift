@@ -158,7 +158,8 @@ extension Presentation {
     /// `i` began (or ended) at `t`: nodes whose begin or end waits on it get their instances.
     mutating func occurred(_ i: Int, end: Bool, at t: Double) {
         guard let id = document.nodes[i].id else { return }
-        for (j, other) in document.nodes.enumerated() where states[j].armed || states[j].isOn {
+        for j in listeners[id] ?? [] where states[j].armed || states[j].isOn {
+            let other = document.nodes[j]
             for value in other.timing.begin ?? [] {
                 if case .syncbase(id, end, let o) = value { states[j].begins.append(t + o) }
             }
@@ -171,7 +172,13 @@ extension Presentation {
 
     /// An event at `t`: begins and ends that wait on it get their instances.
     mutating func occurred(_ event: TimeValue.Event, at t: Double) {
-        for (j, other) in document.nodes.enumerated() where states[j].armed || states[j].isOn {
+        let key: String
+        switch event {
+        case .element(let id, _): key = id
+        case .accesskey, .notify: key = ""
+        }
+        for j in listeners[key] ?? [] where states[j].armed || states[j].isOn {
+            let other = document.nodes[j]
             for case .event(event, let o) in other.timing.begin ?? [] { states[j].begins.append(t + max(0, o)) }
             for case .event(event, let o) in other.timing.end { addEnd(j, t + max(0, o)) }
         }

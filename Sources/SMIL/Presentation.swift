@@ -79,13 +79,33 @@ public struct Presentation: Sendable {
     public internal(set) var rounds = 0
     /// Steps taken by the last input: bounded, so that no index can hold the loop.
     static let stepLimit = 100_000
+    /// The nodes whose `begin` or `end` waits on another element (by its id), or on a key or a
+    /// notification (under ""): what an occurrence looks at, rather than every node.
+    let listeners: [String: [Int]]
 
     public init(_ document: SMILDocument, at moment: Moment) {
         self.document = document
         states = Array(repeating: NodeState(), count: document.nodes.count)
+        listeners = Self.listeners(of: document)
         now = moment.elapsed
         origin = moment.utc - moment.elapsed
         utcOffset = moment.utcOffset
+    }
+
+    static func listeners(of document: SMILDocument) -> [String: [Int]] {
+        var out: [String: [Int]] = [:]
+        for (j, node) in document.nodes.enumerated() {
+            var keys: Set<String> = []
+            for value in (node.timing.begin ?? []) + node.timing.end {
+                switch value {
+                case .syncbase(let id, _, _), .event(.element(let id, _), _): keys.insert(id)
+                case .event(.accesskey, _), .event(.notify, _): keys.insert("")
+                default: break
+                }
+            }
+            for key in keys { out[key, default: []].append(j) }
+        }
+        return out
     }
 
     /// Begins the body at the moment given when made; what shows first.
