@@ -115,7 +115,8 @@ let package = Package(
         .target(
             name: "Player",
             dependencies: [
-                "Blocking", "Confinement", "Files", "MPV", "OrientationCore", "Playback", "Settings", "Sync", "Wire",
+                "Blocking", "Confinement", "Files", "MPV", "OrientationCore", "Playback", "Settings", "SMIL", "Sync",
+                "Wire",
             ],
             swiftSettings: strict),
         .target(name: "UnixSocket", dependencies: ["Blocking"], swiftSettings: strict),
@@ -370,7 +371,7 @@ let package = Package(
         .testTarget(
             name: "PlayerTests",
             dependencies: [
-                "Blocking", "Files", "Picture", "Playback", "Player", "MPV", "OrientationCore", "Settings",
+                "Blocking", "Files", "Picture", "Playback", "Player", "MPV", "OrientationCore", "Settings", "SMIL",
                 "TestSupport",
             ],
             swiftSettings: strict

@@ -38,8 +38,8 @@ public struct ZonePlan: Sendable, Hashable {
         /// A picture, read and scaled by mpv with these options, in the zone.
         case picture(src: String, options: [String: String])
         case color(String)
-        /// The words of a text file (`src`), drawn by ``ZoneText``.
-        case text(src: String)
+        /// The words of a text file (`src`), drawn by ``ZoneText`` over the region's background.
+        case text(src: String, background: String?)
         /// Nothing of its own: the zone is taken off (its region's background shows, if any).
         case none
     }
@@ -57,8 +57,9 @@ public struct ZonePlan: Sendable, Hashable {
         }
         switch shown.media.kind {
         case .brush: return shown.media.color.flatMap(Self.opaque).map(Drawing.color) ?? .none
-        case .text: return .text(src: shown.media.src)
-        case .ref where shown.media.type?.hasPrefix("text/plain") == true: return .text(src: shown.media.src)
+        case .text: return .text(src: shown.media.src, background: background.flatMap(Self.opaque))
+        case .ref where shown.media.type?.hasPrefix("text/plain") == true:
+            return .text(src: shown.media.src, background: background.flatMap(Self.opaque))
         case .img:
             var options = Self.mpvOptions(fit: shown.media.fit ?? region?.fit ?? .hidden)
             options["background"] = background.flatMap(Self.opaque) ?? "#000000"

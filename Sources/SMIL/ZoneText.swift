@@ -13,7 +13,12 @@ public enum ZoneText {
         let lines = words.split(separator: "\n", omittingEmptySubsequences: false).prefix(40)
         let turned = canvas.angle % 180 != 0
         let viewerHeight = Double(turned ? zone.width : zone.height)
-        let size = max(8, min(200, Int(viewerHeight / Double(max(1, lines.count)) * 0.75)))
+        let viewerWidth = Double(turned ? zone.height : zone.width)
+        // Its lines fit the height, and (a character being about 0.55 of the size wide) the
+        // longest fits the width.
+        let longest = Double(max(1, lines.map(\.count).max() ?? 1))
+        let fitting = min(viewerHeight / Double(max(1, lines.count)) * 0.75, viewerWidth / (longest * 0.55))
+        let size = max(8, min(200, Int(fitting)))
         // The viewer's top-left corner of the zone, in the window.
         let corner: (Int, Int) =
             switch canvas.angle {
@@ -34,6 +39,7 @@ public enum ZoneText {
             }
             return out
         }.joined(separator: "\\N")
-        return "{\\an7\\pos(\(corner.0),\(corner.1))\\clip(\(clip))\\frz\(-canvas.angle)\\fs\(size)\\bord2}\(escaped)"
+        return
+            "{\\an7\\pos(\(corner.0),\(corner.1))\\clip(\(clip))\\frz\(-canvas.angle)\\fs\(size)\\c&HFFFFFF&\\bord2}\(escaped)"
     }
 }

@@ -82,7 +82,7 @@ import Testing
             guard case .media(let m) = doc.nodes[i].kind else { return nil }
             return Shown(node: i, serial: 1, media: m, held: false, position: 0)
         }
-        #expect(plan.drawing(shown[0], in: .root, of: doc) == .text(src: "news.txt"))
+        #expect(plan.drawing(shown[0], in: .root, of: doc) == .text(src: "news.txt", background: nil))
         #expect(plan.drawing(shown[1], in: .root, of: doc) == ZonePlan.Drawing.none)
     }
 }

@@ -93,11 +93,11 @@ import Testing
         let zone = Zone(x: 0, y: 972, width: 1920, height: 108)
         #expect(
             ZoneText.ass("Open {today}\n9–17", in: zone, on: Canvas(width: 1920, height: 1080))
-                == "{\\an7\\pos(0,972)\\clip(0,972,1920,1080)\\frz0\\fs40\\bord2}Open \\{today\\}\\N9–17")
+                == "{\\an7\\pos(0,972)\\clip(0,972,1920,1080)\\frz0\\fs40\\c&HFFFFFF&\\bord2}Open \\{today\\}\\N9–17")
         let turned = Zone(x: 0, y: 0, width: 108, height: 1920)
         #expect(
             ZoneText.ass("Hello", in: turned, on: Canvas(width: 1080, height: 1920, angle: 90))
-                == "{\\an7\\pos(108,0)\\clip(0,0,108,1920)\\frz-90\\fs81\\bord2}Hello")
+                == "{\\an7\\pos(108,0)\\clip(0,0,108,1920)\\frz-90\\fs81\\c&HFFFFFF&\\bord2}Hello")
         let long = ZoneText.ass(String(repeating: "x", count: 5000), in: zone, on: Canvas(width: 1920, height: 1080))
         #expect(long.hasSuffix(String(repeating: "x", count: 10) + "…"))
         #expect(long.count < ZoneText.maxCharacters + 100)

@@ -1,0 +1,150 @@
+import Foundation
+public import MPV
+public import SMIL
+
+/// A SMIL presentation's effects carried out in one mpv window (``ZonePlan``): the video slot is
+/// mpv's own video, placed by its margins and scaled by its fit; every other slot (and the video
+/// slot while it shows no video) is a zone drawn over it: a picture, a colour, or a text's words.
+/// It holds no rule in time: the ``Presentation`` says what shows, this only shows it.
+public final class SMILStage {
+    let document: SMILDocument
+    let plan: ZonePlan
+    let mpv: MPVHandle
+    /// Where a media `src` is to mpv (a path or a URL), or why it may not play.
+    let locate: (String) -> Result<String, MediaAddress.Refusal>
+    public private(set) var canvas: Canvas
+    /// What was drawn in each zone, so that nothing is drawn twice.
+    var drawn: [Slot: String] = [:]
+    /// The video playing in the video slot (its node and serial).
+    var playing: (node: Int, serial: Int)?
+    /// Why the last effects could not all be shown (a file refused, a picture mpv could not read).
+    public private(set) var problems: [String] = []
+
+    /// Text zones are OSD overlays from this id on (the player's own overlays use 10…40).
+    static let textIDBase = 100
+
+    public init(
+        _ document: SMILDocument, mpv: MPVHandle, canvas: Canvas,
+        locate: @escaping (String) -> Result<String, MediaAddress.Refusal>
+    ) {
+        self.document = document
+        plan = ZonePlan(document)
+        self.mpv = mpv
+        self.canvas = canvas
+        self.locate = locate
+    }
+
+    /// Carries out `effects`, in order; each fault is kept in ``problems`` and the rest goes on.
+    public func apply(_ effects: [SMILEffect]) {
+        problems = []
+        for effect in effects {
+            switch effect {
+            case .show(let slot, let s): show(s, in: slot)
+            case .clear(let slot): show(nil, in: slot)
+            case .hold(let slot, let held):
+                if slot == plan.videoSlot, playing != nil { attempt { try mpv.set("pause", .flag(held)) } }
+            case .prefetch, .restarted: break
+            }
+        }
+    }
+
+    /// The window turned or resized: every zone drawn again at its new place.
+    public func relayout(_ canvas: Canvas, shown: [Slot: Shown]) {
+        self.canvas = canvas
+        drawn = [:]
+        for slot in Set(plan.ids.keys).union(shown.keys) { show(shown[slot], in: slot) }
+        if let video = plan.videoSlot { placeVideo(in: video) }
+    }
+
+    func show(_ s: Shown?, in slot: Slot) {
+        if slot == plan.videoSlot, let s, s.media.kind == .video {
+            playVideo(s, in: slot)
+        } else if slot == plan.videoSlot, playing != nil {
+            playing = nil
+            attempt { try mpv.command(["stop"]) }
+        }
+        draw(plan.drawing(s, in: slot, of: document), in: slot)
+    }
+
+    func playVideo(_ s: Shown, in slot: Slot) {
+        guard playing.map({ $0.node != s.node || $0.serial != s.serial }) ?? true else { return }
+        playing = (s.node, s.serial)
+        switch locate(s.media.src) {
+        case .failure(let refusal): problems.append(refusal.description)
+        case .success(let path):
+            let region: SMILDocument.Region? = if case .region(let i) = slot { document.layout.regions[i] } else { nil }
+            for (name, value) in ZonePlan.mpvOptions(fit: s.media.fit ?? region?.fit ?? .meet).sorted(by: <) {
+                attempt { try mpv.set(name, .string(value)) }
+            }
+            placeVideo(in: slot)
+            var options = "pause=no"
+            if s.position > 0 { options += ",start=\(s.position)" }
+            attempt { try mpv.command(["loadfile", path, "replace", options]) }
+        }
+    }
+
+    func placeVideo(in slot: Slot) {
+        guard let zone = document.zone(slot, on: canvas) else { return }
+        for (name, value) in SMILDocument.margins(of: zone, on: canvas).sorted(by: { $0.key < $1.key }) {
+            attempt { try mpv.set(name, .double(value)) }
+        }
+    }
+
+    func draw(_ drawing: ZonePlan.Drawing, in slot: Slot) {
+        guard let id = plan.ids[slot], let zone = document.zone(slot, on: canvas) else { return }
+        let key = "\(drawing) \(zone)"
+        guard drawn[slot] != key else { return }
+        drawn[slot] = key
+        let textID = String(Self.textIDBase + id)
+        switch drawing {
+        case .none:
+            attempt { try mpv.clearZone(id) }
+            attempt { try mpv.command(["osd-overlay", textID, "none", ""]) }
+        case .color(let hex):
+            attempt { try mpv.command(["osd-overlay", textID, "none", ""]) }
+            attempt { try mpv.draw(ZoneDrawing(id: id, zone, source: .color(hex))) }
+        case .picture(let src, let options):
+            switch locate(src) {
+            case .failure(let refusal): problems.append(refusal.description)
+            case .success(let path):
+                attempt { try mpv.command(["osd-overlay", textID, "none", ""]) }
+                attempt { try mpv.draw(ZoneDrawing(id: id, zone, source: .picture(path: path, options: options))) }
+            }
+        case .text(let src, let background):
+            if let background {
+                attempt { try mpv.draw(ZoneDrawing(id: id, zone, source: .color(background))) }
+            } else {
+                attempt { try mpv.clearZone(id) }
+            }
+            guard case .success(let path) = locate(src), let words = Self.words(path) else {
+                problems.append("'\(src)': no text to show")
+                return
+            }
+            let ass = ZoneText.ass(words, in: zone, on: canvas)
+            let command = ["osd-overlay", textID, "ass-events", ass, String(canvas.width), String(canvas.height)]
+            attempt { try mpv.command(command + [String(Self.textIDBase + id)]) }
+        }
+    }
+
+    /// A text file's words: at most 64 KB of it, as UTF-8.
+    static func words(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: 65_536)) ?? nil
+        return data.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func attempt(_ body: () throws -> Void) {
+        do {
+            try body()
+        } catch {
+            problems.append("\(error)")
+        }
+    }
+}
+
+extension ZoneDrawing {
+    init(id: Int, _ zone: Zone, source: ZoneSource) {
+        self.init(id: id, x: zone.x, y: zone.y, width: zone.width, height: zone.height, source: source)
+    }
+}
