@@ -60,6 +60,8 @@ extension Presentation {
         let parent = document.nodes[p]
         switch parent.kind {
         case .seq:
+            // Its turn is over: a wallclock or an event that comes again does not begin it again.
+            states[i].armed = false
             let next = parent.children.firstIndex(of: i).map { $0 + 1 } ?? parent.children.count
             if next < parent.children.count {
                 arm(parent.children[next], at: t)

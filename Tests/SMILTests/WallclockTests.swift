@@ -101,4 +101,16 @@ import Testing
         _ = run.p.handle(.tick(Moment(elapsed: 11, utc: Self.april + 7, utcOffset: 0)))
         #expect(run.p.nextChange == 19)
     }
+
+    @Test func aSeqsChildWaitsForTheWallclockOnlyInItsTurn() throws {
+        let body =
+            "<seq>" + img("a", #"dur="12s""#)
+            + img("w", #"begin="wallclock(R/2021-04-01T00:00:00/PT10S)" dur="1s""#) + img("c", #"dur="30s""#)
+            + "</seq>"
+        var run = try Run(smil(body), base: Self.april + 1)
+        run.run(until: 55)
+        // w waits from a's end (13 s on the clock) for the next tenth second (20 s: 19 s
+        // elapsed), once: c then plays its 30 s.
+        #expect(run.timed() == ["a@0", "-@12", "w@19", "c@20", "a@50"])
+    }
 }
