@@ -116,6 +116,9 @@ extension Presentation {
         s.begins = inSeq ? Array(offsets.prefix(1)) : offsets
         for case .offset(let o) in node.timing.end { s.ends.append(t + o) }
         states[i] = s
+        if let p = node.parent, document.nodes[p].kind == .seq {
+            states[p].turn = document.nodes[p].children.firstIndex(of: i)
+        }
         if case .priorityClass = node.kind {
             states[i].armed = false
             states[i].phase = .active

@@ -10,8 +10,8 @@ extension Presentation {
     /// (document order last among equals). One node a slot, always.
     func projection() -> [Slot: Shown] {
         var best: [Slot: (rank: (Int, Double, Int), shown: Shown)] = [:]
-        for (i, node) in document.nodes.enumerated() {
-            guard case .media(let m) = node.kind else { continue }
+        for i in live(showing: true) {
+            guard case .media(let m) = document.nodes[i].kind else { continue }
             let s = states[i]
             guard s.phase == .active || s.phase == .paused || s.phase == .frozen else { continue }
             let rank = (s.phase == .active ? 2 : s.phase == .paused ? 1 : 0, s.iterationBegin, i)

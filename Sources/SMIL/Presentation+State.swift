@@ -25,6 +25,8 @@ struct NodeState: Sendable {
     var queue: [Queued] = []
     /// When the body begins again after it ended.
     var restartAt: Double?
+    /// A `seq`'s child whose turn it is (its index among the children).
+    var turn: Int?
 
     struct Queued: Sendable, Hashable {
         var node: Int
@@ -76,7 +78,8 @@ extension Presentation {
         var best: Action?
         func consider(_ a: Action) { if best.map({ a.precedes($0) }) ?? true { best = a } }
         if let r = states[0].restartAt { consider(Action(time: r, node: 0, kind: .restart)) }
-        for (i, s) in states.enumerated() {
+        for i in live(showing: false) {
+            let s = states[i]
             if s.phase == .active {
                 let node = document.nodes[i]
                 let simple = s.simpleDuration(node).map { s.iterationBegin + $0 }
@@ -90,6 +93,26 @@ extension Presentation {
             if s.armed, !held, let t = nextBegin(i) { consider(Action(time: t, node: i, kind: .begin)) }
         }
         return best
+    }
+
+    /// The nodes worth a look, from the body down through the containers that are on (and,
+    /// for what shows, paused or frozen): of a `seq`'s children only the one whose turn it is
+    /// and the one before it (the earlier ones are done). A change looks at these, not at every
+    /// node of a large index.
+    func live(showing: Bool) -> [Int] {
+        var out: [Int] = [], stack = [0]
+        while let i = stack.popLast() {
+            out.append(i)
+            let s = states[i]
+            guard s.phase == .active || (showing && (s.phase == .paused || s.phase == .frozen)) else { continue }
+            let children = document.nodes[i].children
+            if document.nodes[i].kind != .seq {
+                stack.append(contentsOf: children)
+            } else if let turn = s.turn {
+                for k in [turn - 1, turn] where children.indices.contains(k) { stack.append(children[k]) }
+            }
+        }
+        return out
     }
 
     /// The node's next begin instance after those used: resolved ones and wallclock values.
