@@ -22,39 +22,20 @@ public struct OverlayLayout: Sendable, Hashable {
     /// Maps a point in the viewer's frame (x right, y down, as they see the screen) to the panel's
     /// (the OSD canvas), for a content turn of `angle` degrees clockwise.
     public func toPanel(x: Double, y: Double) -> (x: Double, y: Double) {
-        let w = Double(width), h = Double(height)
-        switch angle {
-        case 90: return (w - y, x)  // viewer's top edge is the panel's right edge
-        case 180: return (w - x, h - y)
-        case 270: return (y, h - x)
-        default: return (x, y)
-        }
+        PictureTurn.toPanel(x: x, y: y, width: Double(width), height: Double(height), angle: angle)
     }
 
     /// The inverse of ``toPanel(x:y:)``: a point of the panel (the OSD canvas, as mpv's
     /// `mouse-pos` gives it) in the viewer's frame.
     public func toViewer(x: Double, y: Double) -> (x: Double, y: Double) {
-        let w = Double(width), h = Double(height)
-        switch angle {
-        case 90: return (y, w - x)
-        case 180: return (w - x, h - y)
-        case 270: return (h - y, x)
-        default: return (x, y)
-        }
+        PictureTurn.toViewer(x: x, y: y, width: Double(width), height: Double(height), angle: angle)
     }
 
     /// One ASS event line: `text` anchored at its centre at the viewer's (x, y), turned so it reads
     /// upright to the viewer, in `size` pixels. ASS's `\frz` turns counter-clockwise, hence the minus.
     public func text(_ text: String, x: Double, y: Double, size: Int) -> String {
         let p = toPanel(x: x, y: y)
-        var escaped = ""
-        for c in text {
-            switch c {
-            case "\\", "{", "}": escaped += "\\\(c)"
-            case "\n": escaped += "\\N"
-            default: escaped.append(c)
-            }
-        }
+        let escaped = ASSText.escaped(text)
         return "{\\an5\\pos(\(Int(p.x.rounded())),\(Int(p.y.rounded())))\\frz\(-angle)\\fs\(size)\\bord2}\(escaped)"
     }
 }

@@ -1,3 +1,5 @@
+import OrientationCore
+
 /// A text zone: the words of a `text` element's file, drawn by mpv's OSD (`osd-overlay`, ASS)
 /// inside its zone, turned with the picture.
 public enum ZoneText {
@@ -28,17 +30,9 @@ public enum ZoneText {
             default: (zone.x, zone.y)
             }
         let clip = "\(zone.x),\(zone.y),\(zone.x + zone.width),\(zone.y + zone.height)"
-        let escaped = lines.map { line in
-            var out = ""
-            for c in line {
-                switch c {
-                case "\\", "{", "}": out += "\\\(c)"
-                case "\r", "\t": out += " "
-                default: out.append(c)
-                }
-            }
-            return out
-        }.joined(separator: "\\N")
+        // Tabs and carriage returns as spaces; the lines joined by `\N`.
+        let escaped = ASSText.escaped(
+            String(lines.joined(separator: "\n").map { $0 == "\r" || $0 == "\t" ? " " : $0 }))
         return
             "{\\an7\\pos(\(corner.0),\(corner.1))\\clip(\(clip))\\frz\(-canvas.angle)\\fs\(size)\\c&HFFFFFF&\\bord2}\(escaped)"
     }

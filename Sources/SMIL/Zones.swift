@@ -1,3 +1,5 @@
+import OrientationCore
+
 /// The window the presentation fills: its size in pixels, and how far the picture is turned in
 /// it (clockwise degrees: 0, 90, 180, 270), as the player turns its overlays (`OverlayLayout`).
 public struct Canvas: Sendable, Hashable {
@@ -16,13 +18,8 @@ public struct Canvas: Sendable, Hashable {
 
     /// A point of the viewer's picture in the window.
     func toWindow(_ x: Double, _ y: Double) -> (Double, Double) {
-        let w = Double(width), h = Double(height)
-        switch angle {
-        case 90: return (w - y, x)
-        case 180: return (w - x, h - y)
-        case 270: return (y, h - x)
-        default: return (x, y)
-        }
+        let p = PictureTurn.toPanel(x: x, y: y, width: Double(width), height: Double(height), angle: angle)
+        return (p.x, p.y)
     }
 }
 
