@@ -94,21 +94,8 @@ struct Reader {
         guard src.contains("{") else { return src }
         var out = src
         for (key, value) in substitutions where out.contains(key) {
-            out = out.replacingOccurrences(of: key, with: value)
+            out = out.replacing(key, with: value)
         }
         return out
-    }
-}
-
-extension String {
-    /// Every `target` replaced by `replacement` (the standard library's own, without Foundation).
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = "", rest = self[...]
-        while let r = rest.firstRange(of: target) {
-            out += rest[..<r.lowerBound] + replacement
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
     }
 }
