@@ -52,44 +52,28 @@ extension Presentation {
     public func upcoming(within seconds: Double, assumedLength: Double = 10) -> [SMILDocument.Media] {
         var ahead = self
         var found: [SMILDocument.Media] = []
-        var ends: [(time: Double, node: Int, serial: Int)] = []
-        let stop = now + seconds
-        var t = now, steps = 0
-        while steps < 1000 {
-            steps += 1
-            let next = [ahead.nextChange, ends.map(\.time).min()].compactMap { $0 }.min()
-            guard let next, next <= stop else { break }
-            t = max(t, next)
-            var effects: [SMILEffect] = []
-            ahead.run(until: t, effects: &effects)
-            if let i = ends.firstIndex(where: { $0.time <= t }) {
-                let e = ends.remove(at: i)
-                if ahead.states[e.node].phase == .active, ahead.states[e.node].serial == e.serial {
-                    ahead.simpleEnded(e.node, at: t, effects: &effects)
-                }
-            }
-            ahead.settle(effects: &effects)
-            for case .show(_, let shown) in effects {
-                if shown.media.isContinuous { ends.append((t + assumedLength, shown.node, shown.serial)) }
-                if !found.contains(shown.media) { found.append(shown.media) }
-            }
+        for case (_, .show(_, let shown)) in ahead.playOn(for: seconds, videoLength: assumedLength)
+        where !found.contains(shown.media) {
+            found.append(shown.media)
         }
         return found
     }
-}
 
-extension Presentation {
     /// The presentation run on its own from its start for `seconds`, each video taken to last
     /// `videoLength` seconds (its own end is what the player would say): each effect with its
     /// time (elapsed seconds). `upright check-smil` prints it.
-    public mutating func dryRun(for seconds: Double, videoLength: Double, utc: Double, utcOffset: Int)
+    public mutating func dryRun(for seconds: Double, videoLength: Double) -> [(time: Double, effect: SMILEffect)] {
+        playOn(for: seconds, videoLength: videoLength, after: start())
+    }
+
+    /// Runs on from now for `seconds` as a player would drive it: every change when it is due,
+    /// and each video shown (in `first`, and from then on) ended after `videoLength` seconds,
+    /// less where it showed from a position. Each effect with its time.
+    mutating func playOn(for seconds: Double, videoLength: Double, after first: [SMILEffect] = [])
         -> [(time: Double, effect: SMILEffect)]
     {
         var out: [(time: Double, effect: SMILEffect)] = []
         var ends: [(time: Double, node: Int, serial: Int)] = []
-        let base = now, stop = now + seconds
-        var steps = 0
-        func moment(_ t: Double) -> Moment { Moment(elapsed: t, utc: utc + t - base, utcOffset: utcOffset) }
         func note(_ effects: [SMILEffect], at t: Double) {
             for e in effects {
                 out.append((t, e))
@@ -98,15 +82,16 @@ extension Presentation {
                 }
             }
         }
-        note(start(), at: now)
-        while steps < 100_000 {
-            steps += 1
+        note(first, at: now)
+        let stop = now + seconds
+        for _ in 0..<Self.stepLimit {
             guard let t = [nextChange, ends.map(\.time).min()].compactMap({ $0 }).min(), t <= stop else { break }
+            let moment = Moment(elapsed: t, utc: origin + t, utcOffset: utcOffset)
             if let i = ends.firstIndex(where: { $0.time <= t }) {
                 let e = ends.remove(at: i)
-                note(handle(.mediaEnded(node: e.node, serial: e.serial, moment(t))), at: t)
+                note(handle(.mediaEnded(node: e.node, serial: e.serial, moment)), at: t)
             } else {
-                note(handle(.tick(moment(t))), at: t)
+                note(handle(.tick(moment)), at: t)
             }
         }
         return out

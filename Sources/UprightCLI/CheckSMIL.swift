@@ -55,7 +55,7 @@ struct CheckSMIL: ParsableCommand {
             utc = w.instance(near: 0, atOrAfter: true, localOffset: offset) ?? utc
         }
         var p = Presentation(doc, at: Moment(elapsed: 0, utc: utc, utcOffset: offset))
-        for (t, effect) in p.dryRun(for: seconds, videoLength: videoSeconds, utc: utc, utcOffset: offset) {
+        for (t, effect) in p.dryRun(for: seconds, videoLength: videoSeconds) {
             switch effect {
             case .show(let slot, let shown):
                 let what = shown.media.kind == .brush ? "brush \(shown.media.color ?? "")" : shown.media.src
