@@ -30,19 +30,24 @@ public final class MPVSoftwareRenderer {
         self.player = player
         let core = try player.handle
         var ctx: OpaquePointer?
-        let status: Int32 = "sw".withCString { api in
-            var params = [
-                mpv_render_param(type: MPV_RENDER_PARAM_API_TYPE, data: UnsafeMutableRawPointer(mutating: api)),
-                mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
-            ]
-            return player.lifetime.alive { upright_mpv_render_context_create(&ctx, core, &params) } ?? -3
-        }
+        let status = player.lifetime.alive { Self.createContext(core, &ctx) } ?? -3
         try MPVError.check(status, "mpv_render_context_create(sw)")
         context = ctx!
         player.lifetime.add(1)
     }
 
     deinit { close() }
+
+    /// `mpv_render_context_create` with the `sw` API on `core` (mpv's status).
+    static func createContext(_ core: OpaquePointer, _ ctx: inout OpaquePointer?) -> Int32 {
+        "sw".withCString { api in
+            var params = [
+                mpv_render_param(type: MPV_RENDER_PARAM_API_TYPE, data: UnsafeMutableRawPointer(mutating: api)),
+                mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
+            ]
+            return upright_mpv_render_context_create(&ctx, core, &params)
+        }
+    }
 
     /// Frees the render context (`mpv_render_context_free`). Call it before asking the player to
     /// quit: freeing it while the core shuts its video output down races inside mpv 0.35.

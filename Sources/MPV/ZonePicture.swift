@@ -72,13 +72,7 @@ extension MPVHandle {
 
         init(_ h: OpaquePointer, call: String) throws(MPVError) {
             var ctx: OpaquePointer?
-            let status: Int32 = "sw".withCString { api in
-                var params = [
-                    mpv_render_param(type: MPV_RENDER_PARAM_API_TYPE, data: UnsafeMutableRawPointer(mutating: api)),
-                    mpv_render_param(type: MPV_RENDER_PARAM_INVALID, data: nil),
-                ]
-                return upright_mpv_render_context_create(&ctx, h, &params)
-            }
+            let status = MPVSoftwareRenderer.createContext(h, &ctx)
             try MPVError.check(status, "\(call): mpv_render_context_create(sw)")
             context = ctx
         }
