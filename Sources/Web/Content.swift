@@ -317,17 +317,10 @@ public struct ConfigurationFile: Sendable {
         let temporary = (path as NSString).deletingLastPathComponent + "/.\((path as NSString).lastPathComponent).web"
         var info = stat()
         let mode = stat(path, &info) == 0 ? mode_t(info.st_mode & 0o7777) : 0o644
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { return "cannot write beside \(path): \(systemError(errno))" }
-        let bytes = Array(text.utf8)
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard n == bytes.count, synced, rename(temporary, path) == 0 else {
-            let e = errno
-            unlink(temporary)
-            return "cannot write \(path): \(systemError(e))"
+        switch WholeFile.write(text, to: path, temporary: temporary, mode: mode) {
+        case .create(let e): return "cannot write beside \(path): \(systemError(e))"
+        case .write(let e): return "cannot write \(path): \(systemError(e))"
+        case nil: return nil
         }
-        return nil
     }
 }
