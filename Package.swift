@@ -135,7 +135,7 @@ let package = Package(
         .target(
             name: "Display",
             dependencies: [
-                "Blocking", "OrientationCore", "Settings", "Systemd", "Udev", "UnixSocket",
+                "Blocking", "Files", "OrientationCore", "Settings", "Systemd", "Udev", "UnixSocket",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],

@@ -1,3 +1,4 @@
+import Files
 import Foundation
 
 /// A monitor's identity from its EDID (the 128-byte base block the kernel shows in
@@ -87,21 +88,11 @@ extension MonitorIdentity {
         let entries = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted()
         return entries.compactMap { entry in
             guard entry.hasPrefix("card"), let dash = entry.firstIndex(of: "-") else { return nil }
-            guard let bytes = readBytes(root + "/" + entry + "/edid", limit: 16 << 10),
+            guard let bytes = readPrefix(root + "/" + entry + "/edid", limit: 16 << 10),
                 let identity = MonitorIdentity(edid: bytes, pnpName: { names[$0] })
             else { return nil }
             return (String(entry[entry.index(after: dash)...]), identity)
         }
-    }
-
-    static func readBytes(_ path: String, limit: Int) -> [UInt8]? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: limit)).map { [UInt8]($0) }
-    }
-
-    static func readText(_ path: String, limit: Int) -> String? {
-        readBytes(path, limit: limit).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

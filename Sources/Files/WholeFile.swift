@@ -1,3 +1,4 @@
+import Foundation
 public import Glibc
 
 /// A file written whole or not at all: `text` into `temporary` (beside it), synced, then renamed
@@ -24,4 +25,17 @@ public enum WholeFile {
         }
         return nil
     }
+}
+
+/// The first `limit` bytes of a file (all of a shorter one); `nil` when it cannot be read or is
+/// empty.
+public func readPrefix(_ path: String, limit: Int) -> [UInt8]? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    return (try? handle.read(upToCount: limit)).map { [UInt8]($0) }
+}
+
+/// The same as text (UTF-8, a bad byte replaced).
+public func readText(_ path: String, limit: Int) -> String? {
+    readPrefix(path, limit: limit).map { String(decoding: $0, as: UTF8.self) }
 }

@@ -1,3 +1,4 @@
+import Files
 import Foundation
 public import MPV
 public import SMIL
@@ -116,7 +117,7 @@ public final class SMILStage {
             } else {
                 attempt { try mpv.clearZone(id) }
             }
-            guard case .success(let path) = locate(src), let words = Self.words(path) else {
+            guard case .success(let path) = locate(src), let words = readText(path, limit: 65_536) else {
                 problems.append("'\(src)': no text to show")
                 return
             }
@@ -124,14 +125,6 @@ public final class SMILStage {
             let command = ["osd-overlay", textID, "ass-events", ass, String(canvas.width), String(canvas.height)]
             attempt { try mpv.command(command + [String(Self.textIDBase + id)]) }
         }
-    }
-
-    /// A text file's words: at most 64 KB of it, as UTF-8.
-    static func words(_ path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: 65_536)) ?? nil
-        return data.map { String(decoding: $0, as: UTF8.self) }
     }
 
     func attempt(_ body: () throws -> Void) {
