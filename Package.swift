@@ -192,7 +192,7 @@ let package = Package(
                 "OrientationCore",
                 "Picture",
                 "Playback", "Player", "RemoteCache", "Sensors", "Settings",
-                "Session", "Wire",
+                "Session", "SMIL", "Wire",
                 "Sync", "Systemd", "UnixSocket", "Web", "Control", "Fleet", "PlayLog", "UprightMetrics", "WallLink",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

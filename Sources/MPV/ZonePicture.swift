@@ -35,8 +35,7 @@ extension MPVHandle {
     static func zonePixels(_ z: ZoneDrawing, timeout: Double = 10) throws(MPVError) -> [UInt8] {
         switch z.source {
         case .color(let hex):
-            let v = UInt32(hex.dropFirst(), radix: 16) ?? 0
-            let pixel: [UInt8] = [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), 255]
+            let pixel = colorPixel(hex)
             return [UInt8](unsafeUninitializedCapacity: z.width * z.height * 4) { buffer, count in
                 for i in 0..<(z.width * z.height) { for k in 0..<4 { buffer[i * 4 + k] = pixel[k] } }
                 count = z.width * z.height * 4
@@ -62,8 +61,33 @@ extension MPVHandle {
             try waitEvent(h, call: call, timeout: timeout, ended: "no picture in it") { e in
                 e.event_id == MPV_EVENT_PLAYBACK_RESTART ? () : nil
             }
-            return try renderer.render(width: width, height: height, call: call)
+            var pixels = try renderer.render(width: width, height: height, call: call)
+            // The software renderer leaves what the picture does not cover black: the zone's
+            // background there instead (mpv's margins around the picture it drew).
+            if let background = options["background"] {
+                let margin = { (side: String) -> Int in
+                    var v: Int64 = 0
+                    _ = upright_mpv_get_property(h, "osd-dimensions/m" + side, MPV_FORMAT_INT64, &v)
+                    return Int(v)
+                }
+                let picture = (x: margin("l"), y: margin("t"), right: width - margin("r"), bottom: height - margin("b"))
+                let pixel = colorPixel(background)
+                for y in 0..<height {
+                    for x in 0..<width
+                    where !(picture.x..<picture.right).contains(x) || !(picture.y..<picture.bottom).contains(y) {
+                        let i = (y * width + x) * 4
+                        for k in 0..<4 { pixels[i + k] = pixel[k] }
+                    }
+                }
+            }
+            return pixels
         }
+    }
+
+    /// `#rrggbb` as a BGRA pixel (opaque); black when it cannot be read.
+    static func colorPixel(_ hex: String) -> [UInt8] {
+        let v = UInt32(hex.dropFirst().suffix(6), radix: 16) ?? 0
+        return [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), 255]
     }
 
     /// A software render context on a core of its own, freed before the core is destroyed.

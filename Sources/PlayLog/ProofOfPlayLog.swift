@@ -32,6 +32,9 @@ public final class ProofOfPlayLog: Sendable {
     public func stalled() { record { $0.stalled(at: $1) } }
     public func idle() { record { $0.idle(at: $1) } }
     public func stopped() { record { $0.stopped(at: $1) } }
+    public func zone(_ region: String, shows item: String?, id: String?) {
+        record { $0.zone(region, shows: item, id: id, at: $1) }
+    }
     public func leave() { state.withLock { $0.plays.leave(at: Date().timeIntervalSince1970) } }
 
     /// One line as written.
@@ -42,6 +45,8 @@ public final class ProofOfPlayLog: Sendable {
         var seconds: Double
         var outcome: String
         var reason: String?
+        var region: String?
+        var id: String?
     }
 
     /// `2026-11-26T09:39:44.695Z`: UTC, milliseconds.
@@ -57,7 +62,8 @@ public final class ProofOfPlayLog: Sendable {
                     Line(
                         item: Redact.url(r.item), start: Date(timeIntervalSince1970: r.start).formatted(Self.time),
                         end: Date(timeIntervalSince1970: r.end).formatted(Self.time), seconds: r.seconds,
-                        outcome: r.outcome.rawValue, reason: r.reason.map(Redact.text))) + "\n"
+                        outcome: r.outcome.rawValue, reason: r.reason.map(Redact.text), region: r.region, id: r.id))
+                    + "\n"
             }.joined()
             let failure = append(Array(text.utf8))
             if let failure, !s.failing {

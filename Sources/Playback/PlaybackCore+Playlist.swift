@@ -7,6 +7,7 @@ extension PlaybackCore {
     /// Loads the playlist: the built-in test pattern when none is configured, else after a look at
     /// the disk (``scanned(_:at:)`` loads it).
     mutating func start(at now: Double) -> [PlaybackEffect] {
+        if presenting { return drawOverlays() }
         if stallCheckAt == nil, settings.stallTimeout != nil || settings.playlist.contains(where: { isLive($0) }) {
             stallCheckAt = now + 1
         }
@@ -29,6 +30,7 @@ extension PlaybackCore {
         windowSized = false
         if case .step(_, let request)? = inFlight?.change { out.append(.stepped(request: request, playing: current)) }
         (inFlight, changes) = (nil, changes.filter { if case .step = $0 { true } else { false } })
+        if presenting { return out + apply(interface, strategy: strategy, layout: layout, panel: panel) }
         if clipState != nil {
             clipState = nil
             out.append(.event(.clipEnded))
@@ -45,6 +47,23 @@ extension PlaybackCore {
             if let resume, resume > 0, resume < items.count { out += change(.playItem(items[resume]), at: now) }
         }
         return out + apply(interface, strategy: strategy, layout: layout, panel: panel)
+    }
+
+    /// Another shows what plays (`on`), or the playlist plays again from its start. The core's
+    /// playlist is forgotten either way; what it was waiting for is answered.
+    mutating func present(_ on: Bool, at now: Double) -> [PlaybackEffect] {
+        guard on != presenting else { return [] }
+        presenting = on
+        var out: [PlaybackEffect] = []
+        if case .step(_, let request)? = inFlight?.change { out.append(.stepped(request: request, playing: nil)) }
+        for case .step(_, let request) in changes { out.append(.stepped(request: request, playing: nil)) }
+        (inFlight, changes, adding, guards) = (nil, [], [], [])
+        (entries, items, current, currentEntry, unstarted) = ([], [], nil, nil, [])
+        (stallCheckAt, liveEndAt, lostStream, probeAt, retryAt) = (nil, nil, nil, nil, nil)
+        startDeadline = nil
+        sentPlacement = [:]
+        guard on else { return out + start(at: now) }
+        return out + [.mpv(.stop)] + applyLayout()
     }
 
     /// mpv's playlist becomes `list`, played from its start (the splash first, at the first start).
@@ -173,13 +192,14 @@ extension PlaybackCore {
     // MARK: - Looking at the disk
 
     mutating func look(_ purpose: ScanPurpose) -> [PlaybackEffect] {
+        guard !presenting else { return [] }
         // A start wins over a refresh asked for meanwhile.
         scanFor = scanFor == .start ? .start : purpose
         return [.scan]
     }
 
     mutating func scanned(_ scan: PlaylistScan, at now: Double) -> [PlaybackEffect] {
-        guard let purpose = scanFor else { return [] }
+        guard let purpose = scanFor, !presenting else { return [] }
         scanFor = nil
         lastScan = scan
         let fresh = made(from: scan, at: now)

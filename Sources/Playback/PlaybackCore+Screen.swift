@@ -251,7 +251,8 @@ extension PlaybackCore {
         // The margin lies on the panel edge that is the viewer's bottom.
         let sides: [(String, Int)] = [("top", 180), ("bottom", 0), ("left", 90), ("right", 270)]
         let margins = sides.map { side, angle in ("video-margin-ratio-\(side)", surfaceAngle == angle ? bottom : 0) }
-        return place(margins + placeTile()) + drawOverlays()
+        // A presentation places its own video (its region's margins).
+        return (presenting ? [] : place(margins + placeTile())) + drawOverlays()
     }
 
     /// The placement properties among `values` whose value mpv does not have yet, as sets.

@@ -41,10 +41,12 @@ extension PlaybackCore {
         case .mpv(.osdSize), .mpv(.dimension(.osdWidth, _)), .mpv(.dimension(.osdHeight, _)): resized = true
         default: resized = false
         }
-        let placed = effects.contains {
-            if case .mpv(.set(let name, _)) = $0 { return PlacementNudge.places(name) }
-            return false
-        }
+        let placed =
+            input == .placed
+            || effects.contains {
+                if case .mpv(.set(let name, _)) = $0 { return PlacementNudge.places(name) }
+                return false
+            }
         guard resized || placed else { return [] }
         nudging.asked = true
         return [.samplePlacement]

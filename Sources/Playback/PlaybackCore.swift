@@ -151,6 +151,8 @@ public struct PlaybackCore: Sendable {
     public internal(set) var overlays = OverlayContent()
     var overlaysHidden = false
     var osd = (width: 0, height: 0)
+    /// The window's size as mpv's OSD has it (0 × 0 until mpv said it).
+    public var windowSize: (width: Int, height: Int) { osd }
     /// The sizes mpv said, one number at a time.
     var dimensions = Dimensions()
     /// The placement nudge (``PlacementNudge``).
@@ -207,6 +209,9 @@ public struct PlaybackCore: Sendable {
     var screenPaused = false
     /// The touch check, under way or ended (its report stays).
     var touchCheck: TouchCheckRun?
+    /// Another shows what plays (a SMIL presentation, ``PlaybackInput/present(_:)``): the core
+    /// loads nothing and places no picture; it turns, lays out and draws the overlays.
+    public internal(set) var presenting = false
 
     /// A core for `settings`; `rotateByFilter` for mpv's software render API.
     public init(settings: PlayerSettings, rotateByFilter: Bool = false) {
@@ -258,6 +263,9 @@ public struct PlaybackCore: Sendable {
         case .refused(let command): return refused(command)
         case .removeRefused(let entry): return removeRefused(entry)
         case .guarded(let passed): return guarded(passed: passed)
+        case .clip(let file, _) where presenting:
+            return [.event(.problem("\(file): a clip does not play over a SMIL index")), .event(.clipEnded)]
+        case .step(_, let request) where presenting: return [.stepped(request: request, playing: nil)]
         case .clip(let file, let position): return playClip(file, position: position, at: now)
         case .step(let step, let request):
             holdFollowing(at: now)
@@ -270,6 +278,8 @@ public struct PlaybackCore: Sendable {
             return lose(path, entry: entry, why: "its server went away", at: now)
         case .follow, .groupSample, .lengthsProbed, .groupClip: return wallInput(input, at: now)
         case .placementSample(let sample): return placementSampled(sample)
+        case .present(let on): return present(on, at: now)
+        case .placed: return []
         }
     }
 

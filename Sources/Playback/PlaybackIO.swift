@@ -188,6 +188,12 @@ public enum PlaybackInput: Sendable, Hashable {
     case placementSample(PlacementSample)
     /// Start or stop the touch check.
     case touchCheck(TouchCheckCommand)
+    /// Another shows what plays from now on (a SMIL presentation: mpv's playlist events go to it,
+    /// not to the core), or no longer (`false`: the playlist is loaded again).
+    case present(Bool)
+    /// Another placed the picture (a presentation's video region): the window is read for the
+    /// nudge an old software output needs, as after the core's own placement.
+    case placed
 }
 
 /// A step through the playlist.
@@ -287,4 +293,8 @@ public enum PlayerEvent: Sendable, Hashable {
     case problem(String)
     /// mpv shut down.
     case shutdown
+    /// A SMIL presentation's zone shows another item, or nothing (``ZonePlaying/item`` `nil`).
+    case zone(ZonePlaying)
+    /// A SMIL index was read and plays (a new version replaced the old), or cannot be.
+    case presentation(PresentationStatus)
 }

@@ -107,6 +107,13 @@ public enum RemoteItem {
     /// in `.m3u` or `.txt`, a list of URLs (one a line; `#` lines are comments; a relative one is
     /// taken from the list's own address). The list is cached as a file is, and so is each of
     /// its files.
+    /// Whether a playlist entry names a SMIL index (a file or a URL): its path (a URL's, before
+    /// `?`) ends in `.smil` or `.smi`.
+    public static func isIndex(_ entry: String) -> Bool {
+        let path = (entry.split(separator: "?", maxSplits: 1).first.map(String.init) ?? entry).lowercased()
+        return path.hasSuffix(".smil") || path.hasSuffix(".smi")
+    }
+
     public static func isList(_ item: String, options: ItemOptions? = nil) -> Bool {
         let lower = item.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), options?.live != true else { return false }
@@ -153,7 +160,7 @@ public enum RemoteItem {
     public static func isCached(_ item: String, options: ItemOptions? = nil) -> Bool {
         let lower = item.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return false }
-        if isList(item, options: options) { return true }
+        if isList(item, options: options) || isIndex(item) { return true }
         if let live = options?.live { return !live }
         let path = lower.split(separator: "?", maxSplits: 1).first.map(String.init) ?? lower
         let afterHost = path.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).dropFirst(3).first

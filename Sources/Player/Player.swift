@@ -37,6 +37,10 @@ public actor Player {
     var handleEnded = false
     /// A wall's group, while its schedule is followed (``follow(_:)``).
     var group: GroupLink?
+    /// The SMIL index playing in place of the core's playlist (``SMILShow``); `nil` when none does.
+    var show: SMILShow?
+    /// The mpv whose `eof-reached` is observed (a presentation's video ends by it).
+    var eofObserved: ObjectIdentifier?
 
     /// The player's mpv, for a renderer.
     public nonisolated var mpvHandle: MPVHandle { handleBox.withLock { $0 } }
@@ -107,8 +111,15 @@ public actor Player {
 
     // MARK: - Requests
 
-    /// Starts the playlist, or the idle scene when it is empty.
-    public func start() { feed(.start) }
+    /// Starts the playlist, or the idle scene when it is empty; a playlist with a SMIL index
+    /// plays the index (``beginShow(_:)``).
+    public func start() {
+        if let index = core.settings.playlist.first(where: RemoteItem.isIndex) {
+            beginShow(index)
+        } else {
+            feed(.start)
+        }
+    }
 
     /// Starts a new mpv after the old one ended on its own (its display went away and came back):
     /// the same options and hotkeys, the playlist from the entry that played, the same layout,
@@ -122,6 +133,7 @@ public actor Player {
         handleEnded = false
         pump(handle)
         feed(.restarted)
+        showRestarted()
     }
 
     /// The display went away: nothing more is sent to this mpv (it closes its window, or fails each
@@ -130,10 +142,22 @@ public actor Player {
 
     /// A remote item was downloaded, or a new version of it: the playlist takes it from the next
     /// item change (the item playing goes on).
-    public func remoteChanged() { feed(.foldersChanged) }
+    public func remoteChanged() {
+        feed(.foldersChanged)
+        if show != nil { readIndex() }
+    }
 
     /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
-    public func setPlaylist(_ items: [String]) { feed(.setPlaylist(items)) }
+    /// A list with a SMIL index plays the index; one that names another index replaces it.
+    public func setPlaylist(_ items: [String]) {
+        let index = items.first(where: RemoteItem.isIndex)
+        feed(.setPlaylist(items))
+        if let index {
+            if index != show?.entry { beginShow(index) }
+        } else if show != nil {
+            endShow()
+        }
+    }
     /// Applies the interface orientation the policy decided (and the layout, when given).
     public func apply(
         _ o: InterfaceOrientation, strategy: AppliedStrategy, layout: PlayerLayout? = nil,
@@ -212,6 +236,8 @@ public actor Player {
         guard handle === mpv, !isShuttingDown else { return }  // an mpv that was replaced, or quitting
         if let said = MPVHandle.playerEvent(for: e) {
             continuation.yield(said)
+        } else if show != nil, showTakes(e) {
+            return
         } else if let input = mpv.input(for: e) {
             feed(input)
         }
@@ -223,7 +249,14 @@ public actor Player {
         guard !isShuttingDown else { return }
         var queue = core.handle(input, at: timer.now())[...]
         while let effect = queue.popFirst() { queue += perform(effect).flatMap { core.handle($0, at: timer.now()) } }
-        timer.schedule(core.nextDeadline) { [weak self] in await self?.tick() }  // the one timer
+        if show != nil { followCanvas() }
+        schedule()
+    }
+
+    /// The one timer, at the soonest of the core's deadline and the presentation's next change.
+    func schedule() {
+        let due = [core.nextDeadline, show?.nextDeadline].compactMap { $0 }.min()
+        timer.schedule(due) { [weak self] in await self?.tick() }
     }
 
     /// Carries `effect` out; returns the core's inputs for what came back (an answer it asked for).
@@ -273,6 +306,7 @@ public actor Player {
 
     func tick() {
         timer.fired()
+        showTick()
         feed(.tick)
     }
 

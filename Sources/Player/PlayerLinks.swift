@@ -26,11 +26,15 @@ public struct PlayerOutside: Sendable {
     /// Whether a lost HTTP(S) stream's server serves it again (``StreamProbe`` asks the other
     /// streams, and these without it, by a TCP connection).
     public var servesHTTP: (@Sendable (String) async -> Bool)?
+    /// A SMIL index from the network asks to be read again every so many seconds (its `Refresh`;
+    /// `nil`: the cache's own interval).
+    public var indexRefresh: (@Sendable (String, Double?) -> Void)?
 
     public init(
-        cached: (@Sendable (String) -> String?)? = nil, servesHTTP: (@Sendable (String) async -> Bool)? = nil
+        cached: (@Sendable (String) -> String?)? = nil, servesHTTP: (@Sendable (String) async -> Bool)? = nil,
+        indexRefresh: (@Sendable (String, Double?) -> Void)? = nil
     ) {
-        (self.cached, self.servesHTTP) = (cached, servesHTTP)
+        (self.cached, self.servesHTTP, self.indexRefresh) = (cached, servesHTTP, indexRefresh)
     }
 
     /// Whether the server of the stream `url` answers: over HTTP for an HTTP(S) stream (with

@@ -17,7 +17,9 @@ public final class SMILStage {
     /// What was drawn in each zone, so that nothing is drawn twice.
     var drawn: [Slot: String] = [:]
     /// The video playing in the video slot (its node and serial).
-    var playing: (node: Int, serial: Int)?
+    public private(set) var playing: (node: Int, serial: Int)?
+    /// What the video slot's zone shows once its video's first frame is there.
+    var pendingDrawing: ZonePlan.Drawing?
     /// Why the last effects could not all be shown (a file refused, a picture mpv could not read).
     public private(set) var problems: [String] = []
 
@@ -59,12 +61,35 @@ public final class SMILStage {
 
     func show(_ s: Shown?, in slot: Slot) {
         if slot == plan.videoSlot, let s, s.media.kind == .video {
+            // What the zone showed stays over the video until its first frame (``videoShows()``).
+            pendingDrawing = plan.drawing(s, in: slot, of: document)
             playVideo(s, in: slot)
-        } else if slot == plan.videoSlot, playing != nil {
+            return
+        }
+        if slot == plan.videoSlot { pendingDrawing = nil }
+        // Drawn first: a picture covers the last video frame, and nothing black shows between.
+        draw(plan.drawing(s, in: slot, of: document), in: slot)
+        if slot == plan.videoSlot, playing != nil {
             playing = nil
             attempt { try mpv.command(["stop"]) }
         }
-        draw(plan.drawing(s, in: slot, of: document), in: slot)
+    }
+
+    /// The video slot's video shows its first frame (or could not play): what covered the zone goes.
+    public func videoShows() {
+        guard let drawing = pendingDrawing, let slot = plan.videoSlot else { return }
+        pendingDrawing = nil
+        draw(drawing, in: slot)
+    }
+
+    /// Every zone cleared and the video stopped (the index is left, or replaced).
+    public func clearAll() {
+        pendingDrawing = nil
+        for slot in plan.ids.keys { draw(.none, in: slot) }
+        if playing != nil {
+            playing = nil
+            attempt { try mpv.command(["stop"]) }
+        }
     }
 
     func playVideo(_ s: Shown, in slot: Slot) {
@@ -92,7 +117,9 @@ public final class SMILStage {
     }
 
     func draw(_ drawing: ZonePlan.Drawing, in slot: Slot) {
-        guard let id = plan.ids[slot], let zone = document.zone(slot, on: canvas) else { return }
+        // A window not sized yet (no OSD size): drawn at ``relayout(_:shown:)`` once it is.
+        guard let id = plan.ids[slot], let zone = document.zone(slot, on: canvas), zone.width > 0, zone.height > 0
+        else { return }
         let key = "\(drawing) \(zone)"
         guard drawn[slot] != key else { return }
         drawn[slot] = key

@@ -23,13 +23,15 @@ public struct RemoteCacheSettings: Sendable, Hashable {
     /// The longest a download may go without a byte (a Wi-Fi roam, a NAT timeout, a server that
     /// stalls): it fails, and is asked again with back-off.
     public var readTimeout: Duration
+    /// The User-Agent of every request (the player's identity to a CMS); `nil`: the client's own.
+    public var userAgent: String?
 
     public init(
         directory: String, maxBytes: Int64 = 2_000_000_000, caFile: String? = nil, timeout: Duration = .seconds(1800),
-        connectTimeout: Duration = .seconds(3), readTimeout: Duration = .seconds(30)
+        connectTimeout: Duration = .seconds(3), readTimeout: Duration = .seconds(30), userAgent: String? = nil
     ) {
         (self.directory, self.maxBytes, self.caFile, self.timeout) = (directory, maxBytes, caFile, timeout)
-        (self.connectTimeout, self.readTimeout) = (connectTimeout, readTimeout)
+        (self.connectTimeout, self.readTimeout, self.userAgent) = (connectTimeout, readTimeout, userAgent)
     }
 }
 
@@ -230,6 +232,7 @@ public actor RemoteCache {
     /// The request for `url`, conditional on the version cached (its ETag and Last-Modified).
     private func request(for url: String, conditional: Bool) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: url)
+        if let agent = settings.userAgent { request.headers.replaceOrAdd(name: "User-Agent", value: agent) }
         if conditional, let e = entries[url] {
             if let tag = e.etag { request.headers.add(name: "If-None-Match", value: tag) }
             if let date = e.lastModified { request.headers.add(name: "If-Modified-Since", value: date) }

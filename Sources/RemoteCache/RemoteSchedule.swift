@@ -21,6 +21,10 @@ public struct RemoteSchedule: Sendable, Hashable {
     public private(set) var asking: Set<String> = []
     /// How many are asked at once.
     public var parallel = 3
+    /// Items asked at their own interval rather than ``interval`` (a SMIL index's `Refresh`).
+    public private(set) var ownIntervals: [String: Double] = [:]
+    /// The shortest own interval taken: no index asks its server more often.
+    public static let shortestInterval = 5.0
 
     public init(interval: Double = 300, retry: Double = 5) {
         (self.interval, self.retry) = (interval, retry)
@@ -57,7 +61,19 @@ public struct RemoteSchedule: Sendable, Hashable {
     public mutating func succeeded(_ url: String, at now: Double) {
         asking.remove(url)
         guard items[url] != nil else { return }
-        items[url] = Item(nextAt: now + interval, cached: true)
+        items[url] = Item(nextAt: now + (ownIntervals[url] ?? interval), cached: true)
+    }
+
+    /// `url` is asked every `seconds` (``shortestInterval`` at least) from now on; `nil`: every
+    /// ``interval`` again. A sooner time than the one set is taken at once.
+    public mutating func setInterval(_ url: String, _ seconds: Double?, at now: Double) {
+        let own = seconds.map { max(Self.shortestInterval, $0) }
+        guard ownIntervals[url] != own else { return }
+        ownIntervals[url] = own
+        if var item = items[url], item.problem == nil {
+            item.nextAt = min(item.nextAt, now + (own ?? interval))
+            items[url] = item
+        }
     }
 
     public mutating func failed(_ url: String, why: String, at now: Double) {

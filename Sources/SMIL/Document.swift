@@ -129,15 +129,36 @@ public struct SMILDocument: Sendable, Hashable {
 }
 
 extension SMILDocument {
-    /// Whether a playlist entry names a SMIL index: its path (the URL's, before `?`) ends in
-    /// `.smil` or `.smi`.
-    public static func isIndex(_ entry: String) -> Bool {
-        let path = (entry.split(separator: "?", maxSplits: 1).first.map(String.init) ?? entry).lowercased()
-        return path.hasSuffix(".smil") || path.hasSuffix(".smi")
-    }
-
     /// How many media elements it plays.
     public var mediaCount: Int {
         nodes.count { if case .media = $0.kind { true } else { false } }
+    }
+}
+
+extension SMILDocument {
+    /// A slot as the status and the diagnostics name it: its region's name, "root" or "audio".
+    public func name(of slot: Slot) -> String {
+        switch slot {
+        case .root: "root"
+        case .audio: "audio"
+        case .region(let i): layout.regions.indices.contains(i) ? layout.regions[i].name : "region \(i)"
+        }
+    }
+
+    /// Every `src` it plays or fetches ahead (media and `prefetch`), once each, in document order;
+    /// a brush has none.
+    public var sources: [String] {
+        var seen: Set<String> = []
+        var out: [String] = []
+        for node in nodes {
+            let src: String
+            switch node.kind {
+            case .media(let m) where m.kind != .brush: src = m.src
+            case .prefetch(let s): src = s
+            default: continue
+            }
+            if !src.isEmpty, seen.insert(src).inserted { out.append(src) }
+        }
+        return out
     }
 }

@@ -25,9 +25,15 @@ public struct ProofOfPlay: Sendable {
         public var seconds: Double
         public var outcome: Outcome
         public var reason: String?
+        /// A SMIL presentation's zone (its region's name) and the element's `xml:id`; `nil` for a
+        /// playlist item.
+        public var region: String?
+        public var id: String?
     }
 
     private var current: (item: String, at: Double)?
+    /// What each zone of a SMIL presentation shows, by its region's name.
+    private var zones: [String: (item: String, id: String?, at: Double)] = [:]
     private var leaving = false
 
     public init() {}
@@ -54,8 +60,26 @@ public struct ProofOfPlay: Sendable {
     /// Nothing plays now: the item playing ended.
     public mutating func idle(at now: Double) -> [Record] { close(at: now, leaving ? .skipped : .ended) }
 
-    /// Upright stops, or mpv's process ended under the item playing.
-    public mutating func stopped(at now: Double) -> [Record] { close(at: now, .stopped) }
+    /// Upright stops, or mpv's process ended under the item playing (and every zone's).
+    public mutating func stopped(at now: Double) -> [Record] {
+        let out = zones.keys.sorted().flatMap { leaveZone($0, at: now, .stopped) }
+        return close(at: now, .stopped) + out
+    }
+
+    /// A SMIL presentation's zone `region` shows `item` (its element's `xml:id`), or nothing
+    /// (`nil`): what it showed before ended. Zones are recorded each on its own.
+    public mutating func zone(_ region: String, shows item: String?, id: String?, at now: Double) -> [Record] {
+        let out = leaveZone(region, at: now, .ended)
+        if let item { zones[region] = (item, id, now) }
+        return out
+    }
+
+    private mutating func leaveZone(_ region: String, at now: Double, _ outcome: Outcome) -> [Record] {
+        guard let z = zones.removeValue(forKey: region) else { return [] }
+        var r = Self.record(z.item, from: z.at, to: now, outcome, reason: nil)
+        (r.region, r.id) = (region, z.id)
+        return [r]
+    }
 
     private mutating func close(at now: Double, _ outcome: Outcome, reason: String? = nil) -> [Record] {
         defer { (current, leaving) = (nil, false) }

@@ -30,7 +30,7 @@ struct CheckConfig: ParsableCommand {
         for entry in configuration.player.playlist {
             let options = configuration.player.itemOptions[entry]
             let what =
-                SMILDocument.isIndex(entry)
+                RemoteItem.isIndex(entry)
                 ? Self.smil(entry)
                 : RemoteItem.isCached(entry, options: options)
                     ? "\(entry): a remote file, played from the cache (\(configuration.cache.resolvedDirectory()))"
@@ -43,9 +43,10 @@ struct CheckConfig: ParsableCommand {
 
     /// What a SMIL index entry is: read here when it is a file.
     static func smil(_ entry: String) -> String {
-        let later = "upright play does not play SMIL indexes yet"
+        let plays = "played in place of the playlist's other entries"
         guard let path = Playlist.localPath(entry) else {
-            return "\(entry): a SMIL index on the network; \(later) (upright check-smil reads a copy)"
+            return
+                "\(entry): a SMIL index on the network, \(plays), through the cache (upright check-smil reads a copy)"
         }
         guard let data = FileManager.default.contents(atPath: path) else { return Playlist.inspect(entry).description }
         switch SMILDocument.read(Array(data), file: path) {
@@ -53,7 +54,7 @@ struct CheckConfig: ParsableCommand {
         case .success(let doc):
             let warnings = doc.diagnostics.count
             return "\(entry): a SMIL index: \(doc.mediaCount) media in \(doc.layout.regions.count) regions, "
-                + "\(warnings) warning\(warnings == 1 ? "" : "s") (upright check-smil lists them); \(later)"
+                + "\(warnings) warning\(warnings == 1 ? "" : "s") (upright check-smil lists them); \(plays)"
         }
     }
 }

@@ -69,10 +69,7 @@ struct CheckSMIL: ParsableCommand {
     }
 
     func name(_ slot: Slot, _ doc: SMILDocument) -> String {
-        switch slot {
-        case .root: "root"
-        case .audio: "audio"
-        case .region(let i): "region '\(doc.layout.regions[i].name)'"
-        }
+        if case .region = slot { return "region '\(doc.name(of: slot))'" }
+        return doc.name(of: slot)
     }
 }

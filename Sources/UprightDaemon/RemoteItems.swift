@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Playback
 import RemoteCache
+import SMIL
 import Session
 import Synchronization
 import Wire
@@ -15,6 +16,8 @@ import Wire
 /// are, and the status says why.
 actor RemoteItems {
     private let settings: CacheSettings
+    /// Who the player is to the servers it asks (``PlayerIdentity``).
+    private let userAgent: String?
     private let directory: String
     private let logger: Logger
     /// One element each time a file arrives (a first download, a new version).
@@ -34,8 +37,12 @@ actor RemoteItems {
     /// The cache, readable from the player's scan on any thread.
     private nonisolated let current = Mutex<(RemoteCache?, bypass: Bool)>((nil, false))
 
-    init(settings: CacheSettings, playlist: [String], options: [String: ItemOptions], logger: Logger) {
+    init(
+        settings: CacheSettings, playlist: [String], options: [String: ItemOptions], userAgent: String? = nil,
+        logger: Logger
+    ) {
         self.settings = settings
+        self.userAgent = userAgent
         self.logger = logger
         self.options = options
         self.playlist = playlist
@@ -44,19 +51,21 @@ actor RemoteItems {
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         directory = settings.resolvedDirectory()
         if !Self.cachedURLs(playlist, options: options).isEmpty {
-            (cache, unusable) = Self.makeCache(settings, directory: directory, logger: logger)
+            (cache, unusable) = Self.makeCache(settings, directory: directory, userAgent: userAgent, logger: logger)
             current.withLock { [cache] in $0 = (cache, cache == nil) }
         }
     }
 
     /// The cache in `directory`, or why it cannot be made there.
-    static func makeCache(_ settings: CacheSettings, directory: String, logger: Logger) -> (RemoteCache?, String?) {
+    static func makeCache(_ settings: CacheSettings, directory: String, userAgent: String?, logger: Logger)
+        -> (RemoteCache?, String?)
+    {
         do {
             let made = try RemoteCache(
                 settings: RemoteCacheSettings(
                     directory: directory, maxBytes: Int64(settings.maxMB * 1_000_000),
                     caFile: settings.caFile.isEmpty ? nil : settings.caFile,
-                    readTimeout: .milliseconds(Int64(settings.readTimeout * 1000))),
+                    readTimeout: .milliseconds(Int64(settings.readTimeout * 1000)), userAgent: userAgent),
                 logger: logger)
             logger.notice("cache: \(directory)")
             return (made, nil)
@@ -74,12 +83,28 @@ actor RemoteItems {
         var urls: [String] = []
         for item in playlist where RemoteItem.isCached(item, options: options[item]) {
             urls.append(item)
+            if RemoteItem.isIndex(item), let file = cached(item) {
+                urls += indexMedia(file, of: item).filter { !urls.contains($0) }
+                continue
+            }
             guard RemoteItem.isList(item, options: options[item]), let file = cached(item),
                 case .success(let text) = Playlist.remoteList(file)
             else { continue }
             urls += RemoteItem.items(ofList: text, base: item).filter { RemoteItem.isCached($0) && !urls.contains($0) }
         }
         return urls
+    }
+
+    /// The files a cached SMIL index (`file`, from `url`) plays or fetches ahead that the cache
+    /// keeps: its `http(s)` media, resolved against the index. Streams play from the network.
+    static func indexMedia(_ file: String, of url: String) -> [String] {
+        guard let bytes = readPrefix(file, limit: XMLTree.maxBytes + 1),
+            case .success(let doc) = SMILDocument.read(bytes, file: url)
+        else { return [] }
+        return doc.sources.compactMap { try? MediaAddress.resolve($0, against: url).get() }.filter {
+            let scheme = $0.prefix { $0 != ":" }.lowercased()
+            return scheme == "http" || scheme == "https"
+        }
     }
 
     /// What the player plays for `url`: its cached file; the URL itself when the cache cannot be
@@ -98,7 +123,7 @@ actor RemoteItems {
         if let options { self.options = options }
         self.playlist = playlist
         if cache == nil, !Self.cachedURLs(playlist, options: self.options).isEmpty {
-            (cache, unusable) = Self.makeCache(settings, directory: directory, logger: logger)
+            (cache, unusable) = Self.makeCache(settings, directory: directory, userAgent: userAgent, logger: logger)
             current.withLock { [cache] in $0 = (cache, cache == nil) }
         }
         schedulePlaylist()
@@ -160,7 +185,7 @@ actor RemoteItems {
             if schedule.items[url]?.problem != nil { logger.notice("cache: \(url) reached again") }
             schedule.succeeded(url, at: now)
             // A new list: its files are asked for (and ones it no longer lists forgotten).
-            if fresh, RemoteItem.isList(url, options: options[url]) { schedulePlaylist() }
+            if fresh, RemoteItem.isList(url, options: options[url]) || RemoteItem.isIndex(url) { schedulePlaylist() }
             if fresh {
                 logger.notice(
                     had
@@ -177,6 +202,15 @@ actor RemoteItems {
                 logger.warning("cache: \(url): \(problem); \(plays); asked again in \(Int(next.rounded())) s")
             }
         }
+    }
+
+    /// The ETag its server gave the cached copy of `url` (a SMIL index's, for the status).
+    func etag(of url: String) async -> String? { await cache?.entry(url)?.etag }
+
+    /// A SMIL index's own `Refresh`: it is asked for at that interval (`nil`: the cache's).
+    func setInterval(_ url: String, _ seconds: Double?) {
+        schedule.setInterval(url, seconds, at: now)
+        wake.yield()
     }
 
     /// Each remote item's state for the status.

@@ -160,6 +160,18 @@ extension SessionShell {
                 proofOfPlay?.stopped()
                 // Not asked for: its window was closed, or the compositor went away under it.
                 if !(await player.isShuttingDown) { feed.yield(.playerLost) }
+            case .zone(let z):
+                if let item = z.item { await remote.played(item) }
+                proofOfPlay?.zone(z.region, shows: z.item, id: z.id)
+                logger.info("SMIL: \(z.region): \(z.item ?? "nothing")\(z.id.map { " (\($0))" } ?? "")")
+                if !ready { ServiceManager.ready(status: "playing a SMIL index") }
+                ready = true
+            case .presentation(let p):
+                if let problem = p.problem {
+                    if p.zones.isEmpty { feed.yield(.fileFailed(path: p.index, reason: problem)) }
+                } else {
+                    feed.yield(.playing(item: p.index, title: p.title ?? p.index))
+                }
             case .idle:
                 proofOfPlay?.idle()
                 metrics.playing(nil)

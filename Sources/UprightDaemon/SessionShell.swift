@@ -13,6 +13,7 @@ import PlayLog
 import Playback
 import Player
 import RemoteCache
+import SMIL
 import Sensors
 import Session
 import Settings
@@ -111,6 +112,10 @@ struct SessionShell: Sendable {
                 reply.status?.gravity = monitor.gravity.map { [$0.x, $0.y, $0.z].map { ($0 * 1000).rounded() / 1000 } }
                 reply.status?.cache = await remote.status()
                 reply.status?.sync = await syncReport()
+                if var smil = await player.presentationStatus {
+                    smil.etag = await remote.etag(of: smil.index)
+                    reply.status?.smil = smil
+                }
             }
             done.replies.append((request, reply))
         case .status(let line): logger.notice("\(line)")
@@ -255,15 +260,20 @@ extension SessionShell {
         var settings = configuration.player
         if !playlist.isEmpty { settings.playlist = playlist }
         settings.holdStarts = !configuration.sync.group.isEmpty
+        let id = PlayerID.load(in: PlayerID.stateDirectory(environment))
+        if let problem = id.problem { logger.warning("\(problem)") }
+        let identity = PlayerIdentity(uuid: id.uuid, name: configuration.mqtt.device, version: ProgramVersion.text)
         let remote = RemoteItems(
-            settings: configuration.cache, playlist: settings.playlist, options: settings.itemOptions, logger: logger)
+            settings: configuration.cache, playlist: settings.playlist, options: settings.itemOptions,
+            userAgent: identity.userAgent, logger: logger)
         self.init(
             player: try Player(
                 settings: settings,
                 extra: DisplayPresence.mpvOutputs(
                     environment: environment, configured: Set(extraMPV.map(\.0) + settings.mpv.keys)) + extraMPV,
                 outside: PlayerOutside(
-                    cached: { remote.file(for: $0) }, servesHTTP: { await StreamAnswer.answers($0) }),
+                    cached: { remote.file(for: $0) }, servesHTTP: { await StreamAnswer.answers($0) },
+                    indexRefresh: { url, seconds in Task { await remote.setInterval(url, seconds) } }),
                 confinement: settings.confine ? Self.mpvConfinement(configuration, environment: environment) : nil),
             display: DisplayController(
                 settings: configuration.display, stateDirectory: uprightRuntimeDirectory(), environment: environment),

@@ -113,6 +113,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     public var relockIn: Double?
     /// What the tablet-mode switch says: "tablet", "laptop: auto-rotation off", …; `nil` without one.
     public var tabletMode: String?
+    /// The SMIL index playing, and what each of its zones shows (the shell adds it); `nil` without one.
+    public var smil: PresentationStatus?
 
     public init(
         device: DeviceOrientation, locked: Bool, interface: InterfaceOrientation, strategy: AppliedStrategy,
@@ -134,7 +136,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
-            next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode"
+            next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode", smil
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -166,6 +168,44 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encodeIfPresent(sync, forKey: .sync)
         try c.encodeIfPresent(relockIn, forKey: .relockIn)
         try c.encodeIfPresent(tabletMode, forKey: .tabletMode)
+        try c.encodeIfPresent(smil, forKey: .smil)
+    }
+}
+
+/// A SMIL index as it plays: where it came from, and what each zone shows.
+public struct PresentationStatus: Codable, Sendable, Hashable {
+    /// The playlist entry (a file or a URL) and the file it was read from (a URL's cached copy).
+    public var index: String
+    public var file: String?
+    /// The index's ETag as its server last gave it (a URL's; the shell adds it).
+    public var etag: String?
+    public var title: String?
+    /// How often the index is read again (its `Refresh`), in seconds; `nil` when it says not.
+    public var refresh: Double?
+    /// Each zone: a region's name (or "root", "audio"), and what it shows now.
+    public var zones: [ZonePlaying] = []
+    /// What the index leaves out, each with its place and why (`FILE:LINE:COL: warning: …`).
+    public var refused: [String] = []
+    /// Why nothing of it plays (it cannot be read, or is not downloaded yet); `nil` while it plays.
+    public var problem: String?
+    /// Why shown items could not all be shown, the latest last (a missing file by its name).
+    public var faults: [String] = []
+
+    public init(index: String) { self.index = index }
+
+    enum CodingKeys: String, CodingKey { case index, file, etag, title, refresh, zones, refused, problem, faults }
+}
+
+/// What one zone of a SMIL presentation shows: the media (`nil`: nothing), its `xml:id`, and since when.
+public struct ZonePlaying: Codable, Sendable, Hashable {
+    public var region: String
+    public var item: String?
+    public var id: String?
+    /// When it began to show (ISO 8601, UTC).
+    public var since: String?
+
+    public init(region: String, item: String?, id: String?, since: String? = nil) {
+        (self.region, self.item, self.id, self.since) = (region, item, id, since)
     }
 }
 
