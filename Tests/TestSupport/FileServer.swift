@@ -9,12 +9,15 @@ public final class FileServer: Sendable {
     static let script = #"""
         import hashlib, http.server, os, ssl, sys
         root, port = sys.argv[1], int(sys.argv[2])
-        certificate = sys.argv[3] if len(sys.argv) > 4 else None
-        key = sys.argv[4] if len(sys.argv) > 4 else None
+        certificate = sys.argv[3] if len(sys.argv) > 4 and sys.argv[3] != '-' else None
+        key = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] != '-' else None
+        requests = sys.argv[5] if len(sys.argv) > 5 else None
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = 'HTTP/1.1'
             def log_message(self, *a): pass
             def do_GET(self):
+                if requests:
+                    with open(requests, 'a') as f: f.write('%s %s\n' % (self.path, self.headers.get('User-Agent')))
                 path = self.path.split('?')[0].lstrip('/')
                 truncated = path.startswith('truncated/')
                 if truncated: path = path[len('truncated/'):]
@@ -47,10 +50,14 @@ public final class FileServer: Sendable {
     let scheme: String
 
     /// Starts serving `root` on `port` (0: any free one); over TLS with `tls` (a PEM certificate
-    /// chain and its key).
-    public init(root: String, port: Int = 0, tls: (certificate: String, key: String)? = nil) throws {
+    /// chain and its key). With `requests`, each request's path and User-Agent are appended to
+    /// that file, a line each.
+    public init(
+        root: String, port: Int = 0, tls: (certificate: String, key: String)? = nil, requests: String? = nil
+    ) throws {
+        let secure = tls.map { [$0.certificate, $0.key] } ?? ["-", "-"]
         let (p, line) = try Process.startedWithFirstLine(
-            "/usr/bin/python3", ["-c", Self.script, root, String(port)] + (tls.map { [$0.certificate, $0.key] } ?? []))
+            "/usr/bin/python3", ["-c", Self.script, root, String(port)] + secure + (requests.map { [$0] } ?? []))
         scheme = tls == nil ? "http" : "https"
         guard let bound = Int(line) else {
             p.send(SIGKILL)

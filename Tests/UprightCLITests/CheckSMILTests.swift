@@ -58,14 +58,15 @@ struct CheckConfigSMILTests {
         defer { for f in [index, broken, config] { try? FileManager.default.removeItem(atPath: f) } }
         let run = try await upright(["check-config", config])
         #expect(run.status == 0, "\(run.stderr)")
-        let later = "upright play does not play SMIL indexes yet"
+        let plays = "played in place of the playlist's other entries"
         #expect(
             run.stderr.contains(
-                "upright: playlist: \(index): a SMIL index: 2 media in 0 regions, 1 warning (upright check-smil lists them); \(later)\n"
+                "upright: playlist: \(index): a SMIL index: 2 media in 0 regions, 1 warning (upright check-smil lists them); \(plays)\n"
             ), "\(run.stderr)")
         #expect(
             run.stderr.contains(
-                "upright: playlist: https://cms.example/screens/lobby.smil?v=2: a SMIL index on the network; \(later)"))
+                "upright: playlist: https://cms.example/screens/lobby.smil?v=2: a SMIL index on the network, \(plays), through the cache"
+            ))
         #expect(
             run.stderr.contains(
                 "upright: playlist: \(broken): a SMIL index, refused: \(broken):1:13: error: malformed XML"))

@@ -1,0 +1,230 @@
+import Blocking
+import Foundation
+import Glibc
+import Picture
+import TestSupport
+import Testing
+
+/// `upright play` of a SMIL index under a headless sway (1280 × 720), its media served over HTTP
+/// on loopback: the zones at once on screen, the main region's items in their order, the status,
+/// the proof of play, the player's identity in the User-Agent, the cache offline, and bad input.
+@Suite("SMIL indexes played", .serialized)
+struct SMILPlayTests {
+    /// The index: a main region with a sequence (video, picture, video, a picture that is not
+    /// there), a side picture and a brush, all at once; one element it does not know.
+    static let index = """
+        <smil>
+          <head>
+            <meta http-equiv="Refresh" content="60"/>
+            <layout><root-layout width="1280" height="720"/>
+              <region regionName="main" left="0" top="0" width="75%" height="100%"/>
+              <region regionName="side" left="75%" top="0" width="25%" height="50%" backgroundColor="#000080"/>
+              <region regionName="corner" left="75%" top="50%" width="25%" height="50%"/>
+            </layout>
+          </head>
+          <body>
+            <par>
+              <seq repeatCount="indefinite">
+                <video xml:id="first" src="blue.mp4" region="main"/>
+                <img xml:id="second" src="red.png" region="main" dur="1.5s" fit="fill"/>
+                <video xml:id="third" src="media/green.mp4" region="main"/>
+                <img xml:id="gone" src="gone.png" region="main" dur="0.5s"/>
+              </seq>
+              <img xml:id="side" src="yellow.png" region="side" dur="indefinite" fit="fill"/>
+              <brush color="#ff00ff" region="corner" dur="indefinite"/>
+              <blink/>
+            </par>
+          </body>
+        </smil>
+        """
+
+    /// A one-colour video of `seconds`.
+    static func video(_ path: String, colour: String, seconds: Double) throws {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = [
+            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=\(colour):s=320x240:r=25:d=\(seconds)",
+            "-c:v", "mpeg4", path,
+        ]
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw HarnessError("ffmpeg could not make \(path)") }
+    }
+
+    /// The colour class at a point of a screenshot: blue, red, green, yellow, magenta, navy, black.
+    static func colour(_ p: Picture, _ x: Int, _ y: Int) -> String {
+        let c = p.rgb(x * p.width / 1280, y * p.height / 720)
+        let (r, g, b) = (Int(c.r), Int(c.g), Int(c.b))
+        switch (r > 150, g > 100, b > 150) {
+        case (true, true, false): return "yellow"
+        case (true, false, true): return "magenta"
+        case (true, false, false): return "red"
+        case (false, true, false): return "green"
+        case (false, false, true): return "blue"
+        default: return b > 90 && r < 40 && g < 40 ? "navy" : (max(r, g, b) < 30 ? "black" : "other(\(r),\(g),\(b))")
+        }
+    }
+
+    /// The screen now: the main region's middle, the side region's and the corner's.
+    static func look(socket: String, dir: String) async throws -> [String]? {
+        guard let (png, _) = await RemoteItemsTests.screenshot(socket: socket) else { return nil }
+        try png.write(to: URL(fileURLWithPath: dir + "/shot.png"))
+        let picture = try await Blocking.run { try Clips.picture(png: dir + "/shot.png", ppm: dir + "/shot.ppm") }
+        guard let picture else { return nil }
+        return [colour(picture, 480, 400), colour(picture, 1120, 180), colour(picture, 1120, 540)]
+    }
+
+    /// The SMIL part of `ctl status`.
+    static func smil(_ socket: String) async throws -> [String: Any] {
+        try await RemoteItemsTests.status(socket)["smil"] as? [String: Any] ?? [:]
+    }
+
+    /// What the status says the main region shows (its element's id).
+    static func mainID(_ smil: [String: Any]) -> String? {
+        let zones = smil["zones"] as? [[String: Any]] ?? []
+        return zones.first { $0["region"] as? String == "main" }?["id"] as? String
+    }
+
+    /// `upright play` under `sway` with `config`, its control socket in the sway's folder.
+    static func play(_ config: String, sway: HeadlessSway, state: String) throws -> (SignalTests.Play, String) {
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["DISPLAY", "XDG_CURRENT_DESKTOP", "DBUS_SESSION_BUS_ADDRESS"] { environment[name] = nil }
+        environment.merge(sway.environment) { $1 }
+        environment["STATE_DIRECTORY"] = state
+        let socket = sway.directory + "/control.sock"
+        let play = try SignalTests.Play(
+            ["--config", config, "--uri", "none", "--vo", "wlshm", "--control", socket], environment: environment)
+        return (play, socket)
+    }
+
+    @Test func aServedIndexShowsItsZonesAtOnceInOrderFromTheCacheEvenOffline() async throws {
+        // The media beside the index, in its folder and one below.
+        let dir = try RemoteItemsTests.site(
+            "smil", pictures: ["screens/red.png": "red", "screens/yellow.png": "yellow"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.video(dir + "/www/screens/blue.mp4", colour: "blue", seconds: 1.5)
+        try Self.video(dir + "/www/screens/media/green.mp4", colour: "green", seconds: 1)
+        try Self.index.write(toFile: dir + "/www/screens/lobby.smil", atomically: true, encoding: .utf8)
+        let server = try FileServer(root: dir + "/www", requests: dir + "/requests.log")
+        let url = server.url("screens/lobby.smil")
+        try """
+        [lock]
+        evdev = "none"
+        [player]
+        playlist = ["\(url)"]
+        [cache]
+        directory = "\(dir)/cache"
+        [proof_of_play]
+        file = "\(dir)/plays.jsonl"
+        [mqtt]
+        device = "lobby screen"
+        """.write(toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
+        let sway = try HeadlessSway(mode: "1280x720")
+        defer { sway.stop() }
+        let (play, socket) = try Self.play(dir + "/upright.toml", sway: sway, state: dir + "/state")
+        defer { play.process.send(SIGKILL) }
+
+        // The main region's items in their order, twice round, read from the status.
+        var order: [String] = []
+        var smil: [String: Any] = [:]
+        let end = Date().addingTimeInterval(40)
+        while Date() < end, order.count < 8 {
+            smil = try await Self.smil(socket)
+            if let id = Self.mainID(smil), id != order.last { order.append(id) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let cycle = ["first", "second", "third", "gone"]
+        let start = order.firstIndex(of: "first") ?? 0
+        #expect(
+            Array(order[start...].prefix(5)) == cycle + ["first"], "\(order)\n\(play.stderr)")
+        #expect(smil["index"] as? String == url)
+        #expect((smil["etag"] as? String)?.hasPrefix("\"") == true, "\(smil)")
+        #expect(smil["refresh"] as? Double == 60)
+        let refused = smil["refused"] as? [String] ?? []
+        #expect(refused.contains { $0.hasPrefix("\(url):20:") && $0.contains("'blink'") }, "\(refused)")
+        let faults = smil["faults"] as? [String] ?? []
+        #expect(faults.contains { $0.contains("gone.png") }, "\(faults)")
+
+        // Every zone at once: a main item, the side picture, the corner's brush.
+        var seen: [String] = []
+        for _ in 0..<60 {
+            seen = try await Self.look(socket: socket, dir: dir) ?? []
+            if seen.count == 3, ["blue", "red", "green"].contains(seen[0]), seen[1...] == ["yellow", "magenta"] {
+                break
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(seen.count == 3 && seen[1...] == ["yellow", "magenta"], "\(seen)")
+
+        // The server gone: the cached copies play on, in order.
+        server.stop()
+        var after: [String] = []
+        let offline = Date().addingTimeInterval(20)
+        while Date() < offline, after.count < 5 {
+            if let id = Self.mainID(try await Self.smil(socket)), id != after.last { after.append(id) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(after.contains("first") && after.contains("third"), "\(after)")
+        #expect(play.process.isRunning)
+
+        // Who asked: the player's identity, its UUID kept in the state directory.
+        let uuid = (try? String(contentsOfFile: dir + "/state/player-id", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let requests = (try? String(contentsOfFile: dir + "/requests.log", encoding: .utf8)) ?? ""
+        #expect(uuid != nil)
+        #expect(
+            requests.contains("/screens/lobby.smil ADAPI/2.0 (UUID:\(uuid ?? "?"); NAME:lobby-screen) Upright-Linux/"),
+            "\(requests)")
+        #expect(requests.contains("/screens/media/green.mp4 ADAPI/2.0"), "\(requests)")
+
+        // The proof of play: each zone's items, with their region and id.
+        play.process.send(SIGTERM)
+        play.process.waitUntilExit()
+        let text = (try? String(contentsOfFile: dir + "/plays.jsonl", encoding: .utf8)) ?? ""
+        let plays = text.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+        let mains = plays.filter { $0["region"] as? String == "main" }.compactMap { $0["id"] as? String }
+        #expect(mains.starts(with: ["first", "second", "third"]), "\(text)")
+        #expect(
+            plays.contains {
+                $0["region"] as? String == "side" && ($0["item"] as? String)?.hasSuffix("yellow.png") == true
+            })
+    }
+
+    @Test func aMalformedIndexIsRefusedAtItsLineAndPlaysOnceMended() async throws {
+        let dir = NSTemporaryDirectory() + "smil-bad-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try RemoteItemsTests.picture(dir + "/red.png", colour: "red")
+        let index = dir + "/index.smil"
+        try "<smil><body>\n<seq>\n<img src=\"red.png\" dur=\"5s\">\n</seq></body></smil>\n".write(
+            toFile: index, atomically: true, encoding: .utf8)
+        try "[lock]\nevdev = \"none\"\n[player]\nplaylist = [\"\(index)\"]\n".write(
+            toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
+        let sway = try HeadlessSway(mode: "1280x720")
+        defer { sway.stop() }
+        let (play, socket) = try Self.play(dir + "/upright.toml", sway: sway, state: dir + "/state")
+        defer { play.process.send(SIGKILL) }
+        #expect(await play.waitFor("index.smil:4:"), "\(play.stderr)")
+        var smil = try await Self.smil(socket)
+        let problem = smil["problem"] as? String ?? ""
+        #expect(problem.hasPrefix("\(index):4:") && problem.contains("'img'"), "\(problem)")
+        #expect(play.process.isRunning)
+        // Mended: read again within its interval (5 s for a file), and played.
+        try "<smil><body>\n<seq>\n<img xml:id=\"red\" src=\"red.png\" dur=\"5s\"/>\n</seq></body></smil>\n".write(
+            toFile: index, atomically: true, encoding: .utf8)
+        var shown = false
+        for _ in 0..<100 {
+            smil = try await Self.smil(socket)
+            let zones = smil["zones"] as? [[String: Any]] ?? []
+            shown = zones.contains { $0["region"] as? String == "root" && $0["id"] as? String == "red" }
+            if shown { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(shown, "\(smil)\n\(play.stderr)")
+        #expect(smil["problem"] == nil)
+    }
+}
