@@ -19,6 +19,27 @@ struct RemoteScheduleTests {
         #expect(s.items.count == 2 && s.state(of: "http://a/x.mp4") == "unknown")
     }
 
+    @Test func anIndexIsAskedAtItsOwnRefreshFiveSecondsAtLeast() {
+        var s = RemoteSchedule(interval: 300, retry: 5)
+        s.set(["http://cms/index.smil", "http://cms/a.mp4"], cached: { _ in false }, at: 0)
+        for url in s.take(at: 0) { s.succeeded(url, at: 1) }
+        #expect(s.nextDeadline == 301)
+        // Its Refresh of 30 s: the time set is brought forward, and kept after each answer.
+        s.setInterval("http://cms/index.smil", 30, at: 10)
+        #expect(s.due(at: 40) == ["http://cms/index.smil"])
+        #expect(s.take(at: 40) == ["http://cms/index.smil"])
+        s.succeeded("http://cms/index.smil", at: 41)
+        #expect(s.items["http://cms/index.smil"]?.nextAt == 71 && s.items["http://cms/a.mp4"]?.nextAt == 301)
+        // Too often is held to 5 s; none is the cache's interval again.
+        s.setInterval("http://cms/index.smil", 0.5, at: 50)
+        #expect(s.ownIntervals["http://cms/index.smil"] == RemoteSchedule.shortestInterval)
+        #expect(s.items["http://cms/index.smil"]?.nextAt == 55)
+        s.setInterval("http://cms/index.smil", nil, at: 60)
+        _ = s.take(at: 60)
+        s.succeeded("http://cms/index.smil", at: 61)
+        #expect(s.items["http://cms/index.smil"]?.nextAt == 361)
+    }
+
     @Test func failuresBackOffAndSayWhyUntilOneSucceeds() {
         var s = RemoteSchedule(interval: 60, retry: 5)
         s.set(["u"], cached: { _ in true }, at: 0)

@@ -38,3 +38,24 @@ struct ProofOfPlayTests {
         #expect(p.stopped(at: 41).isEmpty)
     }
 }
+
+@Suite("Proof of play of a SMIL presentation's zones")
+struct ZoneProofOfPlayTests {
+    @Test func eachZoneIsRecordedOnItsOwnWithItsRegionAndID() {
+        var p = ProofOfPlay()
+        #expect(p.zone("main", shows: "http://cms/a.mp4", id: "a", at: 0).isEmpty)
+        #expect(p.zone("side", shows: "http://cms/logo.png", id: nil, at: 1).isEmpty)
+        let a = p.zone("main", shows: "http://cms/b.png", id: "b", at: 10)
+        #expect(a.count == 1 && a[0].item == "http://cms/a.mp4" && a[0].region == "main" && a[0].id == "a")
+        #expect(a[0].seconds == 10 && a[0].outcome == .ended)
+        // Cleared: what the zone showed ended, and nothing is open in it.
+        let b = p.zone("main", shows: nil, id: nil, at: 12)
+        #expect(b.map(\.item) == ["http://cms/b.png"] && b[0].id == "b")
+        #expect(p.zone("main", shows: nil, id: nil, at: 13).isEmpty)
+        // A stop closes every zone still open, each on its own, and a playlist item's too.
+        _ = p.playing("/x.mp4", at: 14)
+        let stop = p.stopped(at: 20)
+        #expect(stop.map(\.item) == ["/x.mp4", "http://cms/logo.png"], "\(stop.map(\.item))")
+        #expect(stop.allSatisfy { $0.outcome == .stopped } && stop[1].region == "side" && stop[1].seconds == 19)
+    }
+}
