@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """What the screen shows between items: `upright play` beside plain mpv, each with mpv's GPU video
-output on a headless sway of its own, playing an image, a video and another video, looped. Every
-frame the compositor makes for the middle of the screen is recorded by wf-recorder (screencopy
-with damage: about 44 a round for 40 video frames and the image); the black ones are counted.
+output on a headless sway of its own, playing an image, a video and another video, looped; and
+the same three items as a SMIL index's `seq`. Every frame the compositor makes for the middle of
+the screen is recorded by wf-recorder (screencopy with damage: about 44 a round for 40 video
+frames and the image); the black ones are counted. The seconds per item change, against the
+items' own 2.2 s a round, give the gap each change adds.
 
   scripts/bench_screen.py BIN_DIR [SECONDS]
 """
@@ -86,8 +88,11 @@ def measure(name, command_for, seconds):
         shutil.rmtree(directory, ignore_errors=True)
     shown = [c for i, c in enumerate(frames) if i == 0 or c != frames[i - 1]]
     black = sum(1 for i, c in enumerate(frames) if c == 'black' and any(p != 'black' for p in frames[:i]))
-    return {'item_changes': max(0, len(shown) - 1), 'black_frames': black, 'frames': len(frames),
-            'other_frames': frames.count('other')}
+    changes = max(0, len(shown) - 1)
+    # A round is three changes and 2.2 s of items: what it takes beyond that is the gaps'.
+    gap = (seconds * 3 / changes - (IMAGE_SECONDS + 1.6)) / 3 if changes else None
+    return {'item_changes': changes, 'black_frames': black, 'frames': len(frames),
+            'other_frames': frames.count('other'), 'gap_ms_per_change': gap and round(gap * 1000, 1)}
 
 
 def upright_command(bin_dir):
@@ -101,6 +106,21 @@ def upright_command(bin_dir):
     return command
 
 
+def smil_command(bin_dir):
+    def command(directory, image):
+        index = os.path.join(directory, 'index.smil')
+        with open(index, 'w') as f:
+            f.write('<smil><body><seq repeatCount="indefinite">\n<img src="red.png" dur="%ss" fit="fill"/>\n%s'
+                    '</seq></body></smil>\n' % (IMAGE_SECONDS, ''.join('<video src="%s"/>\n' % v for v in VIDEOS)))
+        os.chmod(index, 0o644)
+        conf = os.path.join(directory, 'upright.toml')
+        with open(conf, 'w') as f:
+            f.write('[sensor]\nuri = "none"\n[player]\nplaylist = ["%s"]\n'
+                    '[player.mpv]\nvo = "gpu"\ngpu-context = "wayland"\nao = "null"\n' % index)
+        return [os.path.join(bin_dir, 'upright'), 'play', '--config', conf, '--no-control']
+    return command
+
+
 def plain_command(directory, image):
     return ['mpv', '--no-config', '--vo=gpu', '--gpu-context=wayland', '--ao=null', '--fs', '--loop-playlist=inf',
             '--image-display-duration=%s' % IMAGE_SECONDS, '--really-quiet', image] + VIDEOS
@@ -110,6 +130,7 @@ def main():
     bin_dir = sys.argv[1]
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 25
     result = {'upright': measure('upright', upright_command(bin_dir), seconds),
+              'upright_smil': measure('upright, a SMIL index', smil_command(bin_dir), seconds),
               'plain_mpv': measure('plain mpv', plain_command, seconds)}
     print(json.dumps({'screen': result}))
 

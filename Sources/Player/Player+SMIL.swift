@@ -56,12 +56,16 @@ extension Player {
         show?.stage?.clearAll()
         show = nil
         for name in ["keep-open", "force-window"] { try? mpv.set(name, .string(core.settings.mpv[name] ?? "no")) }
+        try? mpv.set("loop-playlist", .string(core.settings.loop ? "inf" : "no"))
         feed(.present(false))
     }
 
     /// This mpv holds a video's last frame and says when it reached the end (once per mpv).
     func prepareMPV() {
         do {
+            // Nothing after a video: no loop of mpv's playlist (the presentation repeats what
+            // repeats), so that a video's end is its end and holds its last frame.
+            try mpv.set("loop-playlist", .string("no"))
             try mpv.set("keep-open", .string("yes"))
             // The window stays while no video plays (a picture or a brush in the video's region).
             try mpv.set("force-window", .string("yes"))
