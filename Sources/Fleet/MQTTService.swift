@@ -168,6 +168,7 @@ public struct MQTTService: Service {
             refused: refusal?.text, refusedAt: refusal?.at, remote: s.cache)
         state.syncOffsetMS = s.sync?.offsetMS.map { ($0 / 5).rounded() * 5 }
         state.tabletMode = s.tabletMode
+        state.describe(s.smil)
         if await published.changed(to: state) {
             client.publish(base + "/state", Redact.text(JSONLine.encode(state)), retain: true)
         }

@@ -32,6 +32,9 @@ extension Pages {
           text('s-strategy', s.strategy);
           text('s-playing', s.clip ? s.clip + ' (clip)' : s.playing);
           text('s-next', s.next);
+          const smil = s.smil;
+          text('s-smil', smil ? [smil.index + (smil.etag ? ' (ETag ' + smil.etag + ')' : ''),
+            ...(smil.zones || []).map((z) => z.region + ': ' + (z.item || '-') + (z.id ? ' (' + z.id + ')' : ''))].join('; ') : '');
           const d = s.last_decision;
           text('s-decision', d ? d.decision + ' to ' + d.interface + ' (' + [d.reason, d.cause].filter(Boolean).join(', ') + ')' : '');
           text('s-sensor', s.sensor);
@@ -43,7 +46,8 @@ extension Pages {
           text('s-decoder', s.decoder ? [s.decoder.codec, s.decoder.hwdec, s.decoder.decoder_drops + s.decoder.output_drops + ' frames dropped'].filter(Boolean).join(', ') : '');
           text('s-screen', s.screen ? s.screen + (s.screen_next_change ? ' until ' + s.screen_next_change : '') : '');
           const problems = [display.problem, ...(input.problems || []),
-            ...(s.failed || []).map((f) => 'cannot play ' + f.item + ': ' + f.reason)].filter(Boolean);
+            ...(s.failed || []).map((f) => 'cannot play ' + f.item + ': ' + f.reason),
+            ...(smil ? [smil.problem, ...(smil.refused || []), ...(smil.faults || [])] : [])].filter(Boolean);
           if (/^sensor (faulty|absent|ended)/.test(s.sensor || '') && !/uri = "none"/.test(s.sensor)) problems.unshift(s.sensor);
           const list = $('problems');
           list.replaceChildren(...problems.map((p) => { const li = document.createElement('li'); li.textContent = p; return li; }));

@@ -42,6 +42,7 @@ enum Pages {
     static let nowFacts: [(label: String, id: String)] = [
         ("Device", "s-device"), ("Interface", "s-interface"), ("Gravity", "s-gravity"), ("Scene", "s-scene"),
         ("Lock", "s-lock"), ("Strategy", "s-strategy"), ("Playing", "s-playing"), ("Next", "s-next"),
+        ("SMIL", "s-smil"),
         ("Last turn", "s-decision"),
     ]
     static let healthFacts: [(label: String, id: String)] = [

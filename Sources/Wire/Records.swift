@@ -586,6 +586,20 @@ public struct MQTTState: Codable, Sendable, Hashable {
     public var syncOffsetMS: Double?
     /// What the tablet-mode switch says ("tablet", "laptop: auto-rotation off"); `nil` without one.
     public var tabletMode: String?
+    /// The SMIL index playing and what each zone shows ("lobby.smil: main a.mp4, side logo.png"),
+    /// shortened; `nil` without one.
+    public var smil: String?
+    /// Why the index does not play, or the first of what it leaves out, shortened; `nil` with neither.
+    public var smilProblem: String?
+
+    /// `smil` and `smilProblem` from the index's status.
+    public mutating func describe(_ p: PresentationStatus?) {
+        guard let p else { return }
+        let zones = p.zones.map { "\($0.region) " + Self.lastComponent(of: $0.item ?? "-") }
+        smil = HomeAssistantDiscovery.shortened(
+            Self.lastComponent(of: p.index) + (zones.isEmpty ? "" : ": " + zones.joined(separator: ", ")))
+        smilProblem = (p.problem ?? p.refused.first ?? p.faults.last).map { HomeAssistantDiscovery.shortened($0) }
+    }
 
     public init(
         device: DeviceOrientation, interface: InterfaceOrientation, locked: Bool, scene: String, playing: String?,
@@ -627,6 +641,8 @@ public struct MQTTState: Codable, Sendable, Hashable {
         case remoteProblem = "remote_problem"
         case syncOffsetMS = "sync_offset_ms"
         case tabletMode = "tablet_mode"
+        case smil
+        case smilProblem = "smil_problem"
     }
 }
 

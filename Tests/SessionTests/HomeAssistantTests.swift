@@ -61,4 +61,22 @@ struct HomeAssistantTests {
                 playing: "https://example.com/videos/", sensor: "ok", clip: nil
             ).title == "videos")
     }
+
+    @Test func aSMILIndexIsItsNameAndWhatEachZoneShowsAndItsFirstProblem() {
+        var state = MQTTState(
+            device: .portrait, interface: .portrait, locked: false, scene: "inline", playing: nil, sensor: "ok",
+            clip: nil)
+        var p = PresentationStatus(index: "http://cms/screens/lobby.smil")
+        p.zones = [
+            ZonePlaying(region: "main", item: "http://cms/a.mp4", id: "a"),
+            ZonePlaying(region: "side", item: nil, id: nil),
+        ]
+        p.refused = ["lobby.smil:20:7: warning: 'blink' is not played"]
+        state.describe(p)
+        #expect(state.smil == "lobby.smil: main a.mp4, side -")
+        #expect(state.smilProblem == "lobby.smil:20:7: warning: 'blink' is not played")
+        p.problem = "http://cms/screens/lobby.smil: not downloaded yet"
+        state.describe(p)
+        #expect(state.smilProblem == p.problem)
+    }
 }
