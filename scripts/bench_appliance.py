@@ -46,10 +46,10 @@ def stop(p, sig=signal.SIGTERM, timeout=10):
         p.wait()
 
 
-def start_sway(directory):
+def start_sway(directory, mode=None):
     os.chmod(os.path.dirname(directory), 0o755)  # sway runs as another user (headless-sway.sh)
-    out = subprocess.run([os.path.join(ROOT, 'scripts/headless-sway.sh'), directory], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run([os.path.join(ROOT, 'scripts/headless-sway.sh'), directory] + ([mode] if mode else []),
+                         capture_output=True, text=True, check=True).stdout
     return dict(line.split('=', 1) for line in out.split() if '=' in line)
 
 
