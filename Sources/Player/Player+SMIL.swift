@@ -208,7 +208,7 @@ extension Player {
         case .endFile(let reason, let error, let entry):
             guard entry == show?.videoEntry else { return true }
             show?.videoEntry = nil
-            if reason == "error" { continuation.yield(.problem("SMIL: a video could not be played: \(error ?? "?")")) }
+            if reason == "error" { videoFailed(error ?? "unknown error") }
             show?.stage?.videoShows()
             videoEnded()
             return true
@@ -221,6 +221,19 @@ extension Player {
         case .propertyChange("eof-reached", _), .fileLoaded, .idle: return true
         default: return false
         }
+    }
+
+    /// The video slot's video could not be played: said with its file's name (its `src` as the
+    /// index resolves it) and mpv's reason, and kept with the faults.
+    func videoFailed(_ why: String) {
+        guard var s = show, let playing = s.stage?.playing, let doc = s.presentation?.document,
+            case .media(let m) = doc.nodes[playing.node].kind
+        else { return }
+        let src = (try? MediaAddress.resolve(m.src, against: s.entry).get()) ?? m.src
+        let fault = Self.whyUnplayable(src) ?? "\(src): \(why)"
+        continuation.yield(.problem("SMIL: \(fault)"))
+        s.status.faults = Array((s.status.faults + [fault]).suffix(SMILShow.faultsKept))
+        show = s
     }
 
     /// The video slot's video ended (or could not play): its media's own duration is over.

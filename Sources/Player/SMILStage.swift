@@ -136,6 +136,12 @@ public final class SMILStage {
             case .failure(let refusal): problems.append(refusal.description)
             case .success(let path):
                 attempt { try mpv.command(["osd-overlay", textID, "none", ""]) }
+                // A file that is not there is named in the system's words (mpv says "loading failed").
+                if let why = Player.whyUnplayable(path) {
+                    problems.append(why)
+                    attempt { try mpv.clearZone(id) }
+                    return
+                }
                 attempt { try mpv.draw(ZoneDrawing(id: id, zone, source: .picture(path: path, options: options))) }
             }
         case .text(let src, let background):
