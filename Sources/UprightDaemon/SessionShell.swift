@@ -105,18 +105,7 @@ struct SessionShell: Sendable {
             let reply = ControlReply(ok: true, message: "every screen of the wall plays \(name) in half a second")
             if let request { done.replies.append((request, reply)) }
         case .reply(let request, var reply):
-            if reply.status != nil {
-                reply.status?.decoder = await player.decoder()
-                reply.status?.stream = await player.liveStream()
-                reply.status?.next = await player.upcoming
-                reply.status?.gravity = monitor.gravity.map { [$0.x, $0.y, $0.z].map { ($0 * 1000).rounded() / 1000 } }
-                reply.status?.cache = await remote.status()
-                reply.status?.sync = await syncReport()
-                if var smil = await player.presentationStatus {
-                    smil.etag = await remote.etag(of: smil.index)
-                    reply.status?.smil = smil
-                }
-            }
+            if reply.status != nil { await complete(&reply) }
             done.replies.append((request, reply))
         case .status(let line): logger.notice("\(line)")
         case .warning(let line):
