@@ -37,6 +37,28 @@ struct SMILShow {
 }
 
 extension Player {
+    /// Starts the playlist, or the idle scene when it is empty; a playlist with a SMIL index
+    /// plays the index (``beginShow(_:)``).
+    public func start() {
+        if let index = core.settings.playlist.first(where: RemoteItem.isIndex) {
+            beginShow(index)
+        } else {
+            feed(.start)
+        }
+    }
+
+    /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
+    /// A list with a SMIL index plays the index; one that names another index replaces it.
+    public func setPlaylist(_ items: [String]) {
+        let index = items.first(where: RemoteItem.isIndex)
+        feed(.setPlaylist(items))
+        if let index {
+            if index != show?.entry { beginShow(index) }
+        } else if show != nil {
+            endShow()
+        }
+    }
+
     /// The status of the SMIL index playing; `nil` when none does.
     public var presentationStatus: PresentationStatus? { show?.status }
 

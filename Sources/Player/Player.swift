@@ -7,7 +7,7 @@ public import OrientationCore
 public import Playback
 import Sync
 import Synchronization
-public import Wire
+import Wire
 
 /// The video player: libmpv carrying out what ``PlaybackCore`` decides. One actor holds the core;
 /// mpv's events, the folder watch, requests and one timer at the core's next deadline are its
@@ -111,16 +111,6 @@ public actor Player {
 
     // MARK: - Requests
 
-    /// Starts the playlist, or the idle scene when it is empty; a playlist with a SMIL index
-    /// plays the index (``beginShow(_:)``).
-    public func start() {
-        if let index = core.settings.playlist.first(where: RemoteItem.isIndex) {
-            beginShow(index)
-        } else {
-            feed(.start)
-        }
-    }
-
     /// Starts a new mpv after the old one ended on its own (its display went away and came back):
     /// the same options and hotkeys, the playlist from the entry that played, the same layout,
     /// orientation and overlays.
@@ -147,17 +137,6 @@ public actor Player {
         if show != nil { readIndex() }
     }
 
-    /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
-    /// A list with a SMIL index plays the index; one that names another index replaces it.
-    public func setPlaylist(_ items: [String]) {
-        let index = items.first(where: RemoteItem.isIndex)
-        feed(.setPlaylist(items))
-        if let index {
-            if index != show?.entry { beginShow(index) }
-        } else if show != nil {
-            endShow()
-        }
-    }
     /// Applies the interface orientation the policy decided (and the layout, when given).
     public func apply(
         _ o: InterfaceOrientation, strategy: AppliedStrategy, layout: PlayerLayout? = nil,
