@@ -230,9 +230,12 @@ extension Player {
         case .endFile(let reason, let error, let entry):
             guard entry == show?.videoEntry else { return true }
             show?.videoEntry = nil
-            if reason == "error" { videoFailed(error ?? "unknown error") }
             show?.stage?.videoShows()
-            videoEnded()
+            if reason == "error" {
+                videoFailed(error ?? "unknown error")
+            } else {
+                videoEnded()
+            }
             return true
         case .propertyChange("eof-reached", .flag(true)?):
             if show?.videoEntry != nil { videoEnded() }
@@ -256,6 +259,7 @@ extension Player {
         continuation.yield(.problem("SMIL: \(fault)"))
         s.status.faults = Array((s.status.faults + [fault]).suffix(SMILShow.faultsKept))
         show = s
+        inform { .mediaFailed(node: playing.node, serial: playing.serial, $0) }
     }
 
     /// The video slot's video ended (or could not play): its media's own duration is over.

@@ -27,6 +27,7 @@ extension Presentation {
         states[i].iterationBegin = t
         states[i].iteration = 0
         states[i].serial += 1
+        states[i].mediaLength = nil
         states[i].begunOnce = true
         states[i].pausedAt = nil
         states[i].activeEnd = activeEnd(i, from: t)

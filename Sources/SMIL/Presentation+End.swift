@@ -13,6 +13,7 @@ extension Presentation {
         states[i].iteration += 1
         states[i].iterationBegin = t
         states[i].serial += 1
+        states[i].mediaLength = nil
         armChildren(i, at: t)
         endsIfEmpty(i, at: t, effects: &effects)
     }

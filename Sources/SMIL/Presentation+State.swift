@@ -27,6 +27,9 @@ struct NodeState: Sendable {
     var restartAt: Double?
     /// A `seq`'s child whose turn it is (its index among the children).
     var turn: Int?
+    /// A continuous medium's own length in this iteration, when it is known without its end
+    /// (a failure held: ``Presentation/failureHold``); `nil` while only its end says it.
+    var mediaLength: Double?
 
     struct Queued: Sendable, Hashable {
         var node: Int
@@ -46,7 +49,7 @@ struct NodeState: Sendable {
         }
         switch node.kind {
         // Only the media's own end (an input) ends a video's or a sound's iteration.
-        case .media(let m) where m.isContinuous: return nil
+        case .media(let m) where m.isContinuous: return mediaLength
         case .media:
             // A picture, a brush or a text has no length of its own: it lasts until its end
             // where one is given, else no time at all (and freezes, by `fill="auto"`).

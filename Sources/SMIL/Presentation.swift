@@ -21,6 +21,10 @@ public enum SMILInput: Sendable, Hashable {
     /// A continuous media node's media ended (or could not be played): its own duration is over.
     /// `serial` is the shown interval's (``Shown/serial``): the end of an earlier one is no news.
     case mediaEnded(node: Int, serial: Int, Moment)
+    /// A continuous media node's media could not be played: it ends at once, unless it failed
+    /// within ``Presentation/failureWindow`` before (then it holds its slot for
+    /// ``Presentation/failureHold``, so that an index of media that all fail is no busy loop).
+    case mediaFailed(node: Int, serial: Int, Moment)
     /// A node's region was tapped or clicked (its `activateEvent`).
     case activate(node: Int, Moment)
     /// A key (`accesskey(k)`) or a named notification (`notify(name)`).
@@ -28,7 +32,7 @@ public enum SMILInput: Sendable, Hashable {
 
     var moment: Moment {
         switch self {
-        case .tick(let m), .mediaEnded(_, _, let m), .activate(_, let m), .event(_, let m): m
+        case .tick(let m), .mediaEnded(_, _, let m), .mediaFailed(_, _, let m), .activate(_, let m), .event(_, let m): m
         }
     }
 }
@@ -77,8 +81,14 @@ public struct Presentation: Sendable {
     public internal(set) var shown: [Slot: Shown] = [:]
     /// How many times the body has begun.
     public internal(set) var rounds = 0
+    /// When each media node's media last failed to play (kept across its parents' repeats).
+    var failedAt: [Int: Double] = [:]
     /// Steps taken by the last input: bounded, so that no index can hold the loop.
     static let stepLimit = 100_000
+    /// A medium that fails again within this many seconds of its last failure holds its slot
+    /// for ``failureHold`` seconds before the presentation goes on.
+    public static let failureWindow = 10.0
+    public static let failureHold = 5.0
     /// The nodes whose `begin` or `end` waits on another element (by its id), or on a key or a
     /// notification (under ""): what an occurrence looks at, rather than every node.
     let listeners: [String: [Int]]
@@ -130,6 +140,17 @@ public struct Presentation: Sendable {
             if document.nodes.indices.contains(node), states[node].phase == .active, states[node].serial == serial,
                 states[node].simpleDuration(document.nodes[node]) == nil
             {
+                simpleEnded(node, at: now, effects: &effects)
+            }
+        case .mediaFailed(let node, let serial, _):
+            guard document.nodes.indices.contains(node), states[node].phase == .active, states[node].serial == serial,
+                states[node].simpleDuration(document.nodes[node]) == nil
+            else { break }
+            let again = failedAt[node].map { now - $0 < Self.failureWindow } ?? false
+            failedAt[node] = now
+            if again {
+                states[node].mediaLength = now - states[node].iterationBegin + Self.failureHold
+            } else {
                 simpleEnded(node, at: now, effects: &effects)
             }
         case .activate(let node, _):

@@ -51,6 +51,26 @@ import Testing
         #expect(run.p.shown[.root]?.serial == 2)
     }
 
+    /// A missing video in a loop of its own: skipped at once the first time, then held 5 s a
+    /// failure (within 10 s of the last), never a busy loop; one that plays again is played.
+    @Test func aVideoThatFailsAgainHoldsItsSlotFiveSeconds() throws {
+        var run = try Run(smil("<seq repeatCount=\"indefinite\"><video src=\"gone.mp4\"/></seq>"))
+        func fail(_ t: Double) -> [(Double, (Moment) -> SMILInput)] {
+            [(t, { [p = run.p] in .mediaFailed(node: p.shown[.root]!.node, serial: p.shown[.root]!.serial, $0) })]
+        }
+        run.run(until: 0.1, inputs: fail(0.1))
+        #expect(run.timed() == ["gone@0", "gone@0.1"], "skipped at once the first time")
+        run.run(until: 0.2, inputs: fail(0.2))
+        #expect(abs((run.p.nextChange ?? 0) - 5.2) < 1e-9, "held: it failed 0.1 s ago")
+        run.run(until: 5.25)
+        run.run(until: 5.3, inputs: fail(5.3))
+        #expect(run.timed() == ["gone@0", "gone@0.1", "gone@5.2"])
+        #expect(abs((run.p.nextChange ?? 0) - 10.3) < 1e-9)
+        // A late failure of an interval that ended is no news.
+        run.run(until: 5.4, inputs: [(5.4, { .mediaFailed(node: 3, serial: 1, $0) })])
+        #expect(abs((run.p.nextChange ?? 0) - 10.3) < 1e-9)
+    }
+
     @Test func anEmptyBodyRestsASecondBetweenRounds() throws {
         var run = try Run(smil(""))
         run.run(until: 3.5)
