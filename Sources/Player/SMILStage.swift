@@ -18,6 +18,8 @@ public final class SMILStage {
     var drawn: [Slot: String] = [:]
     /// The video playing in the video slot (its node and serial).
     public private(set) var playing: (node: Int, serial: Int)?
+    /// How the video playing fits its zone.
+    var videoFit: SMILDocument.Fit = .meet
     /// What the video slot's zone shows once its video's first frame is there.
     var pendingDrawing: ZonePlan.Drawing?
     /// Why the last effects could not all be shown (a file refused, a picture mpv could not read).
@@ -99,13 +101,16 @@ public final class SMILStage {
         case .failure(let refusal): problems.append(refusal.description)
         case .success(let path):
             let region: SMILDocument.Region? = if case .region(let i) = slot { document.layout.regions[i] } else { nil }
-            for (name, value) in ZonePlan.mpvOptions(fit: s.media.fit ?? region?.fit ?? .meet).sorted(by: <) {
-                attempt { try mpv.set(name, .string(value)) }
-            }
+            videoFit = s.media.fit ?? region?.fit ?? .meet
+            var options = ZonePlan.mpvOptions(fit: videoFit)
+            // mpv 0.35 keeps no margin without `keepaspect` (the video would fill the window):
+            // `fill` is the zone's own shape forced on the video instead (``placeVideo(in:)``).
+            if videoFit == .fill { options["keepaspect"] = "yes" }
+            for (name, value) in options.sorted(by: <) { attempt { try mpv.set(name, .string(value)) } }
             placeVideo(in: slot)
-            var options = "pause=no"
-            if s.position > 0 { options += ",start=\(s.position)" }
-            attempt { try mpv.command(["loadfile", path, "replace", options]) }
+            var start = "pause=no"
+            if s.position > 0 { start += ",start=\(s.position)" }
+            attempt { try mpv.command(["loadfile", path, "replace", start]) }
         }
     }
 
@@ -114,6 +119,10 @@ public final class SMILStage {
         for (name, value) in SMILDocument.margins(of: zone, on: canvas).sorted(by: { $0.key < $1.key }) {
             attempt { try mpv.set(name, .double(value)) }
         }
+        // The zone's shape as the video's, before the picture's turn (`video-rotate`).
+        let (w, h) = canvas.angle % 180 == 0 ? (zone.width, zone.height) : (zone.height, zone.width)
+        let aspect = videoFit == .fill && w > 0 && h > 0 ? "\(w):\(h)" : "-1"
+        attempt { try mpv.set("video-aspect-override", .string(aspect)) }
     }
 
     func draw(_ drawing: ZonePlan.Drawing, in slot: Slot) {

@@ -76,4 +76,36 @@ import Testing
         #expect(Self.kind(f, 160, 270) == "k")
         #expect(Self.kind(f, 400, 90) == "g")
     }
+
+    /// `fill`: a 4:3 video stretched to its 16:9 zone, edge to edge, and nothing of it outside
+    /// (mpv 0.35 keeps no margin without `keepaspect`: the zone's shape is forced on the video).
+    @Test func aFilledVideoCoversItsZoneAndNoMore() async throws {
+        let index = """
+            <smil><head><layout><root-layout width="1280" height="720"/>
+              <region regionName="video" left="0" top="0" width="50%" height="50%"/>
+            </layout></head><body>
+              <video src="av://lavfi:color=c=0xffffff:size=320x240:rate=25" region="video" dur="10s" fit="fill"/>
+            </body></smil>
+            """
+        let doc = try SMILDocument.read(Array(index.utf8), file: "/tmp/index.smil").get()
+        let mpv = try MPVHandle(
+            options: [("vo", "libmpv"), ("ao", "null"), ("terminal", "no"), ("idle", "yes"), ("keep-open", "yes")],
+            separateProcess: false)
+        let renderer = try MPVSoftwareRenderer(mpv)
+        defer { renderer.close() }
+        let stage = SMILStage(doc, mpv: mpv, canvas: Canvas(width: 640, height: 360)) { .success($0) }
+        var p = Presentation(doc, at: Moment(elapsed: 0, utc: 0, utcOffset: 0))
+        stage.apply(p.start())
+        #expect(stage.problems.isEmpty, "\(stage.problems)")
+        // The zone's corners and middle, then outside it to the right and below.
+        let points = [(4, 4), (316, 4), (160, 90), (4, 176), (400, 90), (160, 270)]
+        var seen: [String] = []
+        for _ in 0..<150 {
+            let f = try renderer.render(width: 640, height: 360)
+            seen = points.map { Self.kind(f, $0.0, $0.1) }
+            if seen == ["w", "w", "w", "w", "k", "k"] { break }
+            usleep(20_000)
+        }
+        #expect(seen == ["w", "w", "w", "w", "k", "k"])
+    }
 }
