@@ -60,7 +60,7 @@ def play(bin_dir, url, seconds, work, shot):
     conf = os.path.join(work, 'upright.toml')
     with open(conf, 'w') as f:
         f.write('[sensor]\nuri = "none"\n[lock]\nevdev = "none"\n[player]\nplaylist = ["%s"]\n'
-                '[cache]\ndirectory = "%s/cache"\n' % (url, work))
+                '[cache]\ndirectory = "%s/cache"\n[player.mpv]\nao = "null"\n' % (url, work))
     penv = dict(os.environ, WAYLAND_DISPLAY=env['WAYLAND_DISPLAY'], SWAYSOCK=env['SWAYSOCK'],
                 XDG_RUNTIME_DIR=env['XDG_RUNTIME_DIR'], STATE_DIRECTORY=os.path.join(work, 'state'))
     log = open(os.path.join(work, 'upright.log'), 'w')
