@@ -191,7 +191,7 @@ let package = Package(
                 "Blocking", "CEC", "Config", "Confinement", "Display", "Files", "Input", "Memory", "MPV", "MQTT",
                 "OrientationCore",
                 "Picture",
-                "Playback", "Player", "RemoteCache", "Sensors", "Settings",
+                "Health", "Playback", "Player", "RemoteCache", "Sensors", "Settings",
                 "Session", "SMIL", "Wire",
                 "Sync", "Systemd", "UnixSocket", "Web", "Control", "Fleet", "PlayLog", "UprightMetrics", "WallLink",
                 .product(name: "Hummingbird", package: "hummingbird"),

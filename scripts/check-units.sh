@@ -46,4 +46,19 @@ for unit in "$root"/packaging/systemd/*.service; do
         echo "$name: exposure $level (at most $limit), verify clean"
     fi
 done
+# The update tools' examples (docs/RUNNING.md): verified as installed; rauc is not installed
+# here, so its command is taken as /bin/true.
+for unit in "$root"/packaging/examples/*/*.service; do
+    name=$(basename "$unit")
+    mkdir -p "$work/example-$name"
+    sed -e "s|/usr/bin/upright|$bin|g" -e "s|/usr/bin/rauc|/bin/true|g" "$unit" >"$work/example-$name/$name"
+    out=$(cd "$work" && XDG_RUNTIME_DIR="$work/runtime" systemd-analyze verify --man=no "$work/example-$name/$name" 2>&1) \
+        || true
+    if [ -n "$out" ]; then
+        echo "error: example $name: systemd-analyze verify: $out" >&2
+        failed=1
+    else
+        echo "example $name: verify clean"
+    fi
+done
 exit $failed

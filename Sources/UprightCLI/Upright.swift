@@ -10,7 +10,7 @@ public struct Upright: AsyncParsableCommand {
         version: ProgramVersion.text,
         subcommands: [
             Play.self, Replay.self, Demo.self, SensorCommand.self, RecordCommand.self, DoctorCommand.self,
-            CheckConfig.self, CheckSMIL.self, Ctl.self, TouchCheckCLI.self, WebPasswordCommand.self,
+            CheckConfig.self, CheckSMIL.self, Ctl.self, HealthCommand.self, TouchCheckCLI.self, WebPasswordCommand.self,
             NotifyRelayCommand.self,
         ]
     )

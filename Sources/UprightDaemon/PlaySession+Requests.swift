@@ -49,6 +49,7 @@ extension PlaySession {
         case .success(.screenshot): return await ask { .screenshot(request: $0) }
         case .success(.action(let action)): return await request(action)
         case .success(.touchCheck(let ask)): return await touchCheck(ask)
+        case .success(.health): return await health()
         }
     }
 

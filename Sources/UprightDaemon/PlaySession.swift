@@ -1,6 +1,7 @@
 import Blocking
 public import Config
 import Display
+import Files
 import Fleet
 import Foundation
 import Input
@@ -32,6 +33,8 @@ public actor PlaySession {
     /// The loop has ended: requests are refused at once instead of waiting for it.
     private var ended = false
     let statusFeed = StatusFeed()
+    /// Where the starts are kept (the state directory).
+    let stateDirectory: String
 
     /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
     /// `environment` is where the display backend is looked for (the process's own by default).
@@ -43,6 +46,7 @@ public actor PlaySession {
         self.configuration = configuration
         playlistOverride = playlist
         let environment = environment ?? ProcessInfo.processInfo.environment
+        stateDirectory = PlayerID.stateDirectory(environment)
         (inputs, feed) = AsyncStream.makeStream(of: SessionInput.self)
         shell = try SessionShell(
             configuration: configuration, playlist: playlist, extraMPV: extraMPV, environment: environment, log: log,
@@ -105,6 +109,12 @@ public actor PlaySession {
         core.presenceInterval = 2
         for job in shell.sources(stop: stop, clock: clock) { sources.addTask(operation: job) }
         sources.addTask { [statusFeed] in await statusFeed.run { await self.currentStatus() } }
+        sources.addTask { [healthWatch = shell.healthWatch, player = shell.player] in
+            await healthWatch.run(player: player)
+        }
+        if let problem = StartHistory.record(Date().timeIntervalSince1970, in: stateDirectory) {
+            shell.logger.warning("\(problem)")
+        }
         var timer = DeadlineTimer(clock, origin: origin)
         defer { timer.cancel() }
         // mpv's process loaded libmpv while the display was found and the sources started; the

@@ -17,9 +17,11 @@ public enum ControlRequest: Sendable, Hashable {
     case action(Action)
     /// The touch check (`upright touch-check`).
     case touchCheck(TouchCheckAsk)
+    /// The node's health (`upright health`).
+    case health
 
     /// The command names, for errors and `upright ctl --help`.
-    public static var names: [String] { ["status", "screenshot", "touch-check"] + Action.names }
+    public static var names: [String] { ["status", "screenshot", "touch-check", "health"] + Action.names }
 
     static let example = "a request is a JSON object on one line, such as {\"command\": \"status\"}"
 
@@ -45,6 +47,7 @@ public enum ControlRequest: Sendable, Hashable {
         }
         if command == "status" { return .success(.status) }
         if command == "screenshot" { return .success(.screenshot) }
+        if command == "health" { return .success(.health) }
         if command == "touch-check" { return TouchCheckAsk.parse(request.argument).map { .touchCheck($0) } }
         switch Action.parse(name: command, argument: request.argument) {
         case .success(let action):

@@ -3,7 +3,7 @@ import Wire
 
 extension SessionShell {
     /// A status reply completed with what the shell holds: the decoder, the live stream, the
-    /// next item, the last gravity, the remote items, the wall's group and the SMIL index.
+    /// next item, the last gravity, the remote items, the wall's group, the SMIL index and the health.
     func complete(_ reply: inout ControlReply) async {
         reply.status?.decoder = await player.decoder()
         reply.status?.stream = await player.liveStream()
@@ -14,6 +14,10 @@ extension SessionShell {
         if var smil = await player.presentationStatus {
             smil.etag = await remote.etag(of: smil.index)
             reply.status?.smil = smil
+        }
+        if let status = reply.status {
+            reply.status?.health = await health(status)
+            await healthWatch.remember(reply.status)
         }
     }
 }

@@ -54,6 +54,8 @@ struct SessionShell: Sendable {
     let feed: AsyncStream<SessionInput>.Continuation
     /// The watches the core starts and stops: the display's presence and its outputs.
     let watches = Watches()
+    /// The picture on screen, sampled for `upright health`.
+    let healthWatch = HealthWatch()
 
     /// What carrying effects out came to: the replies made, and the session's end (with its
     /// failure, if it failed).

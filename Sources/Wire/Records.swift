@@ -115,6 +115,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     public var tabletMode: String?
     /// The SMIL index playing, and what each of its zones shows (the shell adds it); `nil` without one.
     public var smil: PresentationStatus?
+    /// The node's health, as `upright health` says it (the shell adds it).
+    public var health: HealthReport?
 
     public init(
         device: DeviceOrientation, locked: Bool, interface: InterfaceOrientation, strategy: AppliedStrategy,
@@ -136,7 +138,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
-            next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode", smil
+            next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode", smil, health
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -169,6 +171,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encodeIfPresent(relockIn, forKey: .relockIn)
         try c.encodeIfPresent(tabletMode, forKey: .tabletMode)
         try c.encodeIfPresent(smil, forKey: .smil)
+        try c.encodeIfPresent(health, forKey: .health)
     }
 }
 
@@ -333,6 +336,8 @@ public struct ControlReply: Codable, Sendable, Hashable {
     public var screenshot: Screenshot?
     /// The touch check (`touch-check`).
     public var touchCheck: TouchCheckReport?
+    /// The node's health (`health`).
+    public var health: HealthReport?
 
     public init(
         ok: Bool, error: String? = nil, queued: Bool? = nil, message: String? = nil,
@@ -348,7 +353,7 @@ public struct ControlReply: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case ok, error, queued, message, decision, playing, status, screenshot, touchCheck = "touch_check"
+        case ok, error, queued, message, decision, playing, status, screenshot, touchCheck = "touch_check", health
     }
 
     /// A refusal, with the reason.
@@ -356,6 +361,27 @@ public struct ControlReply: Codable, Sendable, Hashable {
 
     /// The reply as one JSON line.
     public var line: String { JSONLine.encode(self) }
+}
+
+/// The node's health as `upright health` tells it: "healthy", "unhealthy" or "unknown", and why.
+public struct HealthReport: Codable, Sendable, Hashable {
+    public var verdict: String
+    public var reason: String?
+    /// `upright health`'s exit status: 0 healthy, 1 unhealthy, 2 cannot tell.
+    public var exit: Int
+    /// The pictures sampled in the window judged, and the newest one's age in seconds.
+    public var samples: Int
+    public var lastSampleAge: Double?
+    /// Where the samples came from (mpv's window, its video frame, the compositor's screen).
+    public var source: String?
+
+    public init(verdict: String, reason: String?, exit: Int, samples: Int) {
+        (self.verdict, self.reason, self.exit, self.samples) = (verdict, reason, exit, samples)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case verdict, reason, exit, samples, lastSampleAge = "last_sample_age", source
+    }
 }
 
 /// A control request as it is sent: one JSON object a line, `{"command": NAME, "argument": …}`.

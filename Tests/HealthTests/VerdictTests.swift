@@ -53,6 +53,22 @@ import Testing
         #expect(rules.verdict(hot) == .unhealthy("the hardware: under-voltage now"))
     }
 
+    /// Samples every 2 s, as the player takes them, the newest up to 2 s old: black is found.
+    @Test func samplesTwoSecondsApartAreEnough() {
+        var f = HealthFacts(session: true, now: 1001.9)
+        f.pictures = stride(from: 980.0, through: 1000, by: 2).map { PictureSample(time: $0, peakLuma: 10, digest: 1) }
+        #expect(rules.verdict(f) == .unhealthy("the screen has been black for 10 s"))
+        // A still video moves on: the same picture, the position running, is no frozen one.
+        f.moving = true
+        f.pictures = stride(from: 980.0, through: 1000, by: 2).map {
+            PictureSample(time: $0, peakLuma: 200, digest: 1, position: $0 - 900)
+        }
+        #expect(rules.verdict(f) == .healthy)
+        // Samples that stopped 4 s ago cover nothing now.
+        f.now = 1004
+        #expect(rules.verdict(f) == .healthy)
+    }
+
     @Test func withoutASessionOrASampleItCannotTell() {
         let none = rules.verdict(HealthFacts(session: false, now: 0))
         #expect(none == .unknown("no session answers (is upright play running?)"))
