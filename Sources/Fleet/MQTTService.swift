@@ -169,6 +169,8 @@ public struct MQTTService: Service {
         state.syncOffsetMS = s.sync?.offsetMS.map { ($0 / 5).rounded() * 5 }
         state.tabletMode = s.tabletMode
         state.describe(s.smil)
+        state.health = s.health?.verdict
+        state.healthReason = s.health?.reason.map { HomeAssistantDiscovery.shortened($0) }
         if await published.changed(to: state) {
             client.publish(base + "/state", Redact.text(JSONLine.encode(state)), retain: true)
         }
@@ -336,6 +338,17 @@ private struct DiscoveryEntities {
                     valueTemplate: "{{ value_json.remote | default('none', true) }}",
                     jsonAttributes: (state, "{{ {'problem': value_json.remote_problem | default(none)} | tojson }}"),
                     icon: "mdi:cloud-download")),
+            {
+                var health = HomeAssistantDiscovery(
+                    name: "Health", stateTopic: state,
+                    valueTemplate: "{{ 'ON' if value_json.health == 'unhealthy' else 'OFF' }}",
+                    jsonAttributes: (
+                        state,
+                        "{{ {'verdict': value_json.health | default(none), 'reason': value_json.health_reason | default(none)} | tojson }}"
+                    ))
+                health.deviceClass = "problem"
+                return entity("binary_sensor", "health", health)
+            }(),
             entity(
                 "sensor", "refused",
                 HomeAssistantDiscovery(

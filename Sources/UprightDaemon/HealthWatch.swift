@@ -21,10 +21,14 @@ actor HealthWatch {
 
     func remember(_ status: SessionStatus?) { lastStatus = status }
 
-    /// Samples until cancelled.
-    func run(player: Player) async {
+    /// Samples until cancelled; every fifth sample `judge` (the status is made, and the
+    /// verdict with it goes to the metrics, even when nobody asks).
+    func run(player: Player, judge: @Sendable () async -> Void) async {
+        var count = 0
         while !Task.isCancelled {
             await sample(player)
+            count += 1
+            if count % 5 == 0 { await judge() }
             try? await Task.sleep(for: .seconds(Self.interval))
         }
     }

@@ -110,7 +110,7 @@ public actor PlaySession {
         for job in shell.sources(stop: stop, clock: clock) { sources.addTask(operation: job) }
         sources.addTask { [statusFeed] in await statusFeed.run { await self.currentStatus() } }
         sources.addTask { [healthWatch = shell.healthWatch, player = shell.player] in
-            await healthWatch.run(player: player)
+            await healthWatch.run(player: player) { _ = await self.currentStatus() }
         }
         if let problem = StartHistory.record(Date().timeIntervalSince1970, in: stateDirectory) {
             shell.logger.warning("\(problem)")

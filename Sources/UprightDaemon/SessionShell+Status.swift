@@ -16,7 +16,9 @@ extension SessionShell {
             reply.status?.smil = smil
         }
         if let status = reply.status {
-            reply.status?.health = await health(status)
+            let health = await health(status)
+            reply.status?.health = health
+            metrics.health(health.verdict)
             await healthWatch.remember(reply.status)
         }
     }

@@ -126,6 +126,17 @@ public final class SessionMetrics: Sendable {
 
     public func transition(_ t: Transition) { transitions.record(t.duration) }
 
+    /// `upright health`'s verdict: `upright_health{verdict="healthy|unhealthy|cannot tell"}`,
+    /// 1 for the verdict now (made at the first verdict).
+    public func health(_ verdict: String) {
+        for v in ["healthy", "unhealthy", "cannot tell"] {
+            registry.makeGauge(
+                descriptor: Self.descriptor("health", "", "1 for upright health's verdict now"),
+                labels: [("verdict", v)]
+            ).set(to: v == verdict ? 1 : 0)
+        }
+    }
+
     /// A wall's node: its clock's offset to the group's and how far the picture was from the
     /// schedule, in seconds (made at the first report: a screen on its own has neither).
     public func sync(_ report: SyncReport) {

@@ -617,6 +617,9 @@ public struct MQTTState: Codable, Sendable, Hashable {
     public var smil: String?
     /// Why the index does not play, or the first of what it leaves out, shortened; `nil` with neither.
     public var smilProblem: String?
+    /// `upright health`'s verdict ("healthy", "unhealthy", "cannot tell") and its reason, shortened.
+    public var health: String?
+    public var healthReason: String?
 
     /// `smil` and `smilProblem` from the index's status.
     public mutating func describe(_ p: PresentationStatus?) {
@@ -669,6 +672,8 @@ public struct MQTTState: Codable, Sendable, Hashable {
         case tabletMode = "tablet_mode"
         case smil
         case smilProblem = "smil_problem"
+        case health
+        case healthReason = "health_reason"
     }
 }
 
@@ -749,6 +754,8 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
     public var imageTopic: String?
     public var contentType: String?
     public var icon: String?
+    /// What Home Assistant shows it as (`problem` for a binary sensor that is on when something is wrong).
+    public var deviceClass: String?
     public var uniqueID = ""
     public var objectID = ""
     public var device: Device?
@@ -772,6 +779,6 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
         case payloadPress = "payload_press", uniqueID = "unique_id", objectID = "object_id"
         case availabilityTopic = "availability_topic"
         case jsonAttributesTopic = "json_attributes_topic", jsonAttributesTemplate = "json_attributes_template"
-        case imageTopic = "image_topic", contentType = "content_type", icon
+        case imageTopic = "image_topic", contentType = "content_type", icon, deviceClass = "device_class"
     }
 }

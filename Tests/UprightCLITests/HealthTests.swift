@@ -70,6 +70,9 @@ struct HealthTests {
         var (play, socket) = try Self.play([Self.moving], sway: sway, dir: dir)
         let healthy = try await Self.health(socket, ["--wait", "40"])
         #expect(healthy == (0, "healthy"), "\(healthy)\n\(play.stderr)")
+        // The same verdict in the status (the page's, MQTT's state, the metrics').
+        let status = try await RemoteItemsTests.status(socket)
+        #expect((status["health"] as? [String: Any])?["verdict"] as? String == "healthy", "\(status)")
         play.process.send(SIGTERM)
         play.process.waitUntilExit()
         let none = try await Self.health(socket)

@@ -112,7 +112,9 @@ struct MQTTTests {
                 $0.contains("homeassistant/button/upright_kiosk_7/fullscreen/config")
                     && $0.contains("homeassistant/switch/upright_kiosk_7/lock/config")
                     && $0.contains("homeassistant/button/upright_kiosk_7/play_promo/config")
+                    && $0.contains("homeassistant/binary_sensor/upright_kiosk_7/health/config")
             }, "\(sub.text)")
+        #expect(sub.text.contains(#""device_class":"problem""#), "\(sub.text)")
         #expect(sub.text.contains("upright/kiosk-7/availability online"))
         let retained = try Collected(
             "/usr/bin/mosquitto_sub", ["-p", String(port), "-t", "homeassistant/#", "-v", "-W", "2"])
