@@ -86,3 +86,29 @@ public enum HardwareReadings {
 
     static func number(_ path: String) -> Double? { text(path).flatMap(Double.init) }
 }
+
+extension HardwareReadings {
+    /// The readings under `root`, for the status: the throttling word, each zone, and the
+    /// problems in words (what holds now first); `faults` are those that hold now.
+    public static func read(root: String = "/") -> (
+        throttled: String?, zones: [ThermalZone], problems: [String], faults: [String]
+    ) {
+        var problems: [String] = [], faults: [String] = [], word: String?
+        switch throttling(root: root) {
+        case .success(let t)?:
+            word = "0x" + String(t.raw, radix: 16)
+            problems += t.problems
+            faults += t.problems.filter { $0.hasSuffix(" now") }
+        case .failure(let why)?: problems.append(why.description)
+        case nil: break
+        }
+        let zones = thermalZones(root: root)
+        for z in zones where z.isHot {
+            let limit = z.limit.map { String(format: " (its limit %.0f °C)", $0) } ?? ""
+            let hot = String(format: "%@ at %.0f °C", z.name, z.celsius) + limit
+            problems.append(hot)
+            faults.append(hot)
+        }
+        return (word, zones, problems, faults)
+    }
+}

@@ -41,6 +41,19 @@ extension PlaySession {
 }
 
 extension SessionShell {
+    /// The board's power and heat now, for the status.
+    func hardware() -> HardwareStatus? {
+        let r = HardwareReadings.read()
+        guard r.throttled != nil || !r.zones.isEmpty || !r.problems.isEmpty else { return nil }
+        var h = HardwareStatus()
+        h.throttled = r.throttled
+        h.temperatures = r.zones.map {
+            .init(zone: $0.name, celsius: ($0.celsius * 10).rounded() / 10, limit: $0.limit)
+        }
+        h.problems = r.problems
+        return h
+    }
+
     /// The node's health (``HealthRules``) from `status`: the pictures sampled, the display and
     /// the sensor as the status has them, and the starts kept in the state directory.
     func health(_ status: SessionStatus) async -> HealthReport {
@@ -56,6 +69,7 @@ extension SessionShell {
             facts.sensor = fine ? .working : .failing(status.sensor)
         }
         facts.starts = StartHistory.read(in: PlayerID.stateDirectory(environment))
+        facts.hardware = HardwareReadings.read().faults
         let rules = HealthRules()
         let samples = facts.pictures.filter { $0.time >= now - rules.holdSeconds }.count
         var report: HealthReport

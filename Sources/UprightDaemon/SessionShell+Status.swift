@@ -15,6 +15,7 @@ extension SessionShell {
             smil.etag = await remote.etag(of: smil.index)
             reply.status?.smil = smil
         }
+        reply.status?.hardware = hardware()
         if let status = reply.status {
             let health = await health(status)
             reply.status?.health = health

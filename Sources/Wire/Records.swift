@@ -117,6 +117,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     public var smil: PresentationStatus?
     /// The node's health, as `upright health` says it (the shell adds it).
     public var health: HealthReport?
+    /// The board's power and heat as sysfs shows them (the shell adds it).
+    public var hardware: HardwareStatus?
 
     public init(
         device: DeviceOrientation, locked: Bool, interface: InterfaceOrientation, strategy: AppliedStrategy,
@@ -138,7 +140,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         case device, locked, interface, strategy, scenes, sensor, display, lastDecision = "last_decision",
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
-            next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode", smil, health
+            next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode", smil, health,
+            hardware
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -172,6 +175,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encodeIfPresent(tabletMode, forKey: .tabletMode)
         try c.encodeIfPresent(smil, forKey: .smil)
         try c.encodeIfPresent(health, forKey: .health)
+        try c.encodeIfPresent(hardware, forKey: .hardware)
     }
 }
 
@@ -361,6 +365,28 @@ public struct ControlReply: Codable, Sendable, Hashable {
 
     /// The reply as one JSON line.
     public var line: String { JSONLine.encode(self) }
+}
+
+/// The board's power and heat: the Raspberry Pi firmware's throttling word where it has one,
+/// each thermal zone, and what of them is a problem, in words.
+public struct HardwareStatus: Codable, Sendable, Hashable {
+    /// `get_throttled` as the firmware writes it (`0x50005`); `nil` where there is none.
+    public var throttled: String?
+    public var temperatures: [Temperature] = []
+    /// Under-voltage, throttling or heat now, and what happened since boot, or why a reading failed.
+    public var problems: [String] = []
+
+    public struct Temperature: Codable, Sendable, Hashable {
+        public var zone: String
+        public var celsius: Double
+        /// The lowest trip point the kernel acts at.
+        public var limit: Double?
+        public init(zone: String, celsius: Double, limit: Double?) {
+            (self.zone, self.celsius, self.limit) = (zone, celsius, limit)
+        }
+    }
+
+    public init() {}
 }
 
 /// The node's health as `upright health` tells it: "healthy", "unhealthy" or "unknown", and why.

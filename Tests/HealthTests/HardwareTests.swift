@@ -34,6 +34,26 @@ import Testing
         }
     }
 
+    /// What the status and the verdict take: the word, each zone, the problems, and of them
+    /// what holds now (a fault: `upright health` says it).
+    @Test func theReadingsTogetherSayWhatHoldsNow() throws {
+        let root = try Self.tree([
+            "sys/devices/platform/soc/soc:firmware/get_throttled": "0x40001\n",
+            "sys/class/thermal/thermal_zone0/temp": "82000\n", "sys/class/thermal/thermal_zone0/type": "cpu-thermal\n",
+            "sys/class/thermal/thermal_zone0/trip_point_0_temp": "85000\n",
+        ])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let r = HardwareReadings.read(root: root)
+        #expect(r.throttled == "0x40001")
+        #expect(r.zones.map(\.celsius) == [82])
+        #expect(r.problems == ["under-voltage now", "throttled since boot", "cpu-thermal at 82 °C (its limit 85 °C)"])
+        #expect(r.faults == ["under-voltage now", "cpu-thermal at 82 °C (its limit 85 °C)"])
+        var facts = HealthFacts(session: true, now: 0)
+        facts.hardware = r.faults
+        #expect(HealthRules().verdict(facts) == .unhealthy("the hardware: under-voltage now"))
+        #expect(HardwareReadings.read(root: "/nonexistent").problems.isEmpty)
+    }
+
     @Test func thermalZonesAndTheirTripPoints() throws {
         let root = try Self.tree([
             "sys/class/thermal/thermal_zone0/temp": "78500\n", "sys/class/thermal/thermal_zone0/type": "cpu-thermal\n",
