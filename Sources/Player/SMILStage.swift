@@ -159,13 +159,33 @@ public final class SMILStage {
             } else {
                 attempt { try mpv.clearZone(id) }
             }
-            guard case .success(let path) = locate(src), let words = readText(path, limit: 65_536) else {
-                problems.append("'\(src)': no text to show")
-                return
-            }
+            guard let words = text(of: src) else { return }
             let ass = ZoneText.ass(words, in: zone, on: canvas)
             let command = ["osd-overlay", textID, "ass-events", ass, String(canvas.width), String(canvas.height)]
             attempt { try mpv.command(command + [String(Self.textIDBase + id)]) }
+        }
+    }
+
+    /// A text zone's words: a `data:` URL's own, else its file's (64 KiB at most); `nil` (and
+    /// why, in ``problems``) when there are none.
+    func text(of src: String) -> String? {
+        if src.hasPrefix("data:") {
+            guard let words = MediaAddress.dataText(src, limit: 65_536) else {
+                problems.append("'\(src.prefix(64))': not a data URL of text")
+                return nil
+            }
+            return words
+        }
+        switch locate(src) {
+        case .failure(let refusal):
+            problems.append(refusal.description)
+            return nil
+        case .success(let path):
+            guard let words = readText(path, limit: 65_536) else {
+                problems.append("\(path): " + (readProblem(path) ?? "cannot be read"))
+                return nil
+            }
+            return words
         }
     }
 

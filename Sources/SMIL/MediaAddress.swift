@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where an index's media is: its `src` taken from the index's own address (RFC 3986's
 /// reference resolution, `..` and `.` segments removed), and refused where an index from the
 /// network would reach beyond it.
@@ -30,6 +32,25 @@ public enum MediaAddress {
             return .failure(Refusal(src: src, scheme: s))
         }
         return .success(resolved)
+    }
+
+    /// The text a `data:` URL holds (RFC 2397: `data:[TYPE][;base64],DATA`, its data
+    /// percent-encoded or in base64), at most `limit` bytes of UTF-8; `nil` when it is not one,
+    /// or holds no text.
+    public static func dataText(_ url: String, limit: Int) -> String? {
+        guard url.hasPrefix("data:"), let comma = url.firstIndex(of: ",") else { return nil }
+        let head = url[url.index(url.startIndex, offsetBy: 5)..<comma].lowercased()
+        let body = url[url.index(after: comma)...]
+        guard head.isEmpty || head.hasPrefix("text/") || head.hasPrefix(";") else { return nil }
+        let bytes: [UInt8]
+        if head.hasSuffix(";base64") {
+            guard let data = Data(base64Encoded: String(body), options: .ignoreUnknownCharacters) else { return nil }
+            bytes = Array(data.prefix(limit))
+        } else {
+            guard let decoded = String(body).removingPercentEncoding else { return nil }
+            bytes = Array(decoded.utf8.prefix(limit))
+        }
+        return String(validating: bytes, as: UTF8.self) ?? String(decoding: bytes, as: UTF8.self)
     }
 
     public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {

@@ -47,4 +47,15 @@ import Testing
         #expect(next == ["v.mp4", "b.jpg"])
         #expect(run.p.shown[.root]?.media.src == "a.jpg")
     }
+
+    @Test func aDataURLsTextIsItsOwn() {
+        #expect(
+            MediaAddress.dataText("data:,Willemijn's%2011th%20Birthday%20Party", limit: 100)
+                == "Willemijn's 11th Birthday Party")
+        #expect(MediaAddress.dataText("data:text/plain;charset=utf-8;base64,T1BFTiA5LTE3", limit: 100) == "OPEN 9-17")
+        #expect(MediaAddress.dataText("data:,abcdef", limit: 3) == "abc")
+        #expect(MediaAddress.dataText("data:image/png;base64,iVBORw0K", limit: 100) == nil, "not text")
+        #expect(MediaAddress.dataText("data:no comma", limit: 100) == nil)
+        #expect(MediaAddress.dataText("http://cms/a.txt", limit: 100) == nil)
+    }
 }
