@@ -29,7 +29,7 @@ struct ConfigReader {
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
         "metrics": ["textfile", "listen", "interval", "items"],
-        "screen": ["on", "off", "days", "cec"],
+        "screen": ["on", "off", "days", "cec", "idle_off"],
         "proof_of_play": ["file", "max_mb", "keep"],
         "mqtt": [
             "url", "ca_file", "username", "password", "password_file", "prefix", "device", "discovery",
@@ -866,6 +866,10 @@ struct ConfigReader {
                     "'screen.cec' must be \"auto\", \"off\" or an adapter's path (\"/dev/cec0\")",
                     at: ["screen", "cec"])
             }
+        }
+        // Seconds without a person (`presence`) before the screen sleeps; 0: never.
+        if let off = number(t, ["screen", "idle_off"], in: 0...604_800, "seconds") {
+            c.screenIdleOff = off > 0 ? off : nil
         }
         var plan = Schedule()
         for (key, keyPath) in [("on", \Schedule.from), ("off", \Schedule.until)] {

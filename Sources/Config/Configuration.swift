@@ -35,6 +35,8 @@ public struct UprightConfiguration: Sendable {
     /// HDMI-CEC with the power plan (`screen.cec`): `auto` (the first `/dev/cecN` present, if any),
     /// `off`, or an adapter's path.
     public var screenCEC = "auto"
+    /// `[screen] idle_off`: seconds without a person before the screen sleeps (`nil`: never).
+    public var screenIdleOff: Double?
     /// Warnings found while reading (unknown keys, with the closest known one).
     public var warnings: [Diagnostic] = []
     /// The file it came from; `nil` for the built-in defaults.

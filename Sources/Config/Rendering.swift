@@ -133,6 +133,7 @@ extension UprightConfiguration {
             }
             out += "cec = \(q(screenCEC))\n"
         }
+        if let idle = screenIdleOff { out += (screenPlan == nil ? "\n[screen]\n" : "") + "idle_off = \(num(idle))\n" }
         out += "\n[mqtt]\nurl = \(q(mqtt.url))\nca_file = \(q(mqtt.caFile))\nusername = \(q(mqtt.username))\n"
         out += "password = \(q(mqtt.password.isEmpty ? "" : "********"))\npassword_file = \(q(mqtt.passwordFile))\n"
         out += "prefix = \(q(mqtt.prefix))\ndevice = \(q(mqtt.device))\ndiscovery = \(mqtt.discovery)\n"

@@ -131,7 +131,7 @@ public struct MQTTService: Service {
                 if settings.discovery {
                     let status = await session.currentStatus()
                     let (plan, wall) = (status?.powerPlanFollowed != nil, status?.sync != nil)
-                    for (topic, config) in discovery(powerPlan: plan, wall: wall) {
+                    for (topic, config) in discovery(powerPlan: plan, wall: wall, presence: status?.present != nil) {
                         client.publish(topic, config, retain: true)
                     }
                 }
@@ -169,6 +169,7 @@ public struct MQTTService: Service {
         state.syncOffsetMS = s.sync?.offsetMS.map { ($0 / 5).rounded() * 5 }
         state.tabletMode = s.tabletMode
         state.describe(s.smil)
+        state.present = s.present
         state.health = s.health?.verdict
         state.healthReason = s.health?.reason.map { HomeAssistantDiscovery.shortened($0) }
         if await published.changed(to: state) {
@@ -222,8 +223,9 @@ public struct MQTTService: Service {
     }
 
     /// Home Assistant's discovery messages: the screen as a device with its entities (the power
-    /// plan's switch when there is a plan, the clock's offset for a wall's screen).
-    func discovery(powerPlan: Bool = false, wall: Bool = false) -> [(String, String)] {
+    /// plan's switch when there is a plan, presence with `idle_off`, the clock's offset for a
+    /// wall's screen).
+    func discovery(powerPlan: Bool = false, wall: Bool = false, presence: Bool = false) -> [(String, String)] {
         let node = "upright_" + HomeAssistantDiscovery.id(settings.device)
         let device = HomeAssistantDiscovery.Device(
             identifiers: [node], name: "Upright \(settings.device)", manufacturer: "Upright",
@@ -238,6 +240,12 @@ public struct MQTTService: Service {
                     HomeAssistantDiscovery(
                         name: "Power plan", commandTopic: base + "/command/power-plan", stateTopic: d.state,
                         valueTemplate: "{{ 'ON' if value_json.power_plan else 'OFF' }}", icon: "mdi:calendar-clock")))
+        }
+        if presence {
+            var p = HomeAssistantDiscovery(
+                name: "Presence", stateTopic: d.state, valueTemplate: "{{ 'ON' if value_json.present else 'OFF' }}")
+            p.deviceClass = "occupancy"
+            out.append(d.entity("binary_sensor", "presence", p))
         }
         if wall {
             out.append(

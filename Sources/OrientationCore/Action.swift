@@ -30,6 +30,9 @@ public enum Action: Sendable, Hashable {
     /// Follow the screen's power plan (`on`), or set it aside, the screen on, until it is followed
     /// again (`off`).
     case powerPlan(Bool)
+    /// A person is there (a motion sensor's key, `command/presence`): the screen that slept for
+    /// want of one (`[screen] idle_off`) wakes, and the wait starts again.
+    case presence
 
     /// What an action's argument is.
     public enum Argument: String, Sendable, Hashable {
@@ -64,6 +67,7 @@ public enum Action: Sendable, Hashable {
         case sceneDismiss = "scene-dismiss"
         case play
         case powerPlan = "power-plan"
+        case presence
 
         /// What its argument is (`nil`: it takes none).
         public var argument: Argument? {
@@ -109,6 +113,7 @@ public enum Action: Sendable, Hashable {
         case .sceneDismiss: .sceneDismiss
         case .play: .play
         case .powerPlan: .powerPlan
+        case .presence: .presence
         }
     }
 
@@ -137,6 +142,7 @@ public enum Action: Sendable, Hashable {
             case "off"?: self = .powerPlan(false)
             default: return nil
             }
+        case .presence: self = .presence
         }
     }
 
@@ -202,7 +208,7 @@ public enum Action: Sendable, Hashable {
         case .scenePresent(let s): .present(s)
         case .sceneDismiss: .dismiss
         case .play(let s): .play(s)
-        case .rotate, .next, .previous, .powerPlan: nil
+        case .rotate, .next, .previous, .powerPlan, .presence: nil
         }
     }
 }

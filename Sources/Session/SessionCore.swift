@@ -63,14 +63,22 @@ public struct SessionCore: Sendable {
     public var pressEcho = 3.0
     /// The screen's power plan: the window it is on (`nil`: always on), and whether it is on now.
     public var powerPlan: Schedule?
-    public private(set) var screenOn = true
+    public internal(set) var screenOn = true
+    /// What the plan says now (on without a plan, or while it is set aside).
+    var planOn = true
+    /// `[screen] idle_off`: seconds without a person before the screen sleeps (`nil`: never).
+    public var idleOff: Double?
+    /// The last sign of a person (the launch counts as one), and whether the screen sleeps for
+    /// want of one.
+    public internal(set) var lastPresence: Double?
+    public internal(set) var idle = false
     /// The power plan is followed (`power-plan on`, the default), or set aside with the screen on.
     public private(set) var powerPlanFollowed = true
     /// The local time last heard, for the plan taken up again.
     private var localTime: (weekday: Int, minute: Int)?
     /// The MQTT connection, in words (`nil` without MQTT).
     public private(set) var mqtt: String?
-    private var screenNextChange: String?
+    var screenNextChange: String?
     /// Seconds after an unlock by hand, without a turn, until the lock comes back (`nil`: never;
     /// `[lock] relock_after`).
     public var relockAfter: Double?
@@ -136,7 +144,8 @@ public struct SessionCore: Sendable {
 
     /// The launch decision, before the first frame, then the starting state's.
     public mutating func start(at now: Double) -> [SessionEffect] {
-        translate(policy.start(at: now))
+        lastPresence = now  // the start counts as a person there: the screen sleeps `idle_off` later
+        return translate(policy.start(at: now))
     }
 
     /// The launch (``start(at:)``) and what the display's first check (`presence`) starts, in the
@@ -177,7 +186,7 @@ public struct SessionCore: Sendable {
         // Never probed yet (the display could not turn from the start): at once.
         let probe = probeDue ? (lastProbe.isFinite ? lastProbe + probeInterval : 0) : nil
         let giveUp = waitingSince.flatMap { since in displayWait.map { since + $0 } }
-        return [policy.transition?.end, probe, giveUp, presenceDue, lossConfirmAt].compactMap { $0 }.min()
+        return [policy.transition?.end, probe, giveUp, presenceDue, lossConfirmAt, idleDue].compactMap { $0 }.min()
     }
 
     private var probeDue: Bool {
@@ -193,10 +202,12 @@ public struct SessionCore: Sendable {
             strategy: policy.strategy, scenes: policy.stack.map(\.scene), sensor: sensorHealth,
             display: displayReport, lastDecision: policy.lastDecision.map { $0.record(time: $0.millisecondsText) },
             suggestion: policy.suggestion, playing: playing, queued: policy.queued.map(\.name), clip: clip,
-            clipsQueued: clipQueue, input: input, screen: powerPlan == nil ? nil : (screenOn ? .on : .off),
+            clipsQueued: clipQueue, input: input,
+            screen: powerPlan == nil && idleOff == nil ? nil : (screenOn ? .on : .off),
             screenNextChange: screenNextChange, powerPlanFollowed: powerPlan == nil ? nil : powerPlanFollowed,
             mqtt: mqtt, failed: failures)
         s.tabletMode = tabletModeText
+        s.present = idleOff == nil ? nil : !idle
         return s
     }
 
@@ -223,9 +234,11 @@ public struct SessionCore: Sendable {
         case .motion(let o):
             return motion(o, at: now)
         case .command(let action, let origin, let request):
-            if let drop = dropped(action, from: origin, at: now) { return [.status(drop)] }
-            if let wall = wallDecision(action, from: origin, request: request) { return wall }
-            return command(action, from: origin, request: request, at: now)
+            // A key, a button or a tap is a person there.
+            let person = [.hotkey, .button, .touch].contains(origin) && action != .presence ? sawPresence(at: now) : []
+            if let drop = dropped(action, from: origin, at: now) { return person + [.status(drop)] }
+            if let wall = wallDecision(action, from: origin, request: request) { return person + wall }
+            return person + command(action, from: origin, request: request, at: now)
         case .wall(let role):
             wallRole = role
             return []
@@ -245,6 +258,7 @@ public struct SessionCore: Sendable {
         case .status(let request):
             var current = status
             current.relockIn = relockAt.map { max(0, ($0 - now) * 10).rounded() / 10 }
+            if idleOff != nil { current.presenceAgo = lastPresence.map { (max(0, now - $0) * 10).rounded() / 10 } }
             return translate(policy.advance(to: now)) + [.reply(request, ControlReply(ok: true, status: current))]
         case .displayTurned(let report, let failure): return displayTurned(report, failure: failure, at: now)
         case .displayProbed(let abilities, let report): return displayProbed(abilities, report, at: now)
@@ -295,7 +309,7 @@ public struct SessionCore: Sendable {
 
     private mutating func tick(at now: Double) -> [SessionEffect] {
         if let failure = waitedTooLong(at: now) { return [.end(failure: failure)] }
-        var out = translate(policy.advance(to: now)) + checkPresence(at: now) + confirmLoss(at: now)
+        var out = translate(policy.advance(to: now)) + checkPresence(at: now) + confirmLoss(at: now) + idleRule(at: now)
         if let at = relockAt, at <= now, !policy.locked {
             relockAt = nil
             let after = relockAfter.map { $0 == $0.rounded() ? "\(Int($0)) s" : "\($0) s" } ?? "its time"
@@ -362,17 +376,11 @@ public struct SessionCore: Sendable {
     /// on (playback resumed) when it opens; the status says when it changes next.
     private mutating func powerTime(weekday: Int, minute: Int) -> [SessionEffect] {
         guard let plan = powerPlan else { return [] }
-        let on = !powerPlanFollowed || plan.isActive(weekday: weekday, minute: minute)
+        planOn = !powerPlanFollowed || plan.isActive(weekday: weekday, minute: minute)
         screenNextChange = plan.minutesToNextChange(weekday: weekday, minute: minute).map {
             Schedule.text((minute + $0) % 1440)
         }
-        guard on != screenOn else { return [] }
-        screenOn = on
-        let next = screenNextChange.map { " until \($0)" } ?? ""
-        return [
-            .status(on ? "screen on (power plan)\(next)" : "screen off (power plan)\(next); nothing plays meanwhile"),
-            .player(.pause(!on)), .screenPower(on),
-        ]
+        return applyScreen(because: "power plan")
     }
 
     /// `power-plan on|off`: the plan followed again (the screen as the plan has it now), or set
@@ -391,9 +399,9 @@ public struct SessionCore: Sendable {
         ]
         if let t = localTime {
             out += powerTime(weekday: t.weekday, minute: t.minute)
-        } else if !on, !screenOn {
-            screenOn = true
-            out += [.player(.pause(false)), .screenPower(true)]
+        } else if !on {
+            planOn = true
+            out += applyScreen(because: "power plan")
         }
         return out
             + reply(request, ControlReply(ok: true, message: on ? "power plan followed" : "power plan set aside"))
@@ -523,6 +531,11 @@ public struct SessionCore: Sendable {
             return play(name, request: request, at: now)
         case .powerPlan(let on):
             return followPowerPlan(on, request: request)
+        case .presence:
+            let woke = idle
+            return sawPresence(at: now)
+                + reply(
+                    request, ControlReply(ok: true, message: woke ? "presence: the screen wakes" : "presence noted"))
         case .rotate:
             guard let target = nextClockwise() else {
                 let reason = "the scene '\(policy.topScene)' allows no other orientation to turn to"

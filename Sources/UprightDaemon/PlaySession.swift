@@ -101,6 +101,7 @@ public actor PlaySession {
         var core = try SessionCore(
             policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: report)
         core.powerPlan = configuration.screenPlan
+        core.idleOff = configuration.screenIdleOff
         core.relockAfter = configuration.lock.relockAfter?.seconds
         core.followsTabletMode = configuration.sensor.tabletMode == .auto
         core.natural = configuration.display.natural

@@ -119,6 +119,10 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     public var health: HealthReport?
     /// The board's power and heat as sysfs shows them (the shell adds it).
     public var hardware: HardwareStatus?
+    /// Seconds since the last sign of a person, and whether one was there within `idle_off`
+    /// (the screen is not asleep for want of one), with `[screen] idle_off`; `nil` without it.
+    public var presenceAgo: Double?
+    public var present: Bool?
 
     public init(
         device: DeviceOrientation, locked: Bool, interface: InterfaceOrientation, strategy: AppliedStrategy,
@@ -141,7 +145,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
             next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode", smil, health,
-            hardware
+            hardware, presenceAgo = "presence_ago", present
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -176,6 +180,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encodeIfPresent(smil, forKey: .smil)
         try c.encodeIfPresent(health, forKey: .health)
         try c.encodeIfPresent(hardware, forKey: .hardware)
+        try c.encodeIfPresent(presenceAgo, forKey: .presenceAgo)
+        try c.encodeIfPresent(present, forKey: .present)
     }
 }
 
@@ -643,6 +649,8 @@ public struct MQTTState: Codable, Sendable, Hashable {
     public var smil: String?
     /// Why the index does not play, or the first of what it leaves out, shortened; `nil` with neither.
     public var smilProblem: String?
+    /// Whether a person was there within `[screen] idle_off`; `nil` without it.
+    public var present: Bool?
     /// `upright health`'s verdict ("healthy", "unhealthy", "cannot tell") and its reason, shortened.
     public var health: String?
     public var healthReason: String?
@@ -698,7 +706,7 @@ public struct MQTTState: Codable, Sendable, Hashable {
         case tabletMode = "tablet_mode"
         case smil
         case smilProblem = "smil_problem"
-        case health
+        case health, present
         case healthReason = "health_reason"
     }
 }

@@ -567,6 +567,15 @@ struct ScreenConfigurationTests {
         #expect(try parse("[screen]\non = \"07:00\"\noff = \"22:00\"\n").screenCEC == "auto")
     }
 
+    /// `idle_off` alone (no plan), written back; 0 is never.
+    @Test func anIdleTimeWithOrWithoutAPlan() throws {
+        let c = try parse("[screen]\nidle_off = 90\n")
+        #expect(c.screenIdleOff == 90 && c.screenPlan == nil)
+        #expect(c.toml.contains("[screen]\nidle_off = 90\n"))
+        #expect(try parse("[screen]\nidle_off = 0\n").screenIdleOff == nil)
+        #expect(throws: (any Error).self) { try parse("[screen]\nidle_off = -5\n") }
+    }
+
     @Test(arguments: [
         (
             "[screen]\non = \"07:00\"\noff = \"7:00\"\n",

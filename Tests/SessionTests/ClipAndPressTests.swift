@@ -215,6 +215,37 @@ struct PowerPlanTests {
         #expect(plain.core.status.powerPlanFollowed == nil)
     }
 
+    /// `[screen] idle_off`: the screen sleeps after that long without a person (a key, a tap,
+    /// `presence`), and a person wakes it; the plan wins when it says off.
+    @Test func theScreenSleepsWithoutAPersonAndWakesForOne() throws {
+        var run = try Run()
+        run.core.idleOff = 60
+        #expect(run.core.nextDeadline == 60, "the start counts as a person")
+        #expect(run.core.status.screen == .on && run.core.status.present == true)
+        let asleep = run.at(60, .tick)
+        #expect(asleep.contains(.screenPower(false)) && asleep.contains(.player(.pause(true))))
+        #expect(asleep.contains(.status("screen off (no one for 60 s ([screen] idle_off)); nothing plays meanwhile")))
+        #expect(run.core.status.screen == .off && run.core.status.present == false && run.core.nextDeadline == nil)
+        // A person: `presence` (a motion sensor's key, MQTT's command/presence) wakes it.
+        let woke = run.at(5, .command(.presence, from: .mqtt, request: 1))
+        #expect(woke.contains(.screenPower(true)) && woke.contains(.player(.pause(false))))
+        #expect(woke.contains(.reply(1, ControlReply(ok: true, message: "presence: the screen wakes"))))
+        #expect(run.core.nextDeadline == 125)
+        // Any key or tap counts as a person: the wait starts again.
+        _ = run.at(50, .command(.next, from: .hotkey))
+        #expect(run.core.nextDeadline == 175)
+        #expect(run.at(1, .command(.presence, from: .control, request: 2)).replies.first?.message == "presence noted")
+        // The plan says off: presence does not wake the screen, and its on leaves it to presence.
+        run.core.powerPlan = Schedule(from: 7 * 60, until: 22 * 60)
+        _ = run.at(1, .localTime(weekday: 3, minute: 23 * 60))
+        #expect(run.core.status.screen == .off)
+        #expect(!run.at(1, .command(.presence, from: .mqtt)).contains(.screenPower(true)))
+        let slept = run.at(120, .tick)
+        #expect(!slept.contains(.screenPower(false)), "off already")
+        #expect(run.at(1, .localTime(weekday: 4, minute: 7 * 60)).isEmpty, "morning: no one there yet")
+        #expect(run.at(1, .command(.presence, from: .mqtt)).contains(.screenPower(true)))
+    }
+
     /// A wall's screen: a clip asked of it goes to the whole group, and plays when the group's
     /// copy comes back; on a wall that follows a leader, a step or a clip asked of a follower is
     /// refused with the leader's name; an unknown clip is refused as anywhere.
