@@ -83,54 +83,54 @@ struct HealthTests {
         #expect(black.0 == 1 && black.1.hasPrefix("unhealthy: the screen has been black for"), "\(black)")
     }
 
+    /// A healthy `upright play` of a moving picture under a sway of its own, for `body` to break.
+    static func whilePlaying(
+        _ name: String, uri: String = "none", launcher: [String] = [],
+        _ body: (HeadlessSway, SignalTests.Play, String) async throws -> Void
+    ) async throws {
+        let dir = try folder(name)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sway = try HeadlessSway(mode: "640x360")
+        defer { sway.stop() }
+        let (play, socket) = try play([moving], sway: sway, dir: dir, uri: uri, launcher: launcher)
+        defer { play.process.send(SIGKILL) }
+        let healthy = try await health(socket, ["--wait", "40"])
+        #expect(healthy.0 == 0, "\(healthy)\n\(play.stderr)")
+        try await body(sway, play, socket)
+    }
+
     /// mpv's process stopped (as a hung decoder or driver holds it): the screen keeps its last
     /// picture, and mpv answers no screenshot. Unhealthy until Upright ends that mpv (20 s
     /// unanswered) and starts another; the verdict comes within 3 s though the session waits.
     @Test func aFrozenPictureIsUnhealthy() async throws {
-        let dir = try Self.folder("frozen")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sway = try HeadlessSway(mode: "640x360")
-        defer { sway.stop() }
-        let (play, socket) = try Self.play([Self.moving], sway: sway, dir: dir)
-        defer { play.process.send(SIGKILL) }
-        #expect(try await Self.health(socket, ["--wait", "40"]).0 == 0, "\(play.stderr)")
-        let said = play.stderr.split(separator: "mpv's process (pid ").dropFirst().first
-        let pid = try #require(said.flatMap { Int32($0.prefix { $0.isNumber }) }, "\(play.stderr)")
-        kill(pid, SIGSTOP)
-        defer { kill(pid, SIGCONT) }
-        let frozen = try await Self.until(socket, 1, "frozen", seconds: 15)
-        #expect(
-            frozen.1.hasPrefix("unhealthy: the picture is frozen: mpv has not answered a screenshot for"), "\(frozen)")
+        try await Self.whilePlaying("frozen") { _, play, socket in
+            let said = play.stderr.split(separator: "mpv's process (pid ").dropFirst().first
+            let pid = try #require(said.flatMap { Int32($0.prefix { $0.isNumber }) }, "\(play.stderr)")
+            kill(pid, SIGSTOP)
+            defer { kill(pid, SIGCONT) }
+            let frozen = try await Self.until(socket, 1, "frozen", seconds: 15)
+            #expect(
+                frozen.1.hasPrefix("unhealthy: the picture is frozen: mpv has not answered a screenshot for"),
+                "\(frozen)")
+        }
     }
 
     @Test func aDisplayThatGoesAwayIsUnhealthy() async throws {
-        let dir = try Self.folder("display")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sway = try HeadlessSway(mode: "640x360")
-        defer { sway.stop() }
-        let (play, socket) = try Self.play([Self.moving], sway: sway, dir: dir)
-        defer { play.process.send(SIGKILL) }
-        #expect(try await Self.health(socket, ["--wait", "40"]).0 == 0, "\(play.stderr)")
-        sway.stop()
-        let gone = try await Self.until(socket, 1, "the display")
-        #expect(gone.1.hasPrefix("unhealthy: the display: "), "\(gone)\n\(play.stderr)")
+        try await Self.whilePlaying("display") { sway, play, socket in
+            sway.stop()
+            let gone = try await Self.until(socket, 1, "the display")
+            #expect(gone.1.hasPrefix("unhealthy: the display: "), "\(gone)\n\(play.stderr)")
+        }
     }
 
     @Test func aSensorThatFailsWhileConfiguredIsUnhealthy() async throws {
-        let dir = try Self.folder("sensor")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         let fake = try FakeIIO()
         try fake.portrait()
-        let sway = try HeadlessSway(mode: "640x360")
-        defer { sway.stop() }
-        let (play, socket) = try Self.play(
-            [Self.moving], sway: sway, dir: dir, uri: "local:", launcher: fake.namespace)
-        defer { play.process.send(SIGKILL) }
-        let healthy = try await Self.health(socket, ["--wait", "40"])
-        #expect(healthy.0 == 0, "\(healthy)\n\(play.stderr)")
-        try fake.unplug()
-        let failing = try await Self.until(socket, 1, "the sensor")
-        #expect(failing.1.hasPrefix("unhealthy: the sensor: sensor "), "\(failing)\n\(play.stderr)")
+        try await Self.whilePlaying("sensor", uri: "local:", launcher: fake.namespace) { _, play, socket in
+            try fake.unplug()
+            let failing = try await Self.until(socket, 1, "the sensor")
+            #expect(failing.1.hasPrefix("unhealthy: the sensor: sensor "), "\(failing)\n\(play.stderr)")
+        }
     }
 
     /// Three starts within five minutes: a restart loop, whatever plays now.
