@@ -6,7 +6,9 @@ in order (the element's xml:id, else its file's name or the brush's colour), how
 at once at most, and whether the process kept running. A screenshot is kept at the moment the
 most zones showed. The corpus is not part of the repository (its licence is not ours).
 
-  scripts/smil_corpus.py BIN_DIR CORPUS_DIR [SECONDS] [OUT_DIR] > results.jsonl
+  scripts/smil_corpus.py BIN_DIR CORPUS_DIR [SECONDS] [OUT_DIR] [FILE,FILE...] > results.jsonl
+
+FILE,FILE... plays only those indexes (paths under CORPUS_DIR).
 """
 import base64
 import json
@@ -103,6 +105,8 @@ def main():
     try:
         files = sorted(os.path.relpath(os.path.join(d, f), corpus)
                        for d, _, names in os.walk(corpus) for f in names if f.endswith('.smil'))
+        if len(sys.argv) > 5:
+            files = [f for f in files if f in sys.argv[5].split(',')]
         for rel in files:
             work = tempfile.mkdtemp(prefix='upright-smil-')
             os.chmod(work, 0o755)

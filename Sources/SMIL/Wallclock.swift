@@ -148,7 +148,12 @@ public struct Wallclock: Sendable, Hashable {
 
     /// The first instance at or after `utc` (`atOrAfter`), or the last at or before it.
     public func instance(near utc: Double, atOrAfter: Bool, localOffset: Int) -> Double? {
-        let last = repeats ?? 10_000_000
+        // Without a count the repeats never end: the search reaches as far as `utc` needs (a
+        // 10 s period begun years ago is millions of repeats in).
+        var last = repeats ?? 1
+        if repeats == nil {
+            while last < 1 << 40, instance(last, today: utc, localOffset: localOffset) < utc { last *= 2 }
+        }
         if atOrAfter && instance(last, today: utc, localOffset: localOffset) < utc { return nil }
         if !atOrAfter && instance(0, today: utc, localOffset: localOffset) > utc { return nil }
         // Instances grow with k: the smallest k at or after `utc`, by halving.

@@ -59,6 +59,15 @@ import Testing
         #expect([day.year, day.month, day.day] == [2021, 2, 28])
     }
 
+    /// Repeats without a count never end: a 10 s period begun years ago (more than ten million
+    /// repeats in) still has its next instance within 10 s.
+    @Test func anEndlessRepeatBegunYearsAgoGoesOn() throws {
+        let w = try #require(Wallclock("R/2021-04-01T00:00:02/PT10S"))
+        let later = Self.april + 5 * 365 * 86_400 + 3.5
+        #expect(w.instance(near: later, atOrAfter: true, localOffset: 0) == Self.april + 5 * 365 * 86_400 + 12)
+        #expect(w.instance(near: later, atOrAfter: false, localOffset: 0) == Self.april + 5 * 365 * 86_400 + 2)
+    }
+
     /// The form of garlic-player's `par/5_wallclock.smil`: zones that begin on the quarter minute.
     @Test func aFutureWallclockBeginIsWaitedFor() throws {
         let body = """
