@@ -65,7 +65,7 @@ struct Ctl: ParsableCommand {
             throw ExitCode(1)
         }
         guard let out else {
-            FileHandle.standardOutput.write(png)
+            if let why = writeAll(1, [UInt8](png)) { throw CLIFailure("standard output: \(why)") }
             return
         }
         guard FileManager.default.createFile(atPath: out, contents: png) else {

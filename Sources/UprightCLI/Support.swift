@@ -146,13 +146,19 @@ func writeStandardError(_ text: String) { writeAll(2, text) }
 /// Writes a line to standard output (file descriptor 1) at once, for output that follows live events.
 func writeLine(_ text: String) { writeAll(1, text + "\n") }
 
-private func writeAll(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { return }
-        bytes = bytes.dropFirst(n)
+private func writeAll(_ fd: Int32, _ text: String) { _ = writeAll(fd, Array(text.utf8)) }
+
+/// Writes every byte to `fd`, again after a signal interrupts it; why it could not (a reader
+/// gone), or `nil`.
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
+    var rest = bytes[...]
+    while !rest.isEmpty {
+        let n = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if n < 0, errno == EINTR { continue }
+        guard n > 0 else { return n < 0 ? String(cString: strerror(errno)) : "nothing written" }
+        rest = rest.dropFirst(n)
     }
+    return nil
 }
 
 /// A sensor URI from the command line; a bad one is a usage error that says what is expected.

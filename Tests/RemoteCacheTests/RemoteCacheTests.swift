@@ -228,11 +228,25 @@ struct FailingNetworkTests {
         let cache = try RemoteCache(
             settings: RemoteCacheSettings(directory: dir + "/cache", timeout: whole, readTimeout: between),
             logger: Logger(label: "test"))
+        // The cache is shut down whatever happens (an HTTP client dropped unshut traps).
+        let outcome: Result<Void, any Error>
+        do {
+            try await Self.failsThenDownloads(cache, through: proxy, fault: fault, says: says, dir: dir, clip: clip)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        await cache.shutdown()
+        try outcome.get()
+    }
+
+    static func failsThenDownloads(
+        _ cache: RemoteCache, through proxy: FaultProxy, fault: FaultProxy.Fault, says: String, dir: String, clip: Data
+    ) async throws {
         try proxy.set(fault)
         let failed = await cache.file(for: proxy.url("clip.mp4"))
         guard case .failure(let problem) = failed else {
             Issue.record("\(fault): \(failed)")
-            await cache.shutdown()
             return
         }
         #expect("\(problem)".contains(says), "\(fault): \(problem)")
@@ -241,7 +255,6 @@ struct FailingNetworkTests {
         try proxy.set(FaultProxy.Fault.pass)
         let file = try await cache.file(for: proxy.url("clip.mp4")).get()
         #expect(FileManager.default.contents(atPath: file) == clip)
-        await cache.shutdown()
     }
 }
 

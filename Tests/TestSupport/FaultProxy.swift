@@ -83,7 +83,14 @@ public final class FaultProxy: Sendable {
     static func line(from handle: FileHandle) -> String {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
-        while read(handle.fileDescriptor, &byte, 1) == 1, byte != 10 { bytes.append(byte) }
+        // A signal to this process (a child's end, in a full test run) interrupts the read: it
+        // is read again, not taken for the end of the line.
+        while true {
+            let n = read(handle.fileDescriptor, &byte, 1)
+            if n < 0, errno == EINTR { continue }
+            guard n == 1, byte != 10 else { break }
+            bytes.append(byte)
+        }
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     }
 }
