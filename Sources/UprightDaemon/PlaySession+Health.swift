@@ -72,8 +72,12 @@ extension SessionShell {
         facts.hardware = HardwareReadings.read().faults
         let rules = HealthRules()
         let samples = facts.pictures.filter { $0.time >= now - rules.holdSeconds }.count
+        var verdict = rules.verdict(facts)
+        if videoOutput == "null", case .unknown = verdict {
+            verdict = .unknown("mpv has no video output (vo=null): no picture on a screen to judge")
+        }
         var report: HealthReport
-        switch rules.verdict(facts) {
+        switch verdict {
         case .healthy: report = HealthReport(verdict: "healthy", reason: nil, exit: 0, samples: samples)
         case .unhealthy(let why): report = HealthReport(verdict: "unhealthy", reason: why, exit: 1, samples: samples)
         case .unknown(let why): report = HealthReport(verdict: "cannot tell", reason: why, exit: 2, samples: samples)

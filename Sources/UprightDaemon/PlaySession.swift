@@ -72,6 +72,10 @@ public actor PlaySession {
     /// The sources (``SessionShell/sources(stop:clock:)``) run as children of one task group; at
     /// the end, what feeds them is stopped, then they are cancelled and waited for.
     func run<C: Clock>(until stop: AsyncStream<Void>, clock: C) async throws where C.Duration == Duration {
+        // Counted first: a start that dies at once is part of a restart loop too.
+        if let problem = StartHistory.record(Date().timeIntervalSince1970, in: stateDirectory) {
+            shell.logger.warning("\(problem)")
+        }
         let outcome: Result<Void, any Error> = await withDiscardingTaskGroup { sources in
             let outcome: Result<Void, any Error>
             do {
@@ -110,12 +114,13 @@ public actor PlaySession {
         core.presenceInterval = 2
         for job in shell.sources(stop: stop, clock: clock) { sources.addTask(operation: job) }
         sources.addTask { [statusFeed] in await statusFeed.run { await self.currentStatus() } }
-        sources.addTask { [healthWatch = shell.healthWatch, player = shell.player] in
-            await healthWatch.run(player: player) { _ = await self.currentStatus() }
+        // With no video output (vo=null: tests, a dry run) nothing is on a screen to sample.
+        if shell.videoOutput != "null" {
+            sources.addTask { [healthWatch = shell.healthWatch, player = shell.player] in
+                await healthWatch.run(player: player) { _ = await self.currentStatus() }
+            }
         }
-        if let problem = StartHistory.record(Date().timeIntervalSince1970, in: stateDirectory) {
-            shell.logger.warning("\(problem)")
-        }
+
         var timer = DeadlineTimer(clock, origin: origin)
         defer { timer.cancel() }
         // mpv's process loaded libmpv while the display was found and the sources started; the
