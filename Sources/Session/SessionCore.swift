@@ -234,11 +234,7 @@ public struct SessionCore: Sendable {
         case .motion(let o):
             return motion(o, at: now)
         case .command(let action, let origin, let request):
-            // A key, a button or a tap is a person there.
-            let person = [.hotkey, .button, .touch].contains(origin) && action != .presence ? sawPresence(at: now) : []
-            if let drop = dropped(action, from: origin, at: now) { return person + [.status(drop)] }
-            if let wall = wallDecision(action, from: origin, request: request) { return person + wall }
-            return person + command(action, from: origin, request: request, at: now)
+            return commanded(action, from: origin, request: request, at: now)
         case .wall(let role):
             wallRole = role
             return []
@@ -256,10 +252,9 @@ public struct SessionCore: Sendable {
             self.input = InputReport(devices: devices, problems: problems)
             return []
         case .status(let request):
-            var current = status
-            current.relockIn = relockAt.map { max(0, ($0 - now) * 10).rounded() / 10 }
-            if idleOff != nil { current.presenceAgo = lastPresence.map { (max(0, now - $0) * 10).rounded() / 10 } }
-            return translate(policy.advance(to: now)) + [.reply(request, ControlReply(ok: true, status: current))]
+            return translate(policy.advance(to: now)) + [
+                .reply(request, ControlReply(ok: true, status: status(at: now)))
+            ]
         case .displayTurned(let report, let failure): return displayTurned(report, failure: failure, at: now)
         case .displayProbed(let abilities, let report): return displayProbed(abilities, report, at: now)
         case .playing(let item, let title): return started(item, title: title)
@@ -280,6 +275,25 @@ public struct SessionCore: Sendable {
         case .tick:
             return tick(at: now)
         }
+    }
+
+    /// A command from `origin`: a key, a button or a tap is also a person there; then it is
+    /// dropped (an echo, a tap mid-turn), sent to the wall's leader, or carried out.
+    private mutating func commanded(_ action: Action, from origin: Origin, request: RequestID?, at now: Double)
+        -> [SessionEffect]
+    {
+        let person = [.hotkey, .button, .touch].contains(origin) && action != .presence ? sawPresence(at: now) : []
+        if let drop = dropped(action, from: origin, at: now) { return person + [.status(drop)] }
+        if let wall = wallDecision(action, from: origin, request: request) { return person + wall }
+        return person + command(action, from: origin, request: request, at: now)
+    }
+
+    /// The status at `now`, with what needs the time: the lock's return and the last person.
+    private func status(at now: Double) -> SessionStatus {
+        var current = status
+        current.relockIn = relockAt.map { max(0, ($0 - now) * 10).rounded() / 10 }
+        if idleOff != nil { current.presenceAgo = lastPresence.map { (max(0, now - $0) * 10).rounded() / 10 } }
+        return current
     }
 
     /// The rotation-lock switch or key: the lock's own command, unless it is already so.

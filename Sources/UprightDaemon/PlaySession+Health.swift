@@ -41,6 +41,23 @@ extension PlaySession {
 }
 
 extension SessionShell {
+    /// Counts this start in the state directory, first: a start that dies at once is part of a
+    /// restart loop too.
+    func recordStart() {
+        let directory = PlayerID.stateDirectory(environment)
+        if let problem = StartHistory.record(Date().timeIntervalSince1970, in: directory) {
+            logger.warning("\(problem)")
+        }
+    }
+
+    /// The picture's sampling, as a source of the session (`judge` makes the status, and the
+    /// verdict with it, every fifth sample); none with no video output (vo=null: tests, a dry
+    /// run), where nothing is on a screen.
+    func healthWatching(judge: @escaping @Sendable () async -> Void) -> (@Sendable () async -> Void)? {
+        guard videoOutput != "null" else { return nil }
+        return { [healthWatch, player] in await healthWatch.run(player: player, judge: judge) }
+    }
+
     /// The board's power and heat now, for the status.
     func hardware() -> HardwareStatus? {
         let r = HardwareReadings.read()

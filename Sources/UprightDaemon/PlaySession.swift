@@ -1,7 +1,6 @@
 import Blocking
 public import Config
 import Display
-import Files
 import Fleet
 import Foundation
 import Input
@@ -33,8 +32,6 @@ public actor PlaySession {
     /// The loop has ended: requests are refused at once instead of waiting for it.
     private var ended = false
     let statusFeed = StatusFeed()
-    /// Where the starts are kept (the state directory).
-    let stateDirectory: String
 
     /// Prepares everything; `extraMPV` options win over the configuration's (vo=null in tests);
     /// `environment` is where the display backend is looked for (the process's own by default).
@@ -46,7 +43,6 @@ public actor PlaySession {
         self.configuration = configuration
         playlistOverride = playlist
         let environment = environment ?? ProcessInfo.processInfo.environment
-        stateDirectory = PlayerID.stateDirectory(environment)
         (inputs, feed) = AsyncStream.makeStream(of: SessionInput.self)
         shell = try SessionShell(
             configuration: configuration, playlist: playlist, extraMPV: extraMPV, environment: environment, log: log,
@@ -72,10 +68,7 @@ public actor PlaySession {
     /// The sources (``SessionShell/sources(stop:clock:)``) run as children of one task group; at
     /// the end, what feeds them is stopped, then they are cancelled and waited for.
     func run<C: Clock>(until stop: AsyncStream<Void>, clock: C) async throws where C.Duration == Duration {
-        // Counted first: a start that dies at once is part of a restart loop too.
-        if let problem = StartHistory.record(Date().timeIntervalSince1970, in: stateDirectory) {
-            shell.logger.warning("\(problem)")
-        }
+        shell.recordStart()
         let outcome: Result<Void, any Error> = await withDiscardingTaskGroup { sources in
             let outcome: Result<Void, any Error>
             do {
@@ -114,13 +107,9 @@ public actor PlaySession {
         core.presenceInterval = 2
         for job in shell.sources(stop: stop, clock: clock) { sources.addTask(operation: job) }
         sources.addTask { [statusFeed] in await statusFeed.run { await self.currentStatus() } }
-        // With no video output (vo=null: tests, a dry run) nothing is on a screen to sample.
-        if shell.videoOutput != "null" {
-            sources.addTask { [healthWatch = shell.healthWatch, player = shell.player] in
-                await healthWatch.run(player: player) { _ = await self.currentStatus() }
-            }
+        if let watch = shell.healthWatching(judge: { _ = await self.currentStatus() }) {
+            sources.addTask(operation: watch)
         }
-
         var timer = DeadlineTimer(clock, origin: origin)
         defer { timer.cancel() }
         // mpv's process loaded libmpv while the display was found and the sources started; the
