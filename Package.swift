@@ -244,7 +244,7 @@ let package = Package(
         .target(name: "Diagnostics", swiftSettings: strict),
         // SMIL indexes, the signage CMSes' format: the reader (libxml2 through FoundationXML) and the
         // presentation's rules in time as a value (a pure core: moments in, what each region shows out).
-        .target(name: "SMIL", dependencies: ["Diagnostics", "OrientationCore"], swiftSettings: strict),
+        .target(name: "SMIL", dependencies: ["Diagnostics", "OrientationCore", "Wire"], swiftSettings: strict),
         // A node's health: the verdict's rules as values, and the hardware as sysfs and the
         // kernel log show it (under-voltage, heat, storage errors).
         .target(name: "Health", swiftSettings: strict),

@@ -5,9 +5,10 @@ import Foundation
 public import MPV
 public import OrientationCore
 public import Playback
+import SMIL
 import Sync
 import Synchronization
-import Wire
+public import Wire
 
 /// The video player: libmpv carrying out what ``PlaybackCore`` decides. One actor holds the core;
 /// mpv's events, the folder watch, requests and one timer at the core's next deadline are its
@@ -39,8 +40,6 @@ public actor Player {
     var group: GroupLink?
     /// The SMIL index playing in place of the core's playlist (``SMILShow``); `nil` when none does.
     var show: SMILShow?
-    /// The mpv whose `eof-reached` is observed (a presentation's video ends by it).
-    var eofObserved: ObjectIdentifier?
 
     /// The player's mpv, for a renderer.
     public nonisolated var mpvHandle: MPVHandle { handleBox.withLock { $0 } }
@@ -54,6 +53,8 @@ public actor Player {
     public var upcoming: String? { core.upcoming }
     /// How the player follows its wall; `nil` when it does not.
     public var followStatus: FollowStatus? { core.followStatus }
+    /// The status of the SMIL index playing; `nil` when none does.
+    public var presentationStatus: PresentationStatus? { show?.core.status }
 
     /// Creates the player with the configured mpv options; `extra` options (vo=null in tests) win,
     /// the core's deadlines run on `clock`, `outside` answers what mpv does not know. mpv in a
@@ -123,7 +124,8 @@ public actor Player {
         handleEnded = false
         pump(handle)
         feed(.restarted)
-        showRestarted()
+        show?.restarted(on: handle)
+        schedule()
     }
 
     /// The display went away: nothing more is sent to this mpv (it closes its window, or fails each
@@ -134,7 +136,49 @@ public actor Player {
     /// item change (the item playing goes on).
     public func remoteChanged() {
         feed(.foldersChanged)
-        if show != nil { readIndex() }
+        show?.read(at: moment())
+        schedule()
+    }
+
+    /// Starts the playlist, or the idle scene when it is empty; a playlist with a SMIL index
+    /// plays its first index in place of its entries (the core presents nothing of its own).
+    public func start() {
+        guard let index = core.settings.playlist.first(where: RemoteItem.isIndex) else { return feed(.start) }
+        present(index)
+    }
+
+    /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
+    /// A list with a SMIL index plays the index; one that names another index replaces it.
+    public func setPlaylist(_ items: [String]) {
+        let index = items.first(where: RemoteItem.isIndex)
+        feed(.setPlaylist(items))
+        guard index != show?.core.entry else { return }
+        if let index { return present(index) }
+        show?.end(core.settings)
+        show = nil
+        feed(.present(false))
+    }
+
+    /// The SMIL index `entry` plays in place of the playlist (``SMILShow``).
+    func present(_ entry: String) {
+        show?.end(core.settings)
+        feed(.present(true))
+        let s = SMILShow(entry: entry, mpv: mpv, canvas: canvas, outside: outside) { [continuation] in
+            continuation.yield($0)
+        }
+        show = s
+        s.read(at: moment())
+        schedule()
+    }
+
+    /// The window as a presentation fills it: the OSD's size, turned with the picture.
+    var canvas: Canvas {
+        Canvas(width: core.windowSize.width, height: core.windowSize.height, angle: core.surfaceAngle)
+    }
+
+    /// The moment now: the player's monotonic time, the system clock and the local zone's offset.
+    func moment() -> Moment {
+        Moment(elapsed: timer.now(), utc: Date().timeIntervalSince1970, utcOffset: TimeZone.current.secondsFromGMT())
     }
 
     /// Applies the interface orientation the policy decided (and the layout, when given).
@@ -185,14 +229,38 @@ public actor Player {
         return done
     }
 
+    // MARK: - A wall, and taps
+
+    /// Follows a wall's group (``PlaybackCore``'s rules: its schedule on the group's clock, each
+    /// item started at its instant), or stops following (`nil`: the speed goes back to 1).
+    public func follow(_ link: GroupLink?) {
+        group = link
+        feed(.follow(announces: link.map { $0.announce != nil }))
+    }
+
+    /// Starts or stops the touch check.
+    public func touchCheck(_ command: TouchCheckCommand) { feed(.touchCheck(command)) }
+
+    /// Where the touch check stands; `nil` before the first.
+    public var touchCheckReport: TouchCheckReport? { core.touchCheckReport }
+
+    /// A tap at the window's point (`x`, `y`) in pixels, as mpv takes a touch or a click: it
+    /// reaches what is bound to a tap (the touch check, or an action).
+    public func tap(x: Int, y: Int) throws(MPVError) {
+        try mpv.command(["mouse", String(x), String(y), "0", "single"])
+    }
+
+    /// The next clip is the group's: it starts at `groupTime` (held at its first frame until then).
+    public func startClip(at groupTime: Double) { feed(.groupClip(at: groupTime)) }
+
     // MARK: - The loop: mpv's events in, the core's effects out, one timer
 
     func handle(_ e: MPVEvent, from handle: MPVHandle) {
         guard handle === mpv, !isShuttingDown else { return }  // an mpv that was replaced, or quitting
         if let said = MPVHandle.playerEvent(for: e) {
             continuation.yield(said)
-        } else if show != nil, showTakes(e) {
-            return
+        } else if let show, show.takes(e, at: moment()) {
+            schedule()
         } else if let input = mpv.input(for: e) {
             feed(input)
         }
@@ -204,7 +272,7 @@ public actor Player {
         guard !isShuttingDown else { return }
         var queue = core.handle(input, at: timer.now())[...]
         while let effect = queue.popFirst() { queue += perform(effect).flatMap { core.handle($0, at: timer.now()) } }
-        if show != nil { followCanvas() }
+        if show?.follow(canvas) == true { feed(.placed) }
         schedule()
     }
 
@@ -261,7 +329,7 @@ public actor Player {
 
     func tick() {
         timer.fired()
-        showTick()
+        show?.tick(moment())
         feed(.tick)
     }
 

@@ -1,0 +1,50 @@
+import Testing
+import Wire
+
+@testable import SMIL
+
+/// The index show's rules as a value, at explicit moments: reading, and which of mpv's ends count.
+@Suite struct IndexShowTests {
+    static func at(_ t: Double) -> Moment { Moment(elapsed: t, utc: 1_700_000_000 + t, utcOffset: 0) }
+    static let index = Array(
+        """
+        <smil><head><meta http-equiv="Refresh" content="30"/></head><body><seq repeatCount="indefinite">
+        <video xml:id="a" src="a.mp4"/><video xml:id="b" src="b.mp4"/></seq></body></smil>
+        """.utf8)
+
+    static func presented(_ e: [IndexShow.Effect]) -> Bool {
+        e.contains { if case .present = $0 { true } else { false } }
+    }
+
+    @Test func theSameBytesChangeNothingAndABadVersionLeavesTheOldOne() {
+        var show = IndexShow(entry: "/srv/index.smil", isFile: true)
+        let first = show.handle(.read(.bytes(Self.index, file: "/srv/index.smil"), Self.at(0)))
+        #expect(Self.presented(first) && show.readAt == 30, "its Refresh, for a file")
+        #expect(show.handle(.read(.bytes(Self.index, file: "/srv/index.smil"), Self.at(30))).isEmpty)
+        let bad = show.handle(.read(.bytes(Array("<smil><body>".utf8), file: "/srv/index.smil"), Self.at(60)))
+        #expect(!Self.presented(bad) && show.status.problem?.hasPrefix("/srv/index.smil:1:") == true)
+        #expect(show.presentation != nil && show.status.zones.map(\.id) == ["a"], "the old one plays on")
+        var url = IndexShow(entry: "http://cms/index.smil", isFile: false)
+        let missing = url.handle(.read(.missing("http://cms/index.smil: not downloaded yet", retry: false), Self.at(0)))
+        #expect(missing.count == 2 && url.readAt == nil, "said once; read again when the cache has it")
+        #expect(
+            url.handle(.read(.missing("http://cms/index.smil: not downloaded yet", retry: false), Self.at(1))).isEmpty)
+        #expect(url.handle(.read(.bytes(Self.index, file: "/cache/x"), Self.at(2))).contains(.refresh(30)))
+    }
+
+    @Test func onlyTheVideosOwnEntryEndsIt() {
+        var show = IndexShow(entry: "/srv/index.smil", isFile: true)
+        _ = show.handle(.read(.bytes(Self.index, file: "/srv/index.smil"), Self.at(0)))
+        #expect(show.handle(.endReached(Self.at(1))).isEmpty, "not started yet: an earlier file's end")
+        _ = show.handle(.started(entry: 7))
+        #expect(show.handle(.ended(entry: 6, error: nil, Self.at(2))).isEmpty, "another entry's end is no news")
+        let ended = show.handle(.endReached(Self.at(3)))
+        #expect(
+            ended.contains(
+                .zone(ZonePlaying(region: "root", item: "/srv/b.mp4", id: "b", since: "2023-11-14T22:13:23Z"))))
+        _ = show.handle(.started(entry: 8))
+        let failed = show.handle(.ended(entry: 8, error: "/srv/a.mp4: no such file or directory", Self.at(4)))
+        #expect(failed.contains(.videoShows) && show.status.faults == ["/srv/a.mp4: no such file or directory"])
+        #expect(show.videoSource == "/srv/a.mp4", "the next, after the failure: a again")
+    }
+}
