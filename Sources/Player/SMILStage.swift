@@ -17,7 +17,7 @@ public final class SMILStage {
     /// What was drawn in each zone, so that nothing is drawn twice.
     var drawn: [Slot: String] = [:]
     /// The video playing in the video slot (its node and serial).
-    public private(set) var playing: (node: Int, serial: Int)?
+    private(set) var playing: (node: Int, serial: Int)?
     /// How the video playing fits its zone.
     var videoFit: SMILDocument.Fit = .meet
     /// What the video slot's zone shows once its video's first frame is there.
