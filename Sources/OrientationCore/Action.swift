@@ -33,6 +33,8 @@ public enum Action: Sendable, Hashable {
     /// A person is there (a motion sensor's key, `command/presence`): the screen that slept for
     /// want of one (`[screen] idle_off`) wakes, and the wait starts again.
     case presence
+    /// A named notification to the SMIL index playing: what waits for `notify(name)` begins or ends.
+    case notify(String)
 
     /// What an action's argument is.
     public enum Argument: String, Sendable, Hashable {
@@ -40,6 +42,7 @@ public enum Action: Sendable, Hashable {
         case scene
         case clip
         case onOff
+        case name
 
         /// `an orientation`, `a scene`, `a clip scene`, `on or off`.
         public var phrase: String {
@@ -48,6 +51,7 @@ public enum Action: Sendable, Hashable {
             case .scene: "a scene"
             case .clip: "a clip scene"
             case .onOff: "on or off"
+            case .name: "a name"
             }
         }
     }
@@ -68,6 +72,7 @@ public enum Action: Sendable, Hashable {
         case play
         case powerPlan = "power-plan"
         case presence
+        case notify
 
         /// What its argument is (`nil`: it takes none).
         public var argument: Argument? {
@@ -76,6 +81,7 @@ public enum Action: Sendable, Hashable {
             case .scenePush, .scenePresent: .scene
             case .play: .clip
             case .powerPlan: .onOff
+            case .notify: .name
             default: nil
             }
         }
@@ -114,6 +120,7 @@ public enum Action: Sendable, Hashable {
         case .play: .play
         case .powerPlan: .powerPlan
         case .presence: .presence
+        case .notify: .notify
         }
     }
 
@@ -143,6 +150,9 @@ public enum Action: Sendable, Hashable {
             default: return nil
             }
         case .presence: self = .presence
+        case .notify:
+            guard let a = argument, !a.isEmpty else { return nil }
+            self = .notify(a)
         }
     }
 
@@ -153,7 +163,7 @@ public enum Action: Sendable, Hashable {
     public var argument: String? {
         switch self {
         case .rotateTo(let o): o.name
-        case .scenePush(let s), .scenePresent(let s), .play(let s): s
+        case .scenePush(let s), .scenePresent(let s), .play(let s), .notify(let s): s
         case .powerPlan(let on): on ? "on" : "off"
         default: nil
         }
@@ -208,7 +218,7 @@ public enum Action: Sendable, Hashable {
         case .scenePresent(let s): .present(s)
         case .sceneDismiss: .dismiss
         case .play(let s): .play(s)
-        case .rotate, .next, .previous, .powerPlan, .presence: nil
+        case .rotate, .next, .previous, .powerPlan, .presence, .notify: nil
         }
     }
 }
@@ -228,6 +238,7 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .scene: "a scene's name"
         case .clip: "the name of a scene with a clip ([scenes.NAME] clip = \"FILE\")"
         case .onOff: "on or off"
+        case .name: "the name a SMIL index's notify(NAME) waits for"
         }
     }
 

@@ -163,12 +163,19 @@ public actor Player {
     func present(_ entry: String) {
         show?.end(core.settings)
         feed(.present(true))
-        let s = SMILShow(entry: entry, mpv: mpv, canvas: canvas, outside: outside) { [continuation] in
-            continuation.yield($0)
+        let s = SMILShow(entry: entry, mpv: mpv, canvas: canvas, hotkeys: core.settings.hotkeys, outside: outside) {
+            [continuation] in continuation.yield($0)
         }
         show = s
         s.read(at: moment())
         schedule()
+    }
+
+    /// A named notification to the SMIL index playing (`notify(name)`): whether it waits for one.
+    public func notify(_ name: String) -> Bool {
+        guard let show, show.notify(name, at: moment()) else { return false }
+        schedule()
+        return true
     }
 
     /// The window as a presentation fills it: the OSD's size, turned with the picture.

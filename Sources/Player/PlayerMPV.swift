@@ -37,6 +37,10 @@ extension MPVHandle {
         ]
         options.append(("loop-playlist", settings.loop ? "inf" : "no"))
         options.append(("image-display-duration", String(settings.imageDuration)))
+        // A SMIL index may show no video at all (its pictures, brushes and words are drawn over
+        // mpv's window): the window is made at once. mpv makes one only as it goes idle; set later,
+        // while it is idle, `force-window` makes none (mpv 0.35).
+        if settings.playlist.contains(where: RemoteItem.isIndex) { options.append(("force-window", "yes")) }
         if let device = settings.audioDevice { options.append(("audio-device", device)) }
         if settings.mpv["hwdec"] == nil {
             if settings.hwdec == "board" {
@@ -121,13 +125,8 @@ extension MPVHandle {
             return .mpv(.endFile(entry: entry, error: reason == "error" ? error ?? "unknown error" : nil))
         case .idle: return .mpv(.idle(active: value(.idleActive)))
         case .clientMessage(let args) where args == [PlaybackCore.touchMessage]:
-            // Where the tap landed in the window: read now, before another moves it. mpv says
-            // `mouse-pos` as a map ({"x":100,"y":50,"hover":false} as a string).
-            struct Position: Decodable { var x: Double, y: Double }
-            guard let text = string("mouse-pos"),
-                let p = try? JSONDecoder().decode(Position.self, from: Data(text.utf8))
-            else { return nil }
-            return .mpv(.touched(x: p.x, y: p.y))
+            // Where the tap landed in the window: read now, before another moves it.
+            return mousePosition().map { .mpv(.touched(x: $0.x, y: $0.y)) }
         case .propertyChange(let name, .int64(let n)?):
             return MPVDimension(rawValue: name).map { .mpv(.dimension($0, Int(n))) }
         default: return nil
@@ -145,6 +144,15 @@ extension MPVHandle {
         case .log("upright-mpv", _, let text): return .problem(text)
         default: return nil
         }
+    }
+
+    /// Where the pointer (or the last touch) is in the window. mpv says `mouse-pos` as a map
+    /// (`{"x":100,"y":50,"hover":false}` as a string).
+    func mousePosition() -> (x: Double, y: Double)? {
+        struct Position: Decodable { var x: Double, y: Double }
+        guard let text = string("mouse-pos"), let p = try? JSONDecoder().decode(Position.self, from: Data(text.utf8))
+        else { return nil }
+        return (p.x, p.y)
     }
 
     /// Whether mpv's selected and playing entry are both `entry` (a guarded batch may go ahead).

@@ -1,6 +1,7 @@
 import Files
 import Foundation
 import MPV
+import OrientationCore
 import Playback
 import SMIL
 import Wire
@@ -17,10 +18,25 @@ final class SMILShow {
     private let say: (PlayerEvent) -> Void
     /// The mpv whose `eof-reached` is observed.
     private var observed: ObjectIdentifier?
+    /// The keys the player's own hotkeys take (the index gets none of them).
+    private let hotkeys: [String: Action]
+    /// The keys bound for the index's triggers (given back to nothing when it goes).
+    private var bound: [String] = []
 
-    init(entry: String, mpv: MPVHandle, canvas: Canvas, outside: PlayerOutside, say: @escaping (PlayerEvent) -> Void) {
+    /// The click or tap an `activateEvent` waits for, and what it says.
+    static let tapButton = "MBTN_LEFT"
+    static let tapMessage = "upright-smil-tap"
+    static let keyMessage = "upright-smil-key"
+
+    init(
+        entry: String, mpv: MPVHandle, canvas: Canvas, hotkeys: [Action: [String]], outside: PlayerOutside,
+        say: @escaping (PlayerEvent) -> Void
+    ) {
         core = IndexShow(entry: entry, isFile: Playlist.localPath(entry) != nil)
         (self.mpv, self.canvas, self.outside, self.say) = (mpv, canvas, outside, say)
+        var taken: [String: Action] = [:]
+        for (action, keys) in hotkeys { for key in keys { taken[key.uppercased()] = action } }
+        self.hotkeys = taken
         holdEnds()
     }
 
@@ -46,6 +62,7 @@ final class SMILShow {
     /// The index left: its zones cleared, and mpv's options as the settings have them.
     func end(_ settings: PlayerSettings) {
         stage?.clearAll()
+        unbindTriggers()
         for name in ["keep-open", "force-window"] { try? mpv.set(name, .string(settings.mpv[name] ?? "no")) }
         try? mpv.set("loop-playlist", .string(settings.loop ? "inf" : "no"))
     }
@@ -86,6 +103,13 @@ final class SMILShow {
                 }
             carry(core.handle(.ended(entry: entry, error: failure, m)))
         case .propertyChange("eof-reached", .flag(true)?): carry(core.handle(.endReached(m)))
+        case .clientMessage(let args) where args.first == Self.keyMessage:
+            let keys = core.presentation?.document.accessKeys ?? []
+            if args.count == 2, let i = Int(args[1]), keys.indices.contains(i) {
+                carry(core.handle(.event(.accesskey(keys[i]), m)))
+            }
+        case .clientMessage([Self.tapMessage]):
+            if let p = mpv.mousePosition() { carry(core.handle(.tapped(x: p.x, y: p.y, canvas, m))) }
         case .playbackRestart: stage?.videoShows()
         case .propertyChange("eof-reached", _), .fileLoaded, .idle: break
         default: return false
@@ -108,6 +132,8 @@ final class SMILShow {
         self.mpv = mpv
         holdEnds()
         guard let doc = core.presentation?.document else { return }
+        bound = []
+        bindTriggers(doc)
         stage = makeStage(doc)
         stage?.relayout(canvas, shown: core.presentation?.shown ?? [:])
         carry(core.handle(.restarted))
@@ -126,6 +152,8 @@ final class SMILShow {
             case .present(let doc):
                 stage?.clearAll()
                 stage = makeStage(doc)
+                unbindTriggers()
+                bindTriggers(doc)
             case .show(let shown):
                 guard let stage else { continue }
                 stage.apply(shown)
@@ -138,4 +166,45 @@ final class SMILShow {
             }
         }
     }
+
+    /// A named notification (`notify(name)`) to the index; whether anything in it waits for one.
+    func notify(_ name: String, at m: Moment) -> Bool {
+        guard core.waits(for: .notify(name)) else { return false }
+        carry(core.handle(.event(.notify(name), m)))
+        return true
+    }
+
+    /// The keys `doc`'s `accesskey` values wait for, and the tap its `activateEvent`s wait for,
+    /// bound in mpv; not a key the player's own hotkeys take (said once, in words).
+    private func bindTriggers(_ doc: SMILDocument) {
+        var wanted = doc.accessKeys.enumerated().map { (Self.mpvKey($1), "script-message \(Self.keyMessage) \($0)") }
+        if doc.waitsForActivation { wanted.append((Self.tapButton, "script-message \(Self.tapMessage)")) }
+        for (key, command) in wanted {
+            if let action = hotkeys[key.uppercased()] {
+                say(.problem("SMIL: \(key) is the hotkey of '\(action.name)': the index's trigger on it is not bound"))
+                continue
+            }
+            do {
+                try mpv.command(["keybind", key, command])
+                bound.append(key)
+            } catch {
+                say(.problem("SMIL: \(key) cannot be bound for the index: \(error)"))
+            }
+        }
+    }
+
+    private func unbindTriggers() {
+        for key in bound { try? mpv.command(["keybind", key, "ignore"]) }
+        bound = []
+    }
+
+    /// An `accesskey` character as mpv names its key (`SPACE`, `SHARP`; a letter as it is).
+    static func mpvKey(_ key: String) -> String {
+        switch key {
+        case " ": "SPACE"
+        case "#": "SHARP"
+        default: key
+        }
+    }
 }
+

@@ -52,6 +52,10 @@ public struct IndexShow: Sendable {
         case faults([String])
         /// A new mpv shows the presentation: its entries are new ones.
         case restarted
+        /// A key pressed (`accesskey`) or a notification sent (`notify`).
+        case event(TimeValue.Event, Moment)
+        /// A tap or a click at a point of the window (`canvas`): the element shown there is activated.
+        case tapped(x: Double, y: Double, Canvas, Moment)
     }
 
     public enum Effect: Sendable, Hashable {
@@ -105,7 +109,23 @@ public struct IndexShow: Sendable {
             var out: [Effect] = []
             for f in faults { out += fault(f) }
             return out
+        case .event(let event, let m):
+            return inform(.event(event, m), at: m)
+        case .tapped(let x, let y, let canvas, let m):
+            guard let p = presentation, let node = p.document.node(at: x, y, on: canvas, shown: p.shown) else {
+                return []
+            }
+            return inform(.activate(node: node, m), at: m)
         }
+    }
+
+    /// Whether some `begin` or `end` of the index playing waits for `event`.
+    public func waits(for event: TimeValue.Event) -> Bool {
+        presentation?.document.nodes.contains { node in
+            ((node.timing.begin ?? []) + node.timing.end).contains {
+                if case .event(event, _) = $0 { true } else { false }
+            }
+        } ?? false
     }
 
     /// Whether the index is due to be read at `now`.

@@ -543,6 +543,8 @@ public struct SessionCore: Sendable {
             return [.playlist(action == .next ? .next : .previous, request: request)]
         case .play(let name):
             return play(name, request: request, at: now)
+        case .notify(let name):
+            return [.notify(name, request: request)]
         case .powerPlan(let on):
             return followPowerPlan(on, request: request)
         case .presence:

@@ -120,6 +120,8 @@ public enum SessionEffect: Sendable, Hashable {
     /// A clip for the whole wall: every screen of the group plays it from one instant (this one's
     /// own copy comes back as ``SessionInput/command(_:from:request:)`` from ``Origin/group``).
     case shareClip(String, request: RequestID?)
+    /// A named notification to the SMIL index playing; the shell replies whether it waits for one.
+    case notify(String, request: RequestID?)
     case reply(RequestID, ControlReply)
     /// A line for the status log (standard error).
     case status(String)

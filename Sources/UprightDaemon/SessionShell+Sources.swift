@@ -213,3 +213,23 @@ extension SessionShell {
         }
     }
 }
+
+extension SessionShell {
+    /// A clip for every screen of the wall, this one too (its copy comes back from the group).
+    func shareClip(_ name: String) -> ControlReply {
+        sync?.share(clip: name)
+        logger.notice("sync: every screen of the group plays \(name) in half a second")
+        return ControlReply(ok: true, message: "every screen of the wall plays \(name) in half a second")
+    }
+
+    /// A named notification to the SMIL index playing (`notify NAME`), and the reply to its asker.
+    func notify(_ name: String) async -> ControlReply {
+        guard await player.notify(name) else {
+            let why = "nothing waits for notify(\(name)): no SMIL index playing has it in a begin or an end"
+            logger.notice("notify: \(why)")
+            return .refused(why)
+        }
+        logger.info("notify(\(name)) told to the SMIL index")
+        return ControlReply(ok: true, message: "notify(\(name)) told to the SMIL index")
+    }
+}

@@ -101,10 +101,10 @@ struct SessionShell: Sendable {
             let playing = step == .next ? await player.next() : await player.previous()
             if let request { done.replies.append((request, ControlReply(ok: true, playing: playing))) }
         case .shareClip(let name, let request):
-            // Every screen of the wall, this one too (its copy comes back from the group).
-            sync?.share(clip: name)
-            logger.notice("sync: every screen of the group plays \(name) in half a second")
-            let reply = ControlReply(ok: true, message: "every screen of the wall plays \(name) in half a second")
+            let reply = shareClip(name)
+            if let request { done.replies.append((request, reply)) }
+        case .notify(let name, let request):
+            let reply = await notify(name)
             if let request { done.replies.append((request, reply)) }
         case .reply(let request, var reply):
             if reply.status != nil { await complete(&reply) }

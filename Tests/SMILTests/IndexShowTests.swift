@@ -47,4 +47,47 @@ import Wire
         #expect(failed.contains(.videoShows) && show.status.faults == ["/srv/a.mp4: no such file or directory"])
         #expect(show.videoSource == "/srv/a.mp4", "the next, after the failure: a again")
     }
+
+    /// A tap begins what waits for the element shown where it landed (the topmost zone there);
+    /// a key and a notification begin what waits for them; the rest changes nothing.
+    @Test func aTapAKeyAndANotificationBeginWhatWaitsForThem() {
+        let index = Array(
+            """
+            <smil><head><layout><root-layout width="1280" height="720"/>
+              <region regionName="left" left="0" top="0" width="50%" height="100%"/>
+              <region regionName="right" left="50%" top="0" width="50%" height="100%"/>
+              <region regionName="badge" left="0" top="0" width="10%" height="10%" z-index="5"/>
+            </layout></head><body><par>
+              <brush xml:id="button" color="#0000ff" region="left" dur="indefinite"/>
+              <brush xml:id="logo" color="#ffffff" region="badge" dur="indefinite"/>
+              <excl dur="indefinite">
+                <brush xml:id="waiting" color="#000000" region="right" begin="0" dur="indefinite"/>
+                <brush xml:id="tapped" color="#ff0000" region="right" begin="button.activateEvent" dur="indefinite"/>
+                <brush xml:id="keyed" color="#00ff00" region="right" begin="accesskey(w)" dur="indefinite"/>
+                <brush xml:id="told" color="#ffff00" region="right" begin="notify(go)" dur="indefinite"/>
+              </excl>
+            </par></body></smil>
+            """.utf8)
+        var show = IndexShow(entry: "/srv/index.smil", isFile: true)
+        _ = show.handle(.read(.bytes(index, file: "/srv/index.smil"), Self.at(0)))
+        #expect(show.presentation?.document.accessKeys == ["w"])
+        #expect(show.presentation?.document.waitsForActivation == true)
+        let right = { show.status.zones.first { $0.region == "right" }?.id }
+        #expect(right() == "waiting")
+        // The window at half the root layout's size: the badge at its top left, over the button.
+        let canvas = Canvas(width: 640, height: 360)
+        _ = show.handle(.tapped(x: 20, y: 20, canvas, Self.at(1)))
+        #expect(right() == "waiting", "the badge is over the button there")
+        _ = show.handle(.tapped(x: 500, y: 200, canvas, Self.at(2)))
+        #expect(right() == "waiting", "the right half waits for no tap")
+        _ = show.handle(.tapped(x: 200, y: 200, canvas, Self.at(3)))
+        #expect(right() == "tapped")
+        _ = show.handle(.event(.accesskey("x"), Self.at(4)))
+        #expect(right() == "tapped")
+        _ = show.handle(.event(.accesskey("w"), Self.at(5)))
+        #expect(right() == "keyed")
+        #expect(!show.waits(for: .notify("stray")) && show.waits(for: .notify("go")))
+        _ = show.handle(.event(.notify("go"), Self.at(6)))
+        #expect(right() == "told")
+    }
 }

@@ -247,4 +247,81 @@ struct SMILPlayTests {
         #expect(shown, "\(smil)\n\(play.stderr)")
         #expect(smil["problem"] == nil)
     }
+
+    /// An index whose right half waits: for its left half to be tapped (`activateEvent`), for a
+    /// key (`accesskey(w)`), for a notification (`notify(go)`). Each, in turn, shows its brush there.
+    static let triggers = """
+        <smil><head><layout><root-layout width="1280" height="720"/>
+          <region regionName="left" left="0" top="0" width="50%" height="100%"/>
+          <region regionName="right" left="50%" top="0" width="50%" height="100%"/>
+        </layout></head><body><par>
+          <brush xml:id="button" color="#0000ff" region="left" dur="indefinite"/>
+          <excl dur="indefinite">
+            <brush xml:id="waiting" color="#000000" region="right" begin="0" dur="indefinite"/>
+            <brush xml:id="tapped" color="#ff0000" region="right" begin="button.activateEvent" dur="indefinite"/>
+            <brush xml:id="keyed" color="#00ff00" region="right" begin="accesskey(w)" dur="indefinite"/>
+            <brush xml:id="told" color="#ffff00" region="right" begin="notify(go)" dur="indefinite"/>
+          </excl>
+        </par></body></smil>
+        """
+
+    /// What the status says `region` shows (its element's id), once it is `id` (10 s at most).
+    static func waitFor(_ id: String, in region: String, socket: String) async throws -> String? {
+        var now: String?
+        for _ in 0..<100 {
+            let zones = try await smil(socket)["zones"] as? [[String: Any]] ?? []
+            now = zones.first { $0["region"] as? String == region }?["id"] as? String
+            if now == id { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return now
+    }
+
+    @Test func aTapAKeyAndANotificationEachBeginWhatWaitsForThem() async throws {
+        let dir = NSTemporaryDirectory() + "smil-triggers-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.triggers.write(toFile: dir + "/index.smil", atomically: true, encoding: .utf8)
+        try "[lock]\nevdev = \"none\"\n[player]\nplaylist = [\"\(dir)/index.smil\"]\n".write(
+            toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
+        let sway = try HeadlessSway(mode: "1280x720")
+        defer { sway.stop() }
+        let (play, socket) = try Self.play(dir + "/upright.toml", sway: sway, state: dir + "/state")
+        defer { play.process.send(SIGKILL) }
+        #expect(try await Self.waitFor("waiting", in: "right", socket: socket) == "waiting", "\(play.stderr)")
+
+        // A tap on the right half is on nothing that waits; one on the left half begins "tapped".
+        _ = try await upright(["ctl", "--socket", socket, "touch-check", "tap", "960", "360"])
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await Self.waitFor("waiting", in: "right", socket: socket) == "waiting")
+        let tap = try await upright(["ctl", "--socket", socket, "touch-check", "tap", "320", "360"])
+        #expect(tap.status == 0, "\(tap.stdout)")
+        #expect(try await Self.waitFor("tapped", in: "right", socket: socket) == "tapped", "\(play.stderr)")
+
+        // A key typed into the window (a virtual keyboard in sway).
+        let wtype = Process()
+        wtype.executableURL = URL(fileURLWithPath: "/usr/bin/wtype")
+        wtype.arguments = ["w"]
+        wtype.environment = ProcessInfo.processInfo.environment.merging(sway.environment) { $1 }
+        try wtype.run()
+        wtype.waitUntilExit()
+        #expect(wtype.terminationStatus == 0)
+        #expect(try await Self.waitFor("keyed", in: "right", socket: socket) == "keyed", "\(play.stderr)")
+        // On screen, though the index plays no video: mpv's window is made for the index at once.
+        var seen: [String] = []
+        for _ in 0..<30 {
+            seen = try await Self.look(socket: socket, dir: dir) ?? []
+            if seen.prefix(2) == ["blue", "green"] { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(seen.prefix(2) == ["blue", "green"], "\(seen)")
+
+        // A notification: by `ctl`, as by MQTT's command/notify; one nothing waits for is refused.
+        let told = try await upright(["ctl", "--socket", socket, "notify", "go"])
+        #expect(told.status == 0, "\(told.stdout)")
+        #expect(try await Self.waitFor("told", in: "right", socket: socket) == "told")
+        let stray = try await upright(["ctl", "--socket", socket, "notify", "stray"])
+        #expect(stray.status != 0 && stray.stdout.contains("nothing waits for notify(stray)"), "\(stray.stdout)")
+        #expect(play.process.isRunning)
+    }
 }
