@@ -16,9 +16,9 @@ case "${1:-test}" in
     # renders templates); the power plan under libfaketime's wall clock; what the screen shows
     # between items, recorded by wf-recorder; the operator's page in a real headless Chromium
     # (selenium), a clip for its upload made by ffmpeg; live streams from GStreamer's RTSP server
-    # (through Python) and an HLS stream made by ffmpeg; keys typed into a window by wtype (a virtual
-    # keyboard in sway). systemd-analyze and cage: the checks of the
-    # units (cage: the programs one starts).
+    # (through Python) and an HLS stream made by ffmpeg; keys typed into a window by wtype (a
+    # virtual keyboard in sway). systemd-analyze and cage: the checks of the units (cage: the
+    # programs one starts).
     test) need+=(python3 systemd iiod sway cage grim wlr-randr kanshi xvfb x11-xserver-utils xinput
         mutter dbus libglib2.0-bin dconf-service dconf-gsettings-backend
         kwin-wayland libkf5screen-bin qtwayland5
