@@ -4,7 +4,9 @@ through `upright play`, each served over HTTP on loopback and shown on a headles
 and says what each did: whether the index was read or refused, the warnings, what each zone showed
 in order (the element's xml:id, else its file's name or the brush's colour), how many zones showed
 at once at most, and whether the process kept running. A screenshot is kept at the moment the
-most zones showed. The corpus is not part of the repository (its licence is not ours).
+most zones showed, and how much of it Upright's window covers (the rest is the compositor's
+grey background: nothing on screen). The corpus is not part of the repository (its licence is
+not ours).
 
   scripts/smil_corpus.py BIN_DIR CORPUS_DIR [SECONDS] [OUT_DIR] [FILE,FILE...] > results.jsonl
 
@@ -56,6 +58,19 @@ def name(zone):
     return item if item.startswith('brush') else item.rsplit('/', 1)[-1]
 
 
+def covered(png):
+    """The share of a screenshot that is not sway's own grey background (#3f3f3f, give or take
+    the PNG's conversion): where the player's window shows something."""
+    try:
+        raw = subprocess.run(['ffmpeg', '-loglevel', 'error', '-i', png, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+                             capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    looked = range(0, len(raw) - 2, 3 * 7)  # every 7th pixel
+    grey = sum(1 for i in looked if raw[i] == raw[i + 1] == raw[i + 2] and 0x3a <= raw[i] <= 0x44)
+    return max(0.0, round(1 - grey / max(1, len(looked)), 3))
+
+
 def play(bin_dir, url, seconds, work, shot):
     env = start_sway(os.path.join(work, 'sway'), mode='1280x720')
     control = os.path.join(work, 'control.sock')
@@ -93,7 +108,8 @@ def play(bin_dir, url, seconds, work, shot):
         stop_sway(env, os.path.join(work, 'sway'))
         log.close()
     return {'alive': alive, 'problem': smil.get('problem'), 'refused': smil.get('refused', []),
-            'faults': smil.get('faults', []), 'most_zones_at_once': most, 'orders': orders}
+            'faults': smil.get('faults', []), 'most_zones_at_once': most,
+            'window_covers': covered(shot) if os.path.exists(shot) else None, 'orders': orders}
 
 
 def main():

@@ -27,6 +27,8 @@ final class SMILShow {
     static let tapButton = "MBTN_LEFT"
     static let tapMessage = "upright-smil-tap"
     static let keyMessage = "upright-smil-key"
+    /// mpv 0.35's own `audio-display`: an audio file's embedded picture is shown first.
+    static let audioDisplay = "embedded-first"
 
     init(
         entry: String, mpv: MPVHandle, canvas: Canvas, hotkeys: [Action: [String]], outside: PlayerOutside,
@@ -50,6 +52,8 @@ final class SMILShow {
             try mpv.set("loop-playlist", .string("no"))
             try mpv.set("keep-open", .string("yes"))
             try mpv.set("force-window", .string("yes"))
+            // An audio file's cover picture is no video: the zones show over black.
+            try mpv.set("audio-display", .string("no"))
             if observed != ObjectIdentifier(mpv) {
                 try mpv.observe("eof-reached", as: .flag)
                 observed = ObjectIdentifier(mpv)
@@ -64,6 +68,7 @@ final class SMILShow {
         stage?.clearAll()
         unbindTriggers()
         for name in ["keep-open", "force-window"] { try? mpv.set(name, .string(settings.mpv[name] ?? "no")) }
+        try? mpv.set("audio-display", .string(settings.mpv["audio-display"] ?? Self.audioDisplay))
         try? mpv.set("loop-playlist", .string(settings.loop ? "inf" : "no"))
     }
 

@@ -6,7 +6,7 @@ public import SMIL
 /// A SMIL presentation's effects carried out in one mpv window (``ZonePlan``): the video slot is
 /// mpv's own video, placed by its margins and scaled by its fit; every other slot (and the video
 /// slot while it shows no video) is a zone drawn over it: a picture, a colour, or a text's words.
-/// It holds no rule in time: the ``Presentation`` says what shows, this only shows it.
+/// In an index with no video, mpv plays its audio instead (``ZonePlan/playerSlot``). It holds no rule in time: the ``Presentation`` says what shows, this only shows it.
 public final class SMILStage {
     let document: SMILDocument
     let plan: ZonePlan
@@ -16,7 +16,8 @@ public final class SMILStage {
     public private(set) var canvas: Canvas
     /// What was drawn in each zone, so that nothing is drawn twice.
     var drawn: [Slot: String] = [:]
-    /// The video playing in the video slot (its node and serial).
+    /// The video playing in the video slot, or the audio in an index with no video (its node and
+    /// serial).
     private(set) var playing: (node: Int, serial: Int)?
     /// How the video playing fits its zone.
     var videoFit: SMILDocument.Fit = .meet
@@ -47,7 +48,7 @@ public final class SMILStage {
             case .show(let slot, let s): show(s, in: slot)
             case .clear(let slot): show(nil, in: slot)
             case .hold(let slot, let held):
-                if slot == plan.videoSlot, playing != nil { attempt { try mpv.set("pause", .flag(held)) } }
+                if slot == plan.playerSlot, playing != nil { attempt { try mpv.set("pause", .flag(held)) } }
             case .prefetch, .restarted: break
             }
         }
@@ -62,16 +63,16 @@ public final class SMILStage {
     }
 
     func show(_ s: Shown?, in slot: Slot) {
-        if slot == plan.videoSlot, let s, s.media.kind == .video {
+        if slot == plan.playerSlot, let s, s.media.isContinuous {
             // What the zone showed stays over the video until its first frame (``videoShows()``).
-            pendingDrawing = plan.drawing(s, in: slot, of: document)
+            pendingDrawing = slot == plan.videoSlot ? plan.drawing(s, in: slot, of: document) : nil
             playVideo(s, in: slot)
             return
         }
-        if slot == plan.videoSlot { pendingDrawing = nil }
+        if slot == plan.playerSlot { pendingDrawing = nil }
         // Drawn first: a picture covers the last video frame, and nothing black shows between.
         draw(plan.drawing(s, in: slot, of: document), in: slot)
-        if slot == plan.videoSlot, playing != nil {
+        if slot == plan.playerSlot, playing != nil {
             playing = nil
             attempt { try mpv.command(["stop"]) }
         }

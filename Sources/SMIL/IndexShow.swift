@@ -15,8 +15,9 @@ public struct IndexShow: Sendable {
     public private(set) var status: PresentationStatus
     /// The index's bytes as last read.
     var bytes: [UInt8]?
-    /// The slot mpv's video plays in, the interval it shows there, and mpv's entry for it once
-    /// mpv has started it.
+    /// The slot whose media mpv plays (``ZonePlan/playerSlot``: the video's, else the audio's),
+    /// the interval it plays there, and mpv's entry for it once mpv has started it. "The video"
+    /// below is that medium, sound only in an index with no video.
     var videoSlot: Slot?
     var video: (node: Int, serial: Int)?
     var videoEntry: Int64?
@@ -164,7 +165,7 @@ public struct IndexShow: Sendable {
         status.refresh = doc.refresh
         status.refused = doc.diagnostics.map(\.description)
         status.zones = []
-        (videoSlot, video, videoEntry) = (ZonePlan(doc).videoSlot, nil, nil)
+        (videoSlot, video, videoEntry) = (ZonePlan(doc).playerSlot, nil, nil)
         var p = Presentation(doc, at: m)
         let effects = p.start()
         presentation = p
@@ -191,7 +192,7 @@ public struct IndexShow: Sendable {
             let zone: ZonePlaying
             switch effect {
             case .show(let slot, let s):
-                if slot == videoSlot { followVideo(s.media.kind == .video ? (s.node, s.serial) : nil) }
+                if slot == videoSlot { followVideo(s.media.isContinuous ? (s.node, s.serial) : nil) }
                 let item =
                     s.media.kind == .brush
                     ? "brush \(s.media.color ?? "")"

@@ -6,6 +6,9 @@
 public struct ZonePlan: Sendable, Hashable {
     /// The slot mpv's video plays in; `nil` when the index has no video.
     public let videoSlot: Slot?
+    /// The slot whose media mpv plays: the video's; in an index with no video, the audio's (its
+    /// sound heard, nothing of it on screen). `nil` when it has neither.
+    public let playerSlot: Slot?
     /// Each slot drawn over the video, with its overlay id (1…63; later ids show above).
     public let ids: [Slot: Int]
     /// Slots past 63 zones are not drawn (said in `dropped`).
@@ -21,6 +24,8 @@ public struct ZonePlan: Sendable, Hashable {
             if slot != .audio, !slots.contains(slot) { slots.append(slot) }
         }
         videoSlot = video
+        let audio = doc.nodes.contains { if case .media(let m) = $0.kind { m.kind == .audio } else { false } }
+        playerSlot = video ?? (audio ? .audio : nil)
         let z = { (s: Slot) -> Int in if case .region(let i) = s { doc.layout.regions[i].zIndex } else { Int.min } }
         let order =
             (video.map { [$0] } ?? [])

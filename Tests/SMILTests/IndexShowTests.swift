@@ -90,4 +90,27 @@ import Wire
         _ = show.handle(.event(.notify("go"), Self.at(6)))
         #expect(right() == "told")
     }
+
+    /// With no video, the audio is mpv's medium: its end from mpv ends it; with a video, the
+    /// video is (the audio is timed, not played).
+    @Test func anIndexWithNoVideoFollowsItsAudio() throws {
+        let sound = Array(
+            """
+            <smil><body><par><img src="p.png" dur="indefinite"/>
+            <seq><audio xml:id="a" src="a.ogg"/><audio xml:id="b" src="b.ogg"/></seq></par></body></smil>
+            """.utf8)
+        let doc = try SMILDocument.read(sound, file: "/srv/index.smil").get()
+        #expect(ZonePlan(doc).videoSlot == nil && ZonePlan(doc).playerSlot == .audio)
+        var show = IndexShow(entry: "/srv/index.smil", isFile: true)
+        _ = show.handle(.read(.bytes(sound, file: "/srv/index.smil"), Self.at(0)))
+        #expect(show.videoSource == "/srv/a.ogg")
+        _ = show.handle(.started(entry: 1))
+        _ = show.handle(.endReached(Self.at(3)))
+        #expect(show.status.zones.first { $0.region == "audio" }?.id == "b")
+        let both = try SMILDocument.read(
+            Array("<smil><body><par><video src=\"v.mp4\"/><audio src=\"a.ogg\"/></par></body></smil>".utf8),
+            file: "/srv/index.smil"
+        ).get()
+        #expect(ZonePlan(both).playerSlot == .root)
+    }
 }

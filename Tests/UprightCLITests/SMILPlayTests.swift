@@ -324,4 +324,50 @@ struct SMILPlayTests {
         #expect(stray.status != 0 && stray.stdout.contains("nothing waits for notify(stray)"), "\(stray.stdout)")
         #expect(play.process.isRunning)
     }
+
+    /// An index with no video: its audio is mpv's, heard (mpv writes what it plays to a WAV file
+    /// here, as fast as it decodes), and its end is the sound's own; a brush follows it.
+    @Test func anIndexWithNoVideoPlaysItsAudioToItsEnd() async throws {
+        let dir = NSTemporaryDirectory() + "smil-audio-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir + "/cache", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tone = Process()
+        tone.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        tone.arguments = ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=1.5", dir + "/tone.wav"]
+        try tone.run()
+        tone.waitUntilExit()
+        try """
+        <smil><body><seq>
+          <audio xml:id="tone" src="tone.wav"/>
+          <brush xml:id="after" color="#00ff00" dur="indefinite"/>
+        </seq></body></smil>
+        """.write(toFile: dir + "/index.smil", atomically: true, encoding: .utf8)
+        // The sound to a file in the cache's folder (mpv's process may write there).
+        try """
+        [lock]
+        evdev = "none"
+        [player]
+        playlist = ["\(dir)/index.smil"]
+        [player.mpv]
+        ao = "pcm"
+        ao-pcm-file = "\(dir)/cache/heard.wav"
+        [cache]
+        directory = "\(dir)/cache"
+        [proof_of_play]
+        file = "\(dir)/plays.jsonl"
+        """.write(toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
+        let sway = try HeadlessSway(mode: "1280x720")
+        defer { sway.stop() }
+        let (play, socket) = try Self.play(dir + "/upright.toml", sway: sway, state: dir + "/state")
+        defer { play.process.send(SIGKILL) }
+        #expect(try await Self.waitFor("after", in: "root", socket: socket) == "after", "\(play.stderr)")
+        // A 440 Hz tone: samples far from silence (16-bit, after the 44-byte header).
+        let heard = (try? Data(contentsOf: URL(fileURLWithPath: dir + "/cache/heard.wav"))) ?? Data()
+        let samples = heard.dropFirst(44).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(samples.count > 20_000 && samples.contains { abs(Int($0)) > 8_000 }, "\(heard.count) bytes")
+        play.process.send(SIGTERM)
+        play.process.waitUntilExit()
+        let plays = (try? String(contentsOfFile: dir + "/plays.jsonl", encoding: .utf8)) ?? ""
+        #expect(plays.contains("\"region\": \"audio\"") && plays.contains("\"id\": \"tone\""), "\(plays)")
+    }
 }
