@@ -333,7 +333,9 @@ struct SMILPlayTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tone = Process()
         tone.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        tone.arguments = ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=1.5", dir + "/tone.wav"]
+        tone.arguments = [
+            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=1.5", dir + "/tone.wav",
+        ]
         try tone.run()
         tone.waitUntilExit()
         try """
