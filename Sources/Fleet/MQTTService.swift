@@ -172,6 +172,7 @@ public struct MQTTService: Service {
         state.present = s.present
         state.health = s.health?.verdict
         state.healthReason = s.health?.reason.map { HomeAssistantDiscovery.shortened($0) }
+        state.describe(s.hardware)
         if await published.changed(to: state) {
             client.publish(base + "/state", Redact.text(JSONLine.encode(state)), retain: true)
         }
@@ -356,6 +357,24 @@ private struct DiscoveryEntities {
                     ))
                 health.deviceClass = "problem"
                 return entity("binary_sensor", "health", health)
+            }(),
+            {
+                var temperature = HomeAssistantDiscovery(
+                    name: "Temperature", stateTopic: state,
+                    valueTemplate: "{{ value_json.temperature | default(none) }}")
+                (temperature.deviceClass, temperature.unitOfMeasurement) = ("temperature", "°C")
+                return entity("sensor", "temperature", temperature)
+            }(),
+            {
+                var hardware = HomeAssistantDiscovery(
+                    name: "Hardware", stateTopic: state,
+                    valueTemplate: "{{ 'ON' if value_json.hardware is defined and value_json.hardware else 'OFF' }}",
+                    jsonAttributes: (
+                        state,
+                        "{{ {'problem': value_json.hardware | default(none), 'storage_errors': value_json.storage_errors | default(none)} | tojson }}"
+                    ))
+                hardware.deviceClass = "problem"
+                return entity("binary_sensor", "hardware", hardware)
             }(),
             entity(
                 "sensor", "refused",

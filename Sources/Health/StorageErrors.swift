@@ -14,7 +14,12 @@ public enum StorageErrors {
         guard let semicolon = record.firstIndex(of: ";") else { return nil }
         let header = record[..<semicolon].split(separator: ",")
         guard header.count >= 3, let micros = UInt64(header[2]) else { return nil }
-        let text = String(record[record.index(after: semicolon)...].prefix(400))
+        return parse(text: String(record[record.index(after: semicolon)...]), micros: micros)
+    }
+
+    /// The same of a record's text alone, stamped `micros` (the journal's kernel records).
+    public static func parse(text whole: String, micros: UInt64) -> StorageError? {
+        let text = String(whole.prefix(400))
         let lower = text.lowercased()
         for (marker, end) in [
             ("i/o error, dev ", [",", " "]), ("buffer i/o error on dev ", [",", " "]),

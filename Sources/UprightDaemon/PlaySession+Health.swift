@@ -58,16 +58,26 @@ extension SessionShell {
         return { [healthWatch, player] in await healthWatch.run(player: player, judge: judge) }
     }
 
-    /// The board's power and heat now, for the status.
+    /// The board's power and heat now, and the storage errors the kernel logged, for the status.
     func hardware() -> HardwareStatus? {
         let r = HardwareReadings.read()
-        guard r.throttled != nil || !r.zones.isEmpty || !r.problems.isEmpty else { return nil }
+        let storage = kernelLog.read(journal: kernelJournal.read)
+        guard
+            r.throttled != nil || !r.zones.isEmpty || !r.problems.isEmpty || storage.count > 0 || storage.problem != nil
+        else { return nil }
         var h = HardwareStatus()
         h.throttled = r.throttled
         h.temperatures = r.zones.map {
             .init(zone: $0.name, celsius: ($0.celsius * 10).rounded() / 10, limit: $0.limit)
         }
-        h.problems = r.problems
+        h.problems = r.problems + (storage.problem.map { [$0] } ?? [])
+        if let last = storage.errors.last {
+            (h.storageErrors, h.storageLast) = (storage.count, last.message)
+            h.problems.append("\(storage.count) storage error(s) since boot, the last on \(last.device)")
+        } else if storage.problem == nil {
+            h.storageErrors = 0
+        }
+        metrics.hardware(h)
         return h
     }
 
@@ -86,7 +96,9 @@ extension SessionShell {
             facts.sensor = fine ? .working : .failing(status.sensor)
         }
         facts.starts = StartHistory.read(in: PlayerID.stateDirectory(environment))
-        facts.hardware = HardwareReadings.read().faults
+        facts.hardware =
+            HardwareReadings.read().faults
+            + StorageErrors.recent(kernelLog.read(journal: kernelJournal.read).errors, now: StorageErrors.bootMicros())
         let rules = HealthRules()
         let samples = facts.pictures.filter { $0.time >= now - rules.holdSeconds }.count
         var verdict = rules.verdict(facts)

@@ -2,6 +2,7 @@ import Blocking
 import Control
 import Display
 import Foundation
+import OrientationCore
 import Session
 import Synchronization
 import Wire
@@ -9,6 +10,14 @@ import Wire
 /// The session shell's I/O for the display: whether it answers, the watches the core starts and
 /// stops, and screenshots.
 extension SessionShell {
+    /// Finds the display backend (again, for a compositor that came back) and says what it can do.
+    func startDisplay(redetect: Bool) async -> (DisplayAbilities, DisplayReport) {
+        let abilities = redetect ? await display.redetect() : await display.start()
+        let status = await display.status
+        logger.notice("display: \(status.summary)")
+        return (abilities, status.report)
+    }
+
     /// Whether the display is there; its socket's connect may wait, so off the cooperative pool.
     func presence() async -> DisplayState {
         let (environment, videoOutput) = (environment, videoOutput)

@@ -5,6 +5,7 @@ import Control
 import Display
 import Files
 import Foundation
+import Health
 import Input
 import Logging
 import Memory
@@ -54,8 +55,8 @@ struct SessionShell: Sendable {
     let feed: AsyncStream<SessionInput>.Continuation
     /// The watches the core starts and stops: the display's presence and its outputs.
     let watches = Watches()
-    /// The picture on screen, sampled for `upright health`.
-    let healthWatch = HealthWatch()
+    /// The picture on screen, sampled for `upright health`; the kernel log's storage errors.
+    let healthWatch = HealthWatch(), kernelLog = KernelLog(), kernelJournal = KernelJournal()
 
     /// What carrying effects out came to: the replies made, and the session's end (with its
     /// failure, if it failed).
@@ -141,14 +142,6 @@ struct SessionShell: Sendable {
             report.problem = f.problem ?? report.problem
         }
         return report
-    }
-
-    /// Finds the display backend (again, for a compositor that came back) and says what it can do.
-    func startDisplay(redetect: Bool) async -> (DisplayAbilities, DisplayReport) {
-        let abilities = redetect ? await display.redetect() : await display.start()
-        let status = await display.status
-        logger.notice("display: \(status.summary)")
-        return (abilities, status.report)
     }
 
     private func screenPower(_ on: Bool) async {

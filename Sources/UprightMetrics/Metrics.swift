@@ -137,6 +137,28 @@ public final class SessionMetrics: Sendable {
         }
     }
 
+    /// The board's health: `upright_temperature_celsius{zone}`, `upright_throttled` (the
+    /// firmware's word: bits 0–3 now, 16–19 since boot) and `upright_storage_errors` (the kernel
+    /// log's since boot), each made at the first reading that has it.
+    public func hardware(_ h: HardwareStatus) {
+        for t in h.temperatures {
+            registry.makeGauge(
+                descriptor: Self.descriptor("temperature", "celsius", "Each thermal zone's temperature"),
+                labels: [("zone", t.zone)]
+            ).set(to: t.celsius)
+        }
+        if let word = h.throttled, let v = UInt32(word.dropFirst(2), radix: 16) {
+            registry.makeGauge(
+                descriptor: Self.descriptor("throttled", "", "The Raspberry Pi firmware's get_throttled word")
+            ).set(to: Double(v))
+        }
+        if let n = h.storageErrors {
+            registry.makeGauge(
+                descriptor: Self.descriptor("storage_errors", "", "Storage errors the kernel logged since boot")
+            ).set(to: Double(n))
+        }
+    }
+
     /// A wall's node: its clock's offset to the group's and how far the picture was from the
     /// schedule, in seconds (made at the first report: a screen on its own has neither).
     public func sync(_ report: SyncReport) {

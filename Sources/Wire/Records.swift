@@ -381,6 +381,14 @@ public struct HardwareStatus: Codable, Sendable, Hashable {
     public var temperatures: [Temperature] = []
     /// Under-voltage, throttling or heat now, and what happened since boot, or why a reading failed.
     public var problems: [String] = []
+    /// Storage errors the kernel logged since boot (an SD card's, a disk's), and the newest's words.
+    public var storageErrors: Int?
+    public var storageLast: String?
+
+    enum CodingKeys: String, CodingKey {
+        case throttled, temperatures, problems
+        case storageErrors = "storage_errors", storageLast = "storage_last"
+    }
 
     public struct Temperature: Codable, Sendable, Hashable {
         public var zone: String
@@ -654,6 +662,18 @@ public struct MQTTState: Codable, Sendable, Hashable {
     /// `upright health`'s verdict ("healthy", "unhealthy", "cannot tell") and its reason, shortened.
     public var health: String?
     public var healthReason: String?
+    /// The hottest thermal zone's temperature (°C), the board's first problem (power, heat, the
+    /// kernel's storage errors), shortened, and the storage errors since boot; `nil` without.
+    public var temperature: Double?
+    public var hardware: String?
+    public var storageErrors: Int?
+
+    /// `temperature`, `hardware` and `storageErrors` from the board's status.
+    public mutating func describe(_ h: HardwareStatus?) {
+        temperature = h?.temperatures.map(\.celsius).max().map { $0.rounded() }
+        hardware = h?.problems.first.map { HomeAssistantDiscovery.shortened($0) }
+        storageErrors = h?.storageErrors
+    }
 
     /// `smil` and `smilProblem` from the index's status.
     public mutating func describe(_ p: PresentationStatus?) {
@@ -708,6 +728,8 @@ public struct MQTTState: Codable, Sendable, Hashable {
         case smilProblem = "smil_problem"
         case health, present
         case healthReason = "health_reason"
+        case temperature, hardware
+        case storageErrors = "storage_errors"
     }
 }
 
@@ -788,6 +810,8 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
     public var imageTopic: String?
     public var contentType: String?
     public var icon: String?
+    /// A sensor's unit (`°C`).
+    public var unitOfMeasurement: String?
     /// What Home Assistant shows it as (`problem` for a binary sensor that is on when something is wrong).
     public var deviceClass: String?
     public var uniqueID = ""
@@ -814,5 +838,6 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
         case availabilityTopic = "availability_topic"
         case jsonAttributesTopic = "json_attributes_topic", jsonAttributesTemplate = "json_attributes_template"
         case imageTopic = "image_topic", contentType = "content_type", icon, deviceClass = "device_class"
+        case unitOfMeasurement = "unit_of_measurement"
     }
 }

@@ -91,4 +91,51 @@ import Testing
     func otherRecordsAreNoStorageErrors(record: String) {
         #expect(StorageErrors.parse(record) == nil)
     }
+
+    /// The kernel log of a fake tree (`dev/kmsg`, records as the kernel writes them): the storage
+    /// errors among its records, a dictionary line skipped, and what was added since the last read.
+    @Test func theKernelLogsStorageErrorsAsTheyCome() throws {
+        let root = try Self.tree([
+            "dev/kmsg": """
+            6,100,1000000,-;usb 1-1: new high-speed USB device number 2
+            3,101,2000000,-;mmc0: error -110 whilst initialising SD card
+             SUBSYSTEM=mmc
+            3,102,3000000,-;blk_update_request: I/O error, dev mmcblk0, sector 1234 op 0x1:(WRITE)
+
+            """
+        ])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let log = KernelLog(root: root)
+        var r = log.read()
+        #expect(r.problem == nil && r.count == 2)
+        #expect(r.errors.map(\.device) == ["mmc0", "mmcblk0"])
+        let more = try FileHandle(forWritingTo: URL(fileURLWithPath: root + "/dev/kmsg"))
+        more.seekToEndOfFile()
+        more.write(Data("3,103,4000000,-;EXT4-fs error (device mmcblk0p2): ext4_find_entry:1463: comm upright\n".utf8))
+        try more.close()
+        r = log.read()
+        #expect(r.count == 3 && r.errors.last?.device == "mmcblk0p2")
+        #expect(log.read().count == 3, "nothing new: nothing counted twice")
+        // No kernel log there (a container, a service with ProtectKernelLogs=): the journal's
+        // kernel records instead, counted once each; nothing to say without one.
+        #expect(KernelLog(root: "/nonexistent").read().problem == nil)
+        let journaled = KernelLog(root: "/nonexistent")
+        let records: KernelLog.Journal = { ([(2_000_000, "mmc0: error -110 whilst initialising SD card")], nil) }
+        #expect(journaled.read(journal: records).errors.map(\.device) == ["mmc0"])
+        #expect(journaled.read(journal: { ([], "the system journal cannot be read") }).problem != nil)
+        #expect(journaled.read(journal: { ([], nil) }).count == 1)
+    }
+
+    /// Storage errors are faults for 10 minutes (the kernel's clock, explicit here), then history.
+    @Test func aStorageErrorIsAFaultForTenMinutes() throws {
+        let e = try #require(StorageErrors.parse("3,1,60000000,-;mmc0: error -110 whilst initialising SD card"))
+        #expect(StorageErrors.recent([e], now: 90_000_000) == ["a storage error on mmc0 30 s ago: \(e.message)"])
+        #expect(StorageErrors.recent([e], now: 660_000_000).count == 1)
+        #expect(StorageErrors.recent([e], now: 660_000_001).isEmpty)
+        #expect(StorageErrors.recent([e], now: 1).isEmpty, "a record from the future: another boot's")
+        var facts = HealthFacts(session: true, now: 0)
+        facts.hardware = StorageErrors.recent([e], now: 90_000_000)
+        #expect(
+            HealthRules().verdict(facts) == .unhealthy("the hardware: a storage error on mmc0 30 s ago: \(e.message)"))
+    }
 }

@@ -295,6 +295,10 @@ struct MQTTTests {
         #expect(check.stdout.contains("sensor \(node)/playing: lavfi:color=c=red"), "\(check.stdout)")
         #expect(check.stdout.contains("sensor \(node)/refused: scene-pop: "), "\(check.stdout)")
         #expect(check.stdout.contains("image \(node)/screenshot"), "\(check.stdout)")
+        // The board's entities: a temperature (none in a machine without thermal zones), and its
+        // problems with the kernel's storage errors.
+        #expect(check.stdout.contains("sensor \(node)/temperature: "), "\(check.stdout)")
+        #expect(check.stdout.contains("binary_sensor \(node)/hardware: "), "\(check.stdout)")
     }
 
     @Test func mqttsWithTheBrokersCertificateAuthority() async throws {
