@@ -172,7 +172,7 @@ public struct MQTTService: Service {
         state.present = s.present
         state.health = s.health?.verdict
         state.healthReason = s.health?.reason.map { HomeAssistantDiscovery.shortened($0) }
-        state.describe(s.hardware)
+        state.describe(s)
         if await published.changed(to: state) {
             client.publish(base + "/state", Redact.text(JSONLine.encode(state)), retain: true)
         }
@@ -233,7 +233,7 @@ public struct MQTTService: Service {
             model: "kiosk video player", swVersion: ProgramVersion.text, configurationURL: pageURL)
         let d = DiscoveryEntities(
             node: node, device: device, base: base, availability: availability, prefix: settings.discoveryPrefix)
-        var out = d.controls() + d.sensors()
+        var out = d.controls() + d.sensors() + d.kiosk()
         if powerPlan {
             out.append(
                 d.entity(
@@ -305,6 +305,35 @@ private struct DiscoveryEntities {
         entity(
             "sensor", id,
             HomeAssistantDiscovery(name: name, stateTopic: state, valueTemplate: "{{ value_json.\(field) }}"))
+    }
+
+    /// What kiosk owners set and read: the volume (a number), mute (a switch), a toast (a text),
+    /// when the player started, and the cache's free room.
+    func kiosk() -> [(String, String)] {
+        var volume = HomeAssistantDiscovery(
+            name: "Volume", commandTopic: base + "/command/volume", stateTopic: state,
+            valueTemplate: "{{ value_json.volume | default(none) }}", icon: "mdi:volume-high")
+        (volume.min, volume.max, volume.step, volume.mode) = (0, 100, 1, "slider")
+        var mute = HomeAssistantDiscovery(
+            name: "Mute", commandTopic: base + "/command/mute", stateTopic: state,
+            valueTemplate: "{{ 'ON' if value_json.muted | default(false) else 'OFF' }}", icon: "mdi:volume-off")
+        (mute.payloadOn, mute.payloadOff) = ("ON", "OFF")
+        var toast = HomeAssistantDiscovery(
+            name: "Toast", commandTopic: base + "/command/toast", stateTopic: state,
+            valueTemplate: "{{ value_json.toast | default('', true) }}", icon: "mdi:message-text")
+        (toast.max, toast.mode) = (Double(Action.toastLimit), "text")
+        var started = HomeAssistantDiscovery(
+            name: "Started", stateTopic: state, valueTemplate: "{{ value_json.started | default(none) }}")
+        started.deviceClass = "timestamp"
+        var free = HomeAssistantDiscovery(
+            name: "Cache free space", stateTopic: state,
+            valueTemplate: "{{ value_json.cache_free_mb | default(none) }}",
+            icon: "mdi:harddisk")
+        (free.deviceClass, free.unitOfMeasurement, free.stateClass) = ("data_size", "MB", "measurement")
+        return [
+            entity("number", "volume", volume), entity("switch", "mute", mute), entity("text", "toast", toast),
+            entity("sensor", "started", started), entity("sensor", "cache_free", free),
+        ]
     }
 
     /// The buttons, the lock's switch and the rotation's select.

@@ -35,6 +35,15 @@ public enum Action: Sendable, Hashable {
     case presence
     /// A named notification to the SMIL index playing: what waits for `notify(name)` begins or ends.
     case notify(String)
+    /// The sound's volume, 0 to 100 (mpv's `volume`).
+    case volume(Int)
+    /// The sound off (`on`), or on again (`off`).
+    case mute(Bool)
+    /// Words shown over the picture for a while (a toast), ``toastLimit`` characters at most.
+    case toast(String)
+
+    /// The longest toast, in characters: a message from MQTT or the page is bounded where it enters.
+    public static let toastLimit = 200
 
     /// What an action's argument is.
     public enum Argument: String, Sendable, Hashable {
@@ -43,6 +52,8 @@ public enum Action: Sendable, Hashable {
         case clip
         case onOff
         case name
+        case percent
+        case text
 
         /// `an orientation`, `a scene`, `a clip scene`, `on or off`.
         public var phrase: String {
@@ -52,6 +63,8 @@ public enum Action: Sendable, Hashable {
             case .clip: "a clip scene"
             case .onOff: "on or off"
             case .name: "a name"
+            case .percent: "a number from 0 to 100"
+            case .text: "words"
             }
         }
     }
@@ -73,6 +86,7 @@ public enum Action: Sendable, Hashable {
         case powerPlan = "power-plan"
         case presence
         case notify
+        case volume, mute, toast
 
         /// What its argument is (`nil`: it takes none).
         public var argument: Argument? {
@@ -82,6 +96,9 @@ public enum Action: Sendable, Hashable {
             case .play: .clip
             case .powerPlan: .onOff
             case .notify: .name
+            case .volume: .percent
+            case .mute: .onOff
+            case .toast: .text
             default: nil
             }
         }
@@ -121,6 +138,9 @@ public enum Action: Sendable, Hashable {
         case .powerPlan: .powerPlan
         case .presence: .presence
         case .notify: .notify
+        case .volume: .volume
+        case .mute: .mute
+        case .toast: .toast
         }
     }
 
@@ -144,15 +164,34 @@ public enum Action: Sendable, Hashable {
         case .scenePop: self = .scenePop
         case .sceneDismiss: self = .sceneDismiss
         case .powerPlan:
-            switch argument?.lowercased() {
-            case "on"?: self = .powerPlan(true)
-            case "off"?: self = .powerPlan(false)
-            default: return nil
-            }
+            guard let on = argument.flatMap(Self.onOff) else { return nil }
+            self = .powerPlan(on)
         case .presence: self = .presence
         case .notify:
             guard let a = argument, !a.isEmpty else { return nil }
             self = .notify(a)
+        case .volume:
+            // A whole number; "42.0" too (Home Assistant's number sends its value as a float).
+            guard let v = argument.flatMap({ Double($0) }), (0...100).contains(v), v == v.rounded() else { return nil }
+            self = .volume(Int(v))
+        case .mute:
+            guard let on = argument.flatMap(Self.onOff) else { return nil }
+            self = .mute(on)
+        case .toast:
+            let words = String((argument ?? "").drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+            guard !words.isEmpty, words.count <= Self.toastLimit, !words.contains(where: { $0.isNewline }) else {
+                return nil
+            }
+            self = .toast(words)
+        }
+    }
+
+    /// `on` or `off` (any case).
+    static func onOff(_ word: String) -> Bool? {
+        switch word.lowercased() {
+        case "on": true
+        case "off": false
+        default: nil
         }
     }
 
@@ -163,8 +202,9 @@ public enum Action: Sendable, Hashable {
     public var argument: String? {
         switch self {
         case .rotateTo(let o): o.name
-        case .scenePush(let s), .scenePresent(let s), .play(let s), .notify(let s): s
-        case .powerPlan(let on): on ? "on" : "off"
+        case .scenePush(let s), .scenePresent(let s), .play(let s), .notify(let s), .toast(let s): s
+        case .powerPlan(let on), .mute(let on): on ? "on" : "off"
+        case .volume(let v): String(v)
         default: nil
         }
     }
@@ -218,7 +258,7 @@ public enum Action: Sendable, Hashable {
         case .scenePresent(let s): .present(s)
         case .sceneDismiss: .dismiss
         case .play(let s): .play(s)
-        case .rotate, .next, .previous, .powerPlan, .presence, .notify: nil
+        case .rotate, .next, .previous, .powerPlan, .presence, .notify, .volume, .mute, .toast: nil
         }
     }
 }
@@ -239,6 +279,8 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .clip: "the name of a scene with a clip ([scenes.NAME] clip = \"FILE\")"
         case .onOff: "on or off"
         case .name: "the name a SMIL index's notify(NAME) waits for"
+        case .percent: "a whole number from 0 to 100"
+        case .text: "words on one line, \(Action.toastLimit) characters at most"
         }
     }
 

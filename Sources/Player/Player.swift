@@ -40,6 +40,8 @@ public actor Player {
     var group: GroupLink?
     /// The SMIL index playing in place of the core's playlist (``SMILShow``); `nil` when none does.
     var show: SMILShow?
+    /// The sound as asked (`volume`, `mute`), given to each new mpv too; `nil`: the settings'.
+    var sound: (volume: Int?, muted: Bool?) = (nil, nil)
 
     /// The player's mpv, for a renderer.
     public nonisolated var mpvHandle: MPVHandle { handleBox.withLock { $0 } }
@@ -124,6 +126,7 @@ public actor Player {
         handleEnded = false
         pump(handle)
         feed(.restarted)
+        applySound()
         show?.restarted(on: handle)
         schedule()
     }

@@ -264,6 +264,31 @@ struct PlayerMPVStart: Sendable {
 
 /// What the player's mpv says and does outside the core, for the status, the session and tests.
 extension Player {
+    /// The sound's volume (0–100), kept for a new mpv.
+    public func setVolume(_ volume: Int) {
+        sound.volume = volume
+        applySound()
+    }
+
+    /// The sound off, or on again, kept for a new mpv.
+    public func setMute(_ on: Bool) {
+        sound.muted = on
+        applySound()
+    }
+
+    func applySound() {
+        if let v = sound.volume { try? mpv.set("volume", .double(Double(v))) }
+        if let m = sound.muted { try? mpv.set("mute", .flag(m)) }
+    }
+
+    /// mpv's volume (0–100, rounded) and whether it is muted, now; `nil` when it does not say.
+    public var soundStatus: (volume: Int, muted: Bool)? {
+        guard let v = mpv.value(MPVProperty<Double>("volume")), let m = mpv.value(MPVProperty<Bool>("mute")) else {
+            return nil
+        }
+        return (Int(v.rounded()), m)
+    }
+
     /// What the status line shows for `item` (``PlaybackCore/title(of:mediaTitle:)``).
     public func title(of item: String) -> String { PlaybackCore.title(of: item, mediaTitle: mpv.string("media-title")) }
 

@@ -71,6 +71,9 @@ public struct SessionCore: Sendable {
     /// The last sign of a person (the launch counts as one), and whether the screen sleeps for
     /// want of one.
     public internal(set) var lastPresence: Double?
+    /// When the toast on screen goes (``toast(_:at:)``); `nil` without one.
+    public internal(set) var toastUntil: Double?
+    var toastWords: String?
     public internal(set) var idle = false
     /// The power plan is followed (`power-plan on`, the default), or set aside with the screen on.
     public private(set) var powerPlanFollowed = true
@@ -181,12 +184,13 @@ public struct SessionCore: Sendable {
     }
 
     /// When the next thing is due with no input: a transition's end, a display probe, the end of
-    /// the wait for a display.
+    /// the wait for a display, a toast's end.
     public var nextDeadline: Double? {
         // Never probed yet (the display could not turn from the start): at once.
         let probe = probeDue ? (lastProbe.isFinite ? lastProbe + probeInterval : 0) : nil
         let giveUp = waitingSince.flatMap { since in displayWait.map { since + $0 } }
-        return [policy.transition?.end, probe, giveUp, presenceDue, lossConfirmAt, idleDue].compactMap { $0 }.min()
+        let due = [policy.transition?.end, probe, giveUp, presenceDue, lossConfirmAt, idleDue, toastUntil]
+        return due.compactMap { $0 }.min()
     }
 
     private var probeDue: Bool {
@@ -208,6 +212,7 @@ public struct SessionCore: Sendable {
             mqtt: mqtt, failed: failures)
         s.tabletMode = tabletModeText
         s.present = idleOff == nil ? nil : !idle
+        s.toast = toastWords
         return s
     }
 
@@ -323,7 +328,9 @@ public struct SessionCore: Sendable {
 
     private mutating func tick(at now: Double) -> [SessionEffect] {
         if let failure = waitedTooLong(at: now) { return [.end(failure: failure)] }
-        var out = translate(policy.advance(to: now)) + checkPresence(at: now) + confirmLoss(at: now) + idleRule(at: now)
+        var out =
+            translate(policy.advance(to: now)) + checkPresence(at: now) + confirmLoss(at: now) + idleRule(at: now)
+            + toastRule(at: now)
         if let at = relockAt, at <= now, !policy.locked {
             relockAt = nil
             let after = relockAfter.map { $0 == $0.rounded() ? "\(Int($0)) s" : "\($0) s" } ?? "its time"
@@ -545,6 +552,13 @@ public struct SessionCore: Sendable {
             return play(name, request: request, at: now)
         case .notify(let name):
             return [.notify(name, request: request)]
+        case .volume(let v):
+            return [.player(.volume(v))] + reply(request, ControlReply(ok: true, message: "volume \(v)"))
+        case .mute(let on):
+            return [.player(.mute(on))] + reply(request, ControlReply(ok: true, message: on ? "muted" : "sound on"))
+        case .toast(let words):
+            return toast(words, at: now)
+                + reply(request, ControlReply(ok: true, message: "shown for \(Self.seconds(Self.toastSeconds))"))
         case .powerPlan(let on):
             return followPowerPlan(on, request: request)
         case .presence:

@@ -184,6 +184,9 @@ public enum PlayerEffect: Sendable, Hashable {
     case leaveAlone
     /// The playlist of a new configuration.
     case playlist([String])
+    /// The sound's volume (0–100), and the sound off or on again.
+    case volume(Int)
+    case mute(Bool)
 }
 
 /// One change of what the overlays show.

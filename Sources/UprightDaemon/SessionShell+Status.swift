@@ -1,4 +1,6 @@
 import Control
+import Files
+import Foundation
 import Wire
 
 extension SessionShell {
@@ -16,11 +18,32 @@ extension SessionShell {
             reply.status?.smil = smil
         }
         reply.status?.hardware = hardware()
+        if let sound = await player.soundStatus {
+            reply.status?.volume = sound.volume
+            reply.status?.muted = sound.muted
+        }
+        reply.status?.started = startedAt.formatted(.iso8601)
+        reply.status?.uptime = Self.systemUptime()
+        reply.status?.storage = places.sorted { $0.key < $1.key }.compactMap { Self.room($0.key, at: $0.value) }
         if let status = reply.status {
             let health = await health(status)
             reply.status?.health = health
             metrics.health(health.verdict)
             await healthWatch.remember(reply.status)
         }
+    }
+
+    /// The system's uptime in seconds (`/proc/uptime`'s first number); `nil` where it cannot be read.
+    static func systemUptime() -> Double? {
+        let text = readText("/proc/uptime", limit: 128) ?? ""
+        return text.split(separator: " ").first.flatMap { Double($0) }.map { $0.rounded() }
+    }
+
+    /// The free and the whole room of the file system holding `path`, in MB; `nil` where it is not.
+    static func room(_ place: String, at path: String) -> StorageRoom? {
+        var s = statvfs()
+        guard !path.isEmpty, statvfs(path, &s) == 0 else { return nil }
+        let mb = { (blocks: UInt) in (Double(blocks) * Double(s.f_frsize) / 1_048_576).rounded() }
+        return StorageRoom(place: place, path: path, freeMB: mb(s.f_bavail), totalMB: mb(s.f_blocks))
     }
 }

@@ -50,6 +50,8 @@ struct SessionShell: Sendable {
     let remote: RemoteItems
     /// The wall's sync group (`[sync]`); `nil`: this screen plays on its own.
     var sync: SyncLink? = nil
+    /// Where files are kept, for their free room in the status: "cache", "uploads" → a folder.
+    var places: [String: String] = [:]
     let log: @Sendable (RotationDecision) -> Void
     let logger: Logger
     let feed: AsyncStream<SessionInput>.Continuation
@@ -57,6 +59,8 @@ struct SessionShell: Sendable {
     let watches = Watches()
     /// The picture on screen, sampled for `upright health`; the kernel log's storage errors.
     let healthWatch = HealthWatch(), kernelLog = KernelLog(), kernelJournal = KernelJournal()
+    /// When the session was made (`started` in the status).
+    let startedAt = Date()
 
     /// What carrying effects out came to: the replies made, and the session's end (with its
     /// failure, if it failed).
@@ -153,44 +157,6 @@ struct SessionShell: Sendable {
         }
     }
 
-    /// Carries a player effect out; returns why the session must end, if mpv cannot start again.
-    private func perform(_ effect: PlayerEffect) async -> String?? {
-        switch effect {
-        case .apply(let interface, let strategy, let layout, let panel):
-            await player.apply(interface, strategy: strategy, layout: layout, panel: panel)
-        case .layout(let layout): await player.setLayout(layout)
-        case .overlay(.hidden(let hidden)): await player.setOverlaysHidden(hidden)
-        case .pause(let paused): await player.setPaused(paused)
-        case .playClip(let file):
-            proofOfPlay?.leave()
-            await player.playClip(file)
-        case .start: await player.start()
-        case .leaveAlone: await player.leaveAlone()
-        case .restart:
-            metrics.restarted()
-            do {
-                try await player.restart()
-                sayConfinement()
-            } catch { return .some("mpv could not start again: \(error)") }
-        case .playlist(let list):
-            proofOfPlay?.leave()
-            await remote.setPlaylist(list)
-            await player.setPlaylist(list)
-        case .overlay(let change):
-            await player.updateOverlays { content in
-                switch change {
-                case .locked(let on): content.locked = on
-                case .suggestion(let s): content.suggestion = s
-                case .title(let t): content.title = t
-                case .clock(let c): content.clock = c
-                case .message(let m): content.message = m
-                case .hidden: break
-                }
-            }
-        }
-        return nil
-    }
-
     /// The motion fallback's burst of reads, off the cooperative pool; its answer is an input.
     private func measureMotion() {
         let (sensor, parameters, feed) = (sensor, classifier, feed)
@@ -269,6 +235,8 @@ extension SessionShell {
             cec: configuration.screenCEC, sensor: configuration.sensor, classifier: configuration.classifier,
             environment: environment, videoOutput: extraMPV.last { $0.0 == "vo" }?.1 ?? configuration.player.mpv["vo"],
             kiosk: configuration.display.kiosk, remote: remote, sync: try SyncLink.make(configuration, logger: logger),
+            places: ["cache": configuration.cache.resolvedDirectory(environment: environment)]
+                .merging(configuration.uploadFolder.map { ["uploads": $0] } ?? [:]) { a, _ in a },
             log: log, logger: logger, feed: feed)
     }
 

@@ -45,6 +45,13 @@ extension Pages {
           text('s-mqtt', s.mqtt);
           text('s-decoder', s.decoder ? [s.decoder.codec, s.decoder.hwdec, s.decoder.decoder_drops + s.decoder.output_drops + ' frames dropped'].filter(Boolean).join(', ') : '');
           text('s-screen', s.screen ? s.screen + (s.screen_next_change ? ' until ' + s.screen_next_change : '') : '');
+          text('s-sound', s.volume != null ? 'volume ' + s.volume + (s.muted ? ', muted' : '') : '');
+          text('s-toast', s.toast || '');
+          const hw = s.hardware || {};
+          text('s-hardware', [(hw.temperatures || []).map((t) => t.zone + ' ' + t.celsius + ' °C').join(', '),
+            hw.storage_errors ? hw.storage_errors + ' storage errors' : '', ...(hw.problems || [])].filter(Boolean).join('; '));
+          text('s-node', [s.started ? 'started ' + s.started : '', s.uptime != null ? 'up ' + Math.round(s.uptime / 3600) + ' h' : '',
+            ...(s.storage || []).map((r) => r.place + ' ' + r.free_mb + ' MB free of ' + r.total_mb)].filter(Boolean).join('; '));
           const problems = [display.problem, ...(input.problems || []),
             ...(s.failed || []).map((f) => 'cannot play ' + f.item + ': ' + f.reason),
             ...(smil ? [smil.problem, ...(smil.refused || []), ...(smil.faults || [])] : [])].filter(Boolean);

@@ -47,7 +47,8 @@ enum Pages {
     ]
     static let healthFacts: [(label: String, id: String)] = [
         ("Sensor", "s-sensor"), ("Display", "s-display"), ("Input", "s-input"), ("MQTT", "s-mqtt"),
-        ("Decoder", "s-decoder"), ("Screen", "s-screen"),
+        ("Decoder", "s-decoder"), ("Screen", "s-screen"), ("Sound", "s-sound"), ("Toast", "s-toast"),
+        ("Hardware", "s-hardware"), ("Node", "s-node"),
     ]
 
     /// A list of facts, each a label and the element the script fills in.
@@ -74,14 +75,26 @@ enum Pages {
     }
 
     /// The controls: one button per action of the vocabulary; those with an argument get a chooser
-    /// beside them (`choices` by argument: the orientations, the configuration's scenes and clips).
+    /// beside them (`choices` by argument: the orientations, the configuration's scenes and clips,
+    /// the volume's steps), or a line to write in (a toast's words, a notification's name).
     static func controls(_ choices: [Action.Argument: [String]]) -> String {
         var rows: [String] = []
-        for (name, argument) in Action.vocabulary where argument.map({ !(choices[$0] ?? []).isEmpty }) ?? true {
+        let written: Set<Action.Argument> = [.text, .name]
+        for (name, argument) in Action.vocabulary
+        where argument.map({ written.contains($0) || !(choices[$0] ?? []).isEmpty }) ?? true {
             let label = name.replacingOccurrences(of: "-", with: " ").capitalizingFirst
             guard let argument else {
                 rows.append(
                     "<button type=\"button\" class=\"action\" data-command=\"\(name)\">\(escape(label))</button>")
+                continue
+            }
+            if written.contains(argument) {
+                rows.append(
+                    """
+                    <span class="with-argument"><label for="arg-\(name)" class="visually-hidden">\(escape(argument.phrase)) for \(escape(label))</label>\
+                    <input id="arg-\(name)" type="text" maxlength="\(Action.toastLimit)">\
+                    <button type="button" class="action" data-command="\(name)" data-argument="arg-\(name)">\(escape(label))</button></span>
+                    """)
                 continue
             }
             let options = (choices[argument] ?? []).map { "<option>\(escape($0))</option>" }.joined()

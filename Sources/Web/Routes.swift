@@ -25,7 +25,7 @@ extension WebPage {
         }
         let choices: [Action.Argument: [String]] = [
             .orientation: InterfaceOrientation.allCases.map(\.name), .scene: backend.scenes, .clip: backend.clips,
-            .onOff: ["on", "off"],
+            .onOff: ["on", "off"], .percent: stride(from: 0, through: 100, by: 10).map(String.init),
         ]
         router.get("/") { _, context in
             Response.html(.ok, Pages.main(csrf: context.session?.csrf ?? "", device: backend.device, choices: choices))

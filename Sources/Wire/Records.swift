@@ -123,6 +123,16 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     /// (the screen is not asleep for want of one), with `[screen] idle_off`; `nil` without it.
     public var presenceAgo: Double?
     public var present: Bool?
+    /// mpv's volume (0–100) and whether it is muted (the shell adds them); `nil` when it does not say.
+    public var volume: Int?
+    public var muted: Bool?
+    /// The words on screen as a toast (`toast`), until its time is over; `nil` without one.
+    public var toast: String?
+    /// The node: when this process started (ISO 8601, UTC), the system's uptime in seconds, and
+    /// the free room where it keeps files (the cache, the uploads) (the shell adds them).
+    public var started: String?
+    public var uptime: Double?
+    public var storage: [StorageRoom] = []
 
     public init(
         device: DeviceOrientation, locked: Bool, interface: InterfaceOrientation, strategy: AppliedStrategy,
@@ -145,7 +155,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
             next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode", smil, health,
-            hardware, presenceAgo = "presence_ago", present
+            hardware, presenceAgo = "presence_ago", present, volume, muted, toast, started, uptime, storage
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -182,6 +192,29 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encodeIfPresent(hardware, forKey: .hardware)
         try c.encodeIfPresent(presenceAgo, forKey: .presenceAgo)
         try c.encodeIfPresent(present, forKey: .present)
+        try c.encodeIfPresent(volume, forKey: .volume)
+        try c.encodeIfPresent(muted, forKey: .muted)
+        try c.encodeIfPresent(toast, forKey: .toast)
+        try c.encodeIfPresent(started, forKey: .started)
+        try c.encodeIfPresent(uptime, forKey: .uptime)
+        try c.encode(storage, forKey: .storage)
+    }
+}
+
+/// The room left where Upright keeps files: `cache` (remote items) or `uploads` (the page's).
+public struct StorageRoom: Codable, Sendable, Hashable {
+    public var place: String
+    public var path: String
+    public var freeMB: Double
+    public var totalMB: Double
+
+    public init(place: String, path: String, freeMB: Double, totalMB: Double) {
+        (self.place, self.path, self.freeMB, self.totalMB) = (place, path, freeMB, totalMB)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case place, path
+        case freeMB = "free_mb", totalMB = "total_mb"
     }
 }
 
@@ -667,6 +700,20 @@ public struct MQTTState: Codable, Sendable, Hashable {
     public var temperature: Double?
     public var hardware: String?
     public var storageErrors: Int?
+    /// The sound (volume 0–100, muted), the toast on screen, when the process started (ISO 8601),
+    /// and the free room of the cache's file system (MB); `nil` when the status has none.
+    public var volume: Int?
+    public var muted: Bool?
+    public var toast: String?
+    public var started: String?
+    public var cacheFreeMB: Double?
+
+    /// The kiosk's entities from the status.
+    public mutating func describe(_ s: SessionStatus) {
+        (volume, muted, toast, started) = (s.volume, s.muted, s.toast, s.started)
+        cacheFreeMB = s.storage.first { $0.place == "cache" }?.freeMB
+        describe(s.hardware)
+    }
 
     /// `temperature`, `hardware` and `storageErrors` from the board's status.
     public mutating func describe(_ h: HardwareStatus?) {
@@ -730,6 +777,8 @@ public struct MQTTState: Codable, Sendable, Hashable {
         case healthReason = "health_reason"
         case temperature, hardware
         case storageErrors = "storage_errors"
+        case volume, muted, toast, started
+        case cacheFreeMB = "cache_free_mb"
     }
 }
 
@@ -812,6 +861,16 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
     public var icon: String?
     /// A sensor's unit (`°C`).
     public var unitOfMeasurement: String?
+    /// A number's range and step, its `mode` (`slider`, `box`; a text's `text`), a text's
+    /// longest length (`max`), a switch's payloads.
+    public var min: Double?
+    public var max: Double?
+    public var step: Double?
+    public var mode: String?
+    public var payloadOn: String?
+    public var payloadOff: String?
+    /// A sensor's class of state (`measurement`).
+    public var stateClass: String?
     /// What Home Assistant shows it as (`problem` for a binary sensor that is on when something is wrong).
     public var deviceClass: String?
     public var uniqueID = ""
@@ -839,5 +898,7 @@ public struct HomeAssistantDiscovery: Codable, Sendable, Hashable {
         case jsonAttributesTopic = "json_attributes_topic", jsonAttributesTemplate = "json_attributes_template"
         case imageTopic = "image_topic", contentType = "content_type", icon, deviceClass = "device_class"
         case unitOfMeasurement = "unit_of_measurement"
+        case min, max, step, mode
+        case payloadOn = "payload_on", payloadOff = "payload_off", stateClass = "state_class"
     }
 }

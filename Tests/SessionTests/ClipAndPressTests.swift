@@ -246,6 +246,34 @@ struct PowerPlanTests {
         #expect(run.at(1, .command(.presence, from: .mqtt)).contains(.screenPower(true)))
     }
 
+    /// A toast: its words over the picture for 10 s and in the status; a new one takes its place
+    /// and its time starts again. The volume and mute go to the player. Their words, bounded.
+    @Test func aToastShowsForTenSecondsAndTheSoundIsThePlayers() throws {
+        var run = try Run()
+        let shown = run.at(5, .command(.toast("Back in 5 minutes"), from: .mqtt, request: 1))
+        #expect(shown.contains(.player(.overlay(.message("Back in 5 minutes")))))
+        #expect(shown.contains(.reply(1, ControlReply(ok: true, message: "shown for 10 s"))))
+        #expect(run.core.status.toast == "Back in 5 minutes" && run.core.nextDeadline == 15)
+        _ = run.at(4, .command(.toast("Closing soon"), from: .control))
+        #expect(run.core.nextDeadline == 19 && run.core.status.toast == "Closing soon")
+        #expect(!run.at(9.9, .tick).contains(.player(.overlay(.message(nil)))))
+        #expect(run.at(0.1, .tick).contains(.player(.overlay(.message(nil)))))
+        #expect(run.core.status.toast == nil && run.core.nextDeadline == nil)
+        #expect(
+            run.at(1, .command(.volume(35), from: .mqtt, request: 2))
+                == [.player(.volume(35)), .reply(2, ControlReply(ok: true, message: "volume 35"))])
+        #expect(run.at(1, .command(.mute(true), from: .control)) == [.player(.mute(true))])
+        #expect(Action.parse(words: ["volume", "42.0"]) == .success(.volume(42)))
+        for bad in ["101", "-1", "4.5", "loud"] {
+            #expect(Action.parse(words: ["volume", bad]) == .failure(.badArgument("volume", bad, .percent)))
+        }
+        #expect(Action.parse(name: "toast", argument: "  two words  ") == .success(.toast("two words")))
+        let long = String(repeating: "x", count: Action.toastLimit + 1)
+        #expect(Action.parse(name: "toast", argument: long) == .failure(.badArgument("toast", long, .text)))
+        #expect(Action.parse(name: "toast", argument: "a\nb") == .failure(.badArgument("toast", "a\nb", .text)))
+        #expect(Action.parse(words: ["mute", "OFF"]) == .success(.mute(false)))
+    }
+
     /// A wall's screen: a clip asked of it goes to the whole group, and plays when the group's
     /// copy comes back; on a wall that follows a leader, a step or a clip asked of a follower is
     /// refused with the leader's name; an unknown clip is refused as anywhere.
