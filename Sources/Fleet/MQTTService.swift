@@ -307,13 +307,17 @@ private struct DiscoveryEntities {
             HomeAssistantDiscovery(name: name, stateTopic: state, valueTemplate: "{{ value_json.\(field) }}"))
     }
 
-    /// What kiosk owners set and read: the volume (a number), mute (a switch), a toast (a text),
+    /// What kiosk owners set and read: the volume and the brightness (numbers), mute (a switch), a toast (a text),
     /// when the player started, and the cache's free room.
     func kiosk() -> [(String, String)] {
         var volume = HomeAssistantDiscovery(
             name: "Volume", commandTopic: base + "/command/volume", stateTopic: state,
             valueTemplate: "{{ value_json.volume | default(none) }}", icon: "mdi:volume-high")
         (volume.min, volume.max, volume.step, volume.mode) = (0, 100, 1, "slider")
+        var brightness = HomeAssistantDiscovery(
+            name: "Brightness", commandTopic: base + "/command/brightness", stateTopic: state,
+            valueTemplate: "{{ value_json.brightness | default(none) }}", icon: "mdi:brightness-6")
+        (brightness.min, brightness.max, brightness.step, brightness.mode) = (0, 100, 1, "slider")
         var mute = HomeAssistantDiscovery(
             name: "Mute", commandTopic: base + "/command/mute", stateTopic: state,
             valueTemplate: "{{ 'ON' if value_json.muted | default(false) else 'OFF' }}", icon: "mdi:volume-off")
@@ -332,6 +336,7 @@ private struct DiscoveryEntities {
         (free.deviceClass, free.unitOfMeasurement, free.stateClass) = ("data_size", "MB", "measurement")
         return [
             entity("number", "volume", volume), entity("switch", "mute", mute), entity("text", "toast", toast),
+            entity("number", "brightness", brightness),
             entity("sensor", "started", started), entity("sensor", "cache_free", free),
         ]
     }

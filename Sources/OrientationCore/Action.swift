@@ -41,6 +41,8 @@ public enum Action: Sendable, Hashable {
     case mute(Bool)
     /// Words shown over the picture for a while (a toast), ``toastLimit`` characters at most.
     case toast(String)
+    /// The screen's brightness, 0 to 100 (its backlight, or a monitor's through DDC/CI).
+    case brightness(Int)
 
     /// The longest toast, in characters: a message from MQTT or the page is bounded where it enters.
     public static let toastLimit = 200
@@ -86,7 +88,7 @@ public enum Action: Sendable, Hashable {
         case powerPlan = "power-plan"
         case presence
         case notify
-        case volume, mute, toast
+        case volume, mute, toast, brightness
 
         /// What its argument is (`nil`: it takes none).
         public var argument: Argument? {
@@ -96,7 +98,7 @@ public enum Action: Sendable, Hashable {
             case .play: .clip
             case .powerPlan: .onOff
             case .notify: .name
-            case .volume: .percent
+            case .volume, .brightness: .percent
             case .mute: .onOff
             case .toast: .text
             default: nil
@@ -141,6 +143,7 @@ public enum Action: Sendable, Hashable {
         case .volume: .volume
         case .mute: .mute
         case .toast: .toast
+        case .brightness: .brightness
         }
     }
 
@@ -170,10 +173,10 @@ public enum Action: Sendable, Hashable {
         case .notify:
             guard let a = argument, !a.isEmpty else { return nil }
             self = .notify(a)
-        case .volume:
+        case .volume, .brightness:
             // A whole number; "42.0" too (Home Assistant's number sends its value as a float).
             guard let v = argument.flatMap({ Double($0) }), (0...100).contains(v), v == v.rounded() else { return nil }
-            self = .volume(Int(v))
+            self = kind == .volume ? .volume(Int(v)) : .brightness(Int(v))
         case .mute:
             guard let on = argument.flatMap(Self.onOff) else { return nil }
             self = .mute(on)
@@ -204,7 +207,7 @@ public enum Action: Sendable, Hashable {
         case .rotateTo(let o): o.name
         case .scenePush(let s), .scenePresent(let s), .play(let s), .notify(let s), .toast(let s): s
         case .powerPlan(let on), .mute(let on): on ? "on" : "off"
-        case .volume(let v): String(v)
+        case .volume(let v), .brightness(let v): String(v)
         default: nil
         }
     }
@@ -258,7 +261,7 @@ public enum Action: Sendable, Hashable {
         case .scenePresent(let s): .present(s)
         case .sceneDismiss: .dismiss
         case .play(let s): .play(s)
-        case .rotate, .next, .previous, .powerPlan, .presence, .notify, .volume, .mute, .toast: nil
+        case .rotate, .next, .previous, .powerPlan, .presence, .notify, .volume, .mute, .toast, .brightness: nil
         }
     }
 }

@@ -552,6 +552,8 @@ public struct SessionCore: Sendable {
             return play(name, request: request, at: now)
         case .notify(let name):
             return [.notify(name, request: request)]
+        case .brightness(let v):
+            return [.brightness(v, request: request)]
         case .volume(let v):
             return [.player(.volume(v))] + reply(request, ControlReply(ok: true, message: "volume \(v)"))
         case .mute(let on):

@@ -122,6 +122,8 @@ public enum SessionEffect: Sendable, Hashable {
     case shareClip(String, request: RequestID?)
     /// A named notification to the SMIL index playing; the shell replies whether it waits for one.
     case notify(String, request: RequestID?)
+    /// The screen's brightness (0–100); the shell replies whether it could be set.
+    case brightness(Int, request: RequestID?)
     case reply(RequestID, ControlReply)
     /// A line for the status log (standard error).
     case status(String)

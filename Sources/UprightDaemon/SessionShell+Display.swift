@@ -10,6 +10,21 @@ import Wire
 /// The session shell's I/O for the display: whether it answers, the watches the core starts and
 /// stops, and screenshots.
 extension SessionShell {
+    /// The screen's brightness set (`brightness N`), and the reply to its asker.
+    func setBrightness(_ percent: Int) async -> ControlReply {
+        guard let backlight = Backlight.find() else {
+            let why = "no brightness to set: /sys/class/backlight has no backlight, and ddcutil is not installed"
+            logger.notice("brightness: \(why)")
+            return .refused(why)
+        }
+        if let why = await backlight.set(percent: percent) {
+            logger.warning("brightness: \(why)")
+            return .refused(why)
+        }
+        logger.info("brightness \(percent) % (\(backlight.name))")
+        return ControlReply(ok: true, message: "brightness \(percent) % (\(backlight.name))")
+    }
+
     /// Finds the display backend (again, for a compositor that came back) and says what it can do.
     func startDisplay(redetect: Bool) async -> (DisplayAbilities, DisplayReport) {
         let abilities = redetect ? await display.redetect() : await display.start()

@@ -1,4 +1,5 @@
 import Control
+import Display
 import Files
 import Foundation
 import Wire
@@ -22,6 +23,8 @@ extension SessionShell {
             reply.status?.volume = sound.volume
             reply.status?.muted = sound.muted
         }
+        // A backlight's only: a monitor's over DDC/CI takes seconds to answer.
+        reply.status?.brightness = await Backlight.find(ddc: false)?.percent()
         reply.status?.started = startedAt.formatted(.iso8601)
         reply.status?.uptime = Self.systemUptime()
         reply.status?.storage = places.sorted { $0.key < $1.key }.compactMap { Self.room($0.key, at: $0.value) }

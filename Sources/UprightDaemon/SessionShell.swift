@@ -111,6 +111,9 @@ struct SessionShell: Sendable {
         case .notify(let name, let request):
             let reply = await notify(name)
             if let request { done.replies.append((request, reply)) }
+        case .brightness(let percent, let request):
+            let reply = await setBrightness(percent)
+            if let request { done.replies.append((request, reply)) }
         case .reply(let request, var reply):
             if reply.status != nil { await complete(&reply) }
             done.replies.append((request, reply))

@@ -45,7 +45,8 @@ extension Pages {
           text('s-mqtt', s.mqtt);
           text('s-decoder', s.decoder ? [s.decoder.codec, s.decoder.hwdec, s.decoder.decoder_drops + s.decoder.output_drops + ' frames dropped'].filter(Boolean).join(', ') : '');
           text('s-screen', s.screen ? s.screen + (s.screen_next_change ? ' until ' + s.screen_next_change : '') : '');
-          text('s-sound', s.volume != null ? 'volume ' + s.volume + (s.muted ? ', muted' : '') : '');
+          text('s-sound', [s.volume != null ? 'volume ' + s.volume + (s.muted ? ', muted' : '') : '',
+            s.brightness != null ? 'brightness ' + s.brightness + ' %' : ''].filter(Boolean).join('; '));
           text('s-toast', s.toast || '');
           const hw = s.hardware || {};
           text('s-hardware', [(hw.temperatures || []).map((t) => t.zone + ' ' + t.celsius + ' °C').join(', '),

@@ -47,7 +47,7 @@ enum Pages {
     ]
     static let healthFacts: [(label: String, id: String)] = [
         ("Sensor", "s-sensor"), ("Display", "s-display"), ("Input", "s-input"), ("MQTT", "s-mqtt"),
-        ("Decoder", "s-decoder"), ("Screen", "s-screen"), ("Sound", "s-sound"), ("Toast", "s-toast"),
+        ("Decoder", "s-decoder"), ("Screen", "s-screen"), ("Sound and light", "s-sound"), ("Toast", "s-toast"),
         ("Hardware", "s-hardware"), ("Node", "s-node"),
     ]
 

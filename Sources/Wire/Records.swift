@@ -126,6 +126,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     /// mpv's volume (0–100) and whether it is muted (the shell adds them); `nil` when it does not say.
     public var volume: Int?
     public var muted: Bool?
+    /// The screen's brightness (0–100) where a backlight says it (the shell adds it).
+    public var brightness: Int?
     /// The words on screen as a toast (`toast`), until its time is over; `nil` without one.
     public var toast: String?
     /// The node: when this process started (ISO 8601, UTC), the system's uptime in seconds, and
@@ -155,7 +157,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
             suggestion, playing, queued, clip, clipsQueued = "clips_queued", input, screen,
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
             next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode", smil, health,
-            hardware, presenceAgo = "presence_ago", present, volume, muted, toast, started, uptime, storage
+            hardware, presenceAgo = "presence_ago", present, volume, muted, brightness, toast, started, uptime,
+            storage
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -194,6 +197,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encodeIfPresent(present, forKey: .present)
         try c.encodeIfPresent(volume, forKey: .volume)
         try c.encodeIfPresent(muted, forKey: .muted)
+        try c.encodeIfPresent(brightness, forKey: .brightness)
         try c.encodeIfPresent(toast, forKey: .toast)
         try c.encodeIfPresent(started, forKey: .started)
         try c.encodeIfPresent(uptime, forKey: .uptime)
@@ -704,13 +708,14 @@ public struct MQTTState: Codable, Sendable, Hashable {
     /// and the free room of the cache's file system (MB); `nil` when the status has none.
     public var volume: Int?
     public var muted: Bool?
+    public var brightness: Int?
     public var toast: String?
     public var started: String?
     public var cacheFreeMB: Double?
 
     /// The kiosk's entities from the status.
     public mutating func describe(_ s: SessionStatus) {
-        (volume, muted, toast, started) = (s.volume, s.muted, s.toast, s.started)
+        (volume, muted, brightness, toast, started) = (s.volume, s.muted, s.brightness, s.toast, s.started)
         cacheFreeMB = s.storage.first { $0.place == "cache" }?.freeMB
         describe(s.hardware)
     }
@@ -777,7 +782,7 @@ public struct MQTTState: Codable, Sendable, Hashable {
         case healthReason = "health_reason"
         case temperature, hardware
         case storageErrors = "storage_errors"
-        case volume, muted, toast, started
+        case volume, muted, brightness, toast, started
         case cacheFreeMB = "cache_free_mb"
     }
 }

@@ -53,6 +53,13 @@ struct KioskEntitiesTests {
         #expect(await sub.waitFor { $0.contains(#""volume": 35"#) }, "\(sub.text)")
         try MQTTTests.publish(port: port, "upright/lobby/command/mute", "ON")
         #expect(await sub.waitFor { $0.contains(#""muted": true"#) }, "\(sub.text)")
+        // No backlight here, and no ddcutil: refused, with why.
+        if !FileManager.default.fileExists(atPath: "/usr/bin/ddcutil"),
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/backlight")) ?? []).isEmpty
+        {
+            try MQTTTests.publish(port: port, "upright/lobby/command/brightness", "50")
+            #expect(await sub.waitFor { $0.contains(#""refused": "brightness 50: no brightness to set: "#) })
+        }
         try MQTTTests.publish(port: port, "upright/lobby/command/volume", "101")
         #expect(
             await sub.waitFor { $0.contains(#""refused": "command/volume '101': volume needs a number from 0 to 100"#) }

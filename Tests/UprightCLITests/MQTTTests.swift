@@ -299,10 +299,11 @@ struct MQTTTests {
         // problems with the kernel's storage errors.
         #expect(check.stdout.contains("sensor \(node)/temperature: "), "\(check.stdout)")
         #expect(check.stdout.contains("binary_sensor \(node)/hardware: "), "\(check.stdout)")
-        // The kiosk's entities: the volume, mute, a toast, when it started, the cache's room.
+        // The kiosk's entities: the volume, mute, a toast, when it started, the cache's room, the
+        // brightness.
         for entity in [
             "number \(node)/volume: ", "switch \(node)/mute: OFF", "text \(node)/toast: ", "sensor \(node)/started: 20",
-            "sensor \(node)/cache_free: ",
+            "sensor \(node)/cache_free: ", "number \(node)/brightness: ",
         ] {
             #expect(check.stdout.contains(entity), "\(entity)\n\(check.stdout)")
         }
