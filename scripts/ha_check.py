@@ -8,12 +8,16 @@ $XDG_CACHE_HOME/upright (the first run takes minutes; later ones reuse it): with
 newest for it). Its MQTT integration is set up as a configuration entry for the broker, and the
 recorder keeps every state in SQLite, which this check reads (no account or token needed).
 
-Then `upright play` runs as the device `lobby.1` (a dot: no valid id as it is), with a power plan
-and screenshots every 10 s, and the check asks:
-  - does Home Assistant create the device's entities (sensors, buttons, switches, select, image)?
+Then `upright play` runs as the device `lobby.1` (a dot: no valid id as it is) under a headless
+sway, with a power plan and screenshots every 10 s, and the check asks:
+  - does Home Assistant create the device's entities (sensors, binary sensors, buttons, switches,
+    select, numbers, text, image)?
   - does the playing item's sensor show the item's title (a path longer than 255 characters)?
   - does a refused command show in the "Last refused command" sensor?
   - does the image entity have an image (its state is the time of the last one)?
+  - Home Assistant's own commands, from an automation every 20 s: does the volume become 35, the
+    toast's words show (in its entity, and on the screen: the screenshot has light words in its
+    middle), the brightness get set (or, with no backlight here, refused with why)?
 
   [HA_PYTHON=/usr/bin/python3] scripts/ha_check.py BIN_DIR
 """
@@ -28,6 +32,9 @@ import sys
 import tempfile
 import time
 import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_appliance import start_sway, stop_sway  # noqa: E402
 
 SERIES = {(3, 13): 'homeassistant>=2025.4,<2025.5', (3, 12): 'homeassistant>=2024.12,<2025.1',
           (3, 11): 'homeassistant==2024.3.3'}
@@ -80,14 +87,41 @@ def free_port():
     return port
 
 
+# The device `lobby.1` in Home Assistant's ids: its name mapped, and its hash (docs/FLEET.md).
+NODE = 'upright_lobby_1_670f01c2'
+TOAST = 'Hello from Home Assistant'
+# Home Assistant's own commands, every 20 s: what a dashboard's slider and text box send.
+AUTOMATION = """automation:
+  - alias: upright kiosk commands
+    trigger:
+      - platform: time_pattern
+        seconds: "/20"
+    action:
+      - service: number.set_value
+        target: {entity_id: number.%(node)s_volume}
+        data: {value: 35}
+        continue_on_error: true
+      - service: text.set_value
+        target: {entity_id: text.%(node)s_toast}
+        data: {value: "%(toast)s"}
+        continue_on_error: true
+      - service: number.set_value
+        target: {entity_id: number.%(node)s_brightness}
+        data: {value: 60}
+        continue_on_error: true
+""" % {'node': NODE, 'toast': TOAST}
+
+
 def configure(directory, port):
     """Home Assistant's configuration: no onboarding needed to run, the recorder committing every
-    second, the MQTT integration as a configuration entry for the broker on `port`."""
+    second, the MQTT integration as a configuration entry for the broker on `port`, and the
+    automation that sends the kiosk's commands."""
     with open(os.path.join(directory, 'configuration.yaml'), 'w') as f:
         f.write('homeassistant:\n  name: ha-check\n  latitude: 0\n  longitude: 0\n  elevation: 0\n'
                 '  unit_system: metric\n  time_zone: UTC\n  currency: EUR\n  country: DE\n'
                 'recorder:\n  commit_interval: 1\n  db_url: sqlite:///%s/states.db\n'
-                'logger:\n  default: warning\n  logs:\n    homeassistant.components.mqtt: info\n' % directory)
+                'logger:\n  default: warning\n  logs:\n    homeassistant.components.mqtt: info\n' % directory
+                + AUTOMATION)
     storage = os.path.join(directory, '.storage')
     os.makedirs(storage)
     entry = {'entry_id': uuid.uuid4().hex, 'version': 1, 'minor_version': 1, 'domain': 'mqtt', 'title': '127.0.0.1',
@@ -110,6 +144,34 @@ def states(database):
     return dict(rows)
 
 
+def history(database, entity):
+    """Every state `entity` has had, oldest first."""
+    try:
+        db = sqlite3.connect('file:%s?mode=ro' % database, uri=True, timeout=5)
+        rows = db.execute('SELECT s.state FROM states s JOIN states_meta m ON s.metadata_id = m.metadata_id '
+                          'WHERE m.entity_id = ? ORDER BY s.state_id', (entity,)).fetchall()
+        db.close()
+    except sqlite3.Error:
+        return []
+    return [r[0] for r in rows]
+
+
+def light_in_the_middle(png):
+    """Light pixels in the middle fifth of a screenshot (where a toast shows), every 2nd pixel."""
+    out = subprocess.run(['ffmpeg', '-loglevel', 'error', '-i', '-', '-f', 'rawvideo', '-pix_fmt', 'rgb24',
+                          '-vf', 'scale=1280:720', '-'], input=png, capture_output=True)
+    raw = out.stdout
+    if len(raw) != 1280 * 720 * 3:
+        return 0
+    light = 0
+    for y in range(288, 432, 2):
+        for x in range(320, 960, 2):
+            i = (y * 1280 + x) * 3
+            if raw[i] > 200 and raw[i + 1] > 200 and raw[i + 2] > 200:
+                light += 1
+    return light
+
+
 def until(check, seconds):
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -127,6 +189,7 @@ def main():
     say('Home Assistant %s' % version)
     directory = tempfile.mkdtemp(prefix='upright-ha-check-')
     processes = []
+    cleanups = []
     faults = []
     try:
         port = free_port()
@@ -164,9 +227,14 @@ def main():
                     '[mqtt]\nurl = "mqtt://127.0.0.1:%d"\ndevice = "lobby.1"\nscreenshot_interval = 10\n'
                     % (item, hhmm(minute - 120 + 1440), hhmm(minute + 120), port))
         upright_log = open(os.path.join(directory, 'upright.log'), 'w')
+        sway_dir = os.path.join(directory, 'sway')
+        sway = start_sway(sway_dir, mode='1280x720')
+        cleanups.append(lambda: stop_sway(sway, sway_dir))
+        env = dict(os.environ, WAYLAND_DISPLAY=sway['WAYLAND_DISPLAY'], SWAYSOCK=sway['SWAYSOCK'],
+                   XDG_RUNTIME_DIR=sway['XDG_RUNTIME_DIR'])
         processes.append(subprocess.Popen([os.path.join(bin_dir, 'upright'), 'play', '--config', config, '--uri', 'none',
-                                           '--vo', 'null', '--no-control'], stdout=subprocess.DEVNULL,
-                                          stderr=upright_log))
+                                           '--vo', 'wlshm', '--no-control'], stdout=subprocess.DEVNULL,
+                                          stderr=upright_log, env=env))
 
         def entities():
             found = {e: s for e, s in states(database).items() if 'upright_lobby_1' in e}
@@ -174,7 +242,7 @@ def main():
         found = until(entities, 120) or {e: s for e, s in states(database).items() if 'upright_lobby_1' in e}
         domains = sorted({e.split('.')[0] for e in found})
         say('device lobby.1: %d entities in Home Assistant (%s)' % (len(found), ', '.join(domains)))
-        for domain in ['sensor', 'button', 'switch', 'select', 'image']:
+        for domain in ['sensor', 'binary_sensor', 'button', 'switch', 'select', 'number', 'text', 'image']:
             if domain not in domains:
                 faults.append('no %s entity for the device lobby.1' % domain)
 
@@ -204,6 +272,34 @@ def main():
         say('the screenshot entity has an image, its state (the time of the last one): %s' % shot)
         if not shot:
             faults.append('the screenshot entity shows no image')
+        # Home Assistant's own commands (its automation, every 20 s).
+        volume = until(lambda: next((v for v in history(database, 'number.%s_volume' % NODE)
+                                     if v.replace('.0', '') == '35'), None), 60)
+        say('the volume Home Assistant set shows as: %s' % volume)
+        if not volume:
+            faults.append('the volume set by Home Assistant does not come back as 35')
+        toast = until(lambda: TOAST in history(database, 'text.%s_toast' % NODE), 60)
+        say('the toast Home Assistant sent shows in its entity: %s' % toast)
+        if not toast:
+            faults.append('the toast sent by Home Assistant does not show in its entity')
+
+        def toast_on_screen():
+            # A screenshot taken while the toast shows (10 s of every 20; one every 10 s).
+            shot = subprocess.run(['mosquitto_sub', '-p', str(port), '-t', 'upright/lobby.1/screenshot', '-C', '1',
+                                   '-W', '15'], capture_output=True).stdout
+            n = light_in_the_middle(shot) if shot.startswith(b'\x89PNG') else 0
+            return n if n >= 50 else None
+        light = until(toast_on_screen, 90)
+        say('a screenshot with the toast: %s light pixels in its middle' % light)
+        if not light:
+            faults.append('no screenshot shows the toast\'s words')
+        brightness = until(lambda: next((v for v in history(database, 'number.%s_brightness' % NODE)
+                                         if v.replace('.0', '') == '60'), None)
+                           or next((s for e, s in states(database).items()
+                                    if e == 'sensor.%s_refused' % NODE and s.startswith('brightness 60')), None), 60)
+        say('the brightness Home Assistant set: %s' % brightness)
+        if not brightness:
+            faults.append('the brightness set by Home Assistant was neither set nor refused with why')
         # Anything Home Assistant said of the discovery, the templates or the entities.
         problems = [line for line in open(os.path.join(directory, 'ha.log')).read().splitlines()
                     if (' ERROR ' in line or ' WARNING ' in line)
@@ -218,6 +314,8 @@ def main():
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 p.kill()
+        for cleanup in cleanups:
+            cleanup()
         say('%.0f s' % (time.monotonic() - started))
 
 

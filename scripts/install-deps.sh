@@ -38,8 +38,9 @@ case "${1:-test}" in
     # accelerometer served by iiod (relayed by socat); the clip made by ffmpeg.
     kiosk) need+=(binutils mmdebstrap qemu-system-x86 qemu-utils e2fsprogs openssh-client iiod socat
         iproute2 util-linux ffmpeg python3) ;;
-    # Home Assistant Core in a virtual environment beside a real broker (make ha-check).
-    ha) need+=(python3 python3-venv mosquitto mosquitto-clients) ;;
+    # Home Assistant Core in a virtual environment beside a real broker, Upright under a headless
+    # sway, its screenshots read by ffmpeg (make ha-check).
+    ha) need+=(python3 python3-venv mosquitto mosquitto-clients sway ffmpeg) ;;
     # The page's external checks (make check-web): the Nu checker (Java), axe-core in a real
     # headless Chromium (selenium), wapiti's scan; the checkers themselves from PyPI in a venv.
     web) need+=(python3 python3-venv python3-selenium chromium chromium-driver default-jre-headless wapiti curl unzip) ;;

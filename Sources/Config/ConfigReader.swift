@@ -31,6 +31,7 @@ struct ConfigReader {
         "metrics": ["textfile", "listen", "interval", "items"],
         "screen": ["on", "off", "days", "cec", "idle_off"],
         "proof_of_play": ["file", "max_mb", "keep"],
+        "update": ["source", "interval"],
         "mqtt": [
             "url", "ca_file", "username", "password", "password_file", "prefix", "device", "discovery",
             "discovery_prefix", "screenshot_interval",
@@ -217,6 +218,7 @@ struct ConfigReader {
         if let w = section(root, "web") { readWeb(w, into: &c.web) }
         if let k = section(root, "cache") { readCache(k, into: &c.cache) }
         if let p = section(root, "proof_of_play") { readProofOfPlay(p, into: &c.proofOfPlay) }
+        if let u = section(root, "update") { readUpdate(u, into: &c.update) }
         if let s = section(root, "screen") { readScreen(s, into: &c) }
         if let k = section(root, "classifier") { readClassifier(k, into: &c.classifier) }
         c.policy = PolicyConfiguration(
@@ -501,6 +503,21 @@ struct ConfigReader {
         }
         input.grab = bool(t, ["input", "grab"]) ?? input.grab
         presses = choice(t, ["input", "clip_presses"], "clip_presses") ?? presses
+    }
+
+    /// `[update]`: where the newest version is published, and how often it is asked.
+    mutating func readUpdate(_ t: TOMLTable, into u: inout UpdateSettings) {
+        if let source = string(t, ["update", "source"]) {
+            let lower = source.lowercased()
+            if source.isEmpty || (lower.hasPrefix("http://") || lower.hasPrefix("https://")) && source.count <= 2048 {
+                u.source = source
+            } else {
+                error(
+                    "'update.source' is an http:// or https:// URL (2048 characters at most), not '\(source.prefix(80))'",
+                    at: ["update", "source"])
+            }
+        }
+        u.interval = number(t, ["update", "interval"], in: 300...604_800, "seconds") ?? u.interval
     }
 
     /// `[proof_of_play]`: the log, its size before rotation and the rotated files kept.

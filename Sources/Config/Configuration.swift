@@ -26,6 +26,8 @@ public struct UprightConfiguration: Sendable {
     public var sync = SyncSettings()
     /// The proof-of-play log (`[proof_of_play]`): off without a file.
     public var proofOfPlay = ProofOfPlaySettings()
+    /// Where the newest version is published (`[update]`): off without a source.
+    public var update = UpdateSettings()
     /// The operator's page (`[web]`): off unless `listen` is set.
     public var web = WebSettings()
     /// Remote playlist items (`[cache]`): where they are kept, how much, how often asked again.
@@ -239,6 +241,17 @@ public struct ProofOfPlaySettings: Sendable, Hashable {
     public var maxMB = 10.0
     /// Rotated files kept beside the current one.
     public var keep = 5
+
+    public init() {}
+}
+
+/// The `[update]` settings: an `http(s)` URL whose first line is the newest version of Upright the
+/// fleet publishes (for Home Assistant's `update` entity and `ctl status`), asked every `interval`.
+public struct UpdateSettings: Sendable, Hashable {
+    /// The URL; empty: the installed version alone is said.
+    public var source = ""
+    /// Seconds between two questions.
+    public var interval = 21_600.0
 
     public init() {}
 }

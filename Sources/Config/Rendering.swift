@@ -1,6 +1,7 @@
 public import Diagnostics
 public import Foundation
 import OrientationCore
+import Settings
 
 extension UprightConfiguration {
     /// Where a configuration is looked for, in order: `$XDG_CONFIG_HOME/upright/upright.toml`
@@ -125,6 +126,7 @@ extension UprightConfiguration {
         out += "interval = \(num(metrics.interval))\nitems = \(metrics.items)\n"
         out += "\n[proof_of_play]\nfile = \(q(proofOfPlay.file ?? ""))\nmax_mb = \(num(proofOfPlay.maxMB))\n"
         out += "keep = \(proofOfPlay.keep)\n"
+        out += "\n[update]\nsource = \(q(Redact.text(update.source)))\ninterval = \(num(update.interval))\n"
         if let plan = screenPlan, let on = plan.from, let off = plan.until {
             out += "\n[screen]\non = \(q(Schedule.text(on)))\noff = \(q(Schedule.text(off)))\n"
             if !plan.days.isEmpty {

@@ -334,7 +334,14 @@ private struct DiscoveryEntities {
             valueTemplate: "{{ value_json.cache_free_mb | default(none) }}",
             icon: "mdi:harddisk")
         (free.deviceClass, free.unitOfMeasurement, free.stateClass) = ("data_size", "MB", "measurement")
+        var update = HomeAssistantDiscovery(
+            name: "Upright", stateTopic: state,
+            valueTemplate:
+                "{{ {'installed_version': value_json.version | default(none), 'latest_version': value_json.latest_version | default(none)} | tojson }}"
+        )
+        update.deviceClass = "firmware"
         return [
+            entity("update", "update", update),
             entity("number", "volume", volume), entity("switch", "mute", mute), entity("text", "toast", toast),
             entity("number", "brightness", brightness),
             entity("sensor", "started", started), entity("sensor", "cache_free", free),

@@ -26,6 +26,7 @@ extension SessionShell {
         // A backlight's only: a monitor's over DDC/CI takes seconds to answer.
         reply.status?.brightness = await Backlight.find(ddc: false)?.percent()
         reply.status?.started = startedAt.formatted(.iso8601)
+        reply.status?.update = await update?.status ?? UpdateStatus(installed: ProgramVersion.text)
         reply.status?.uptime = Self.systemUptime()
         reply.status?.storage = places.sorted { $0.key < $1.key }.compactMap { Self.room($0.key, at: $0.value) }
         if let status = reply.status {

@@ -52,6 +52,8 @@ struct SessionShell: Sendable {
     var sync: SyncLink? = nil
     /// Where files are kept, for their free room in the status: "cache", "uploads" → a folder.
     var places: [String: String] = [:]
+    /// The newest version the fleet publishes (`[update] source`); `nil` without a source.
+    var update: UpdateCheck? = nil
     let log: @Sendable (RotationDecision) -> Void
     let logger: Logger
     let feed: AsyncStream<SessionInput>.Continuation
@@ -186,6 +188,7 @@ struct SessionShell: Sendable {
                 feed.yield(.stop)
             },
             { await keepMetrics(clock: clock) },
+            { [update, feed] in await update?.run { feed.yield(.tick) } },
             { await watchWhatStartedUs(clock: clock) },
             { await Allocator.giveBackFreedEveryMinute(on: clock) },
         ]
@@ -240,6 +243,8 @@ extension SessionShell {
             kiosk: configuration.display.kiosk, remote: remote, sync: try SyncLink.make(configuration, logger: logger),
             places: ["cache": configuration.cache.resolvedDirectory(environment: environment)]
                 .merging(configuration.uploadFolder.map { ["uploads": $0] } ?? [:]) { a, _ in a },
+            update: configuration.update.source.isEmpty
+                ? nil : UpdateCheck(configuration.update, userAgent: identity.userAgent, logger: logger),
             log: log, logger: logger, feed: feed)
     }
 

@@ -135,6 +135,8 @@ public struct SessionStatus: Codable, Sendable, Hashable {
     public var started: String?
     public var uptime: Double?
     public var storage: [StorageRoom] = []
+    /// The version installed, and the newest the fleet publishes (`[update]`) (the shell adds it).
+    public var update: UpdateStatus?
 
     public init(
         device: DeviceOrientation, locked: Bool, interface: InterfaceOrientation, strategy: AppliedStrategy,
@@ -158,7 +160,7 @@ public struct SessionStatus: Codable, Sendable, Hashable {
             screenNextChange = "screen_next_change", powerPlanFollowed = "power_plan_followed", mqtt, decoder, gravity,
             next, failed, cache, stream, sync, relockIn = "relock_in", tabletMode = "tablet_mode", smil, health,
             hardware, presenceAgo = "presence_ago", present, volume, muted, brightness, toast, started, uptime,
-            storage
+            storage, update
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -202,7 +204,19 @@ public struct SessionStatus: Codable, Sendable, Hashable {
         try c.encodeIfPresent(started, forKey: .started)
         try c.encodeIfPresent(uptime, forKey: .uptime)
         try c.encode(storage, forKey: .storage)
+        try c.encodeIfPresent(update, forKey: .update)
     }
+}
+
+/// The version installed, and the newest one published where `[update] source` names it: when it
+/// was last asked, and why it could not be.
+public struct UpdateStatus: Codable, Sendable, Hashable {
+    public var installed: String
+    public var latest: String?
+    public var checked: String?
+    public var problem: String?
+
+    public init(installed: String) { self.installed = installed }
 }
 
 /// The room left where Upright keeps files: `cache` (remote items) or `uploads` (the page's).
@@ -712,11 +726,15 @@ public struct MQTTState: Codable, Sendable, Hashable {
     public var toast: String?
     public var started: String?
     public var cacheFreeMB: Double?
+    /// The version installed, and the newest published (the installed one when none is known).
+    public var version: String?
+    public var latestVersion: String?
 
     /// The kiosk's entities from the status.
     public mutating func describe(_ s: SessionStatus) {
         (volume, muted, brightness, toast, started) = (s.volume, s.muted, s.brightness, s.toast, s.started)
         cacheFreeMB = s.storage.first { $0.place == "cache" }?.freeMB
+        (version, latestVersion) = (s.update?.installed, s.update.map { $0.latest ?? $0.installed })
         describe(s.hardware)
     }
 
@@ -782,8 +800,8 @@ public struct MQTTState: Codable, Sendable, Hashable {
         case healthReason = "health_reason"
         case temperature, hardware
         case storageErrors = "storage_errors"
-        case volume, muted, brightness, toast, started
-        case cacheFreeMB = "cache_free_mb"
+        case volume, muted, brightness, toast, started, version
+        case cacheFreeMB = "cache_free_mb", latestVersion = "latest_version"
     }
 }
 

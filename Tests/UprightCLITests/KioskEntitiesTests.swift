@@ -5,7 +5,8 @@ import TestSupport
 import Testing
 
 /// What Home Assistant's kiosk entities ask, through a real broker to `upright play` under a
-/// headless sway: the volume set, the sound muted, a toast shown on screen and gone after its time.
+/// headless sway: the newest version published, the volume set, the sound muted, the brightness
+/// refused with why (no backlight here), a toast shown on screen and gone after its time.
 @Suite("Kiosk entities", .serialized)
 struct KioskEntitiesTests {
     /// Light pixels around the screen's middle, where a toast shows (the picture is dark red).
@@ -32,6 +33,11 @@ struct KioskEntitiesTests {
         }
         let sub = try MQTTTests.Collected("/usr/bin/mosquitto_sub", ["-p", String(port), "-t", "upright/lobby/state"])
         defer { sub.stop() }
+        // The fleet's newest version, served as a file.
+        try FileManager.default.createDirectory(atPath: dir + "/www", withIntermediateDirectories: true)
+        try "9.9.9\n".write(toFile: dir + "/www/latest", atomically: true, encoding: .utf8)
+        let server = try FileServer(root: dir + "/www")
+        defer { server.stop() }
         try """
         [lock]
         evdev = "none"
@@ -42,12 +48,15 @@ struct KioskEntitiesTests {
         [mqtt]
         url = "mqtt://127.0.0.1:\(port)"
         device = "lobby"
+        [update]
+        source = "\(server.url("latest"))"
         """.write(toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
         let sway = try HeadlessSway(mode: "1280x720")
         defer { sway.stop() }
         let (play, socket) = try SMILPlayTests.play(dir + "/upright.toml", sway: sway, state: dir + "/state")
         defer { play.process.send(SIGKILL) }
         #expect(await play.waitFor("mqtt: connected to"), "\(play.stderr)")
+        #expect(await sub.waitFor { $0.contains(#""latest_version": "9.9.9""#) }, "\(sub.text)\n\(play.stderr)")
 
         try MQTTTests.publish(port: port, "upright/lobby/command/volume", "35.0")
         #expect(await sub.waitFor { $0.contains(#""volume": 35"#) }, "\(sub.text)")
@@ -90,5 +99,7 @@ struct KioskEntitiesTests {
         let status = try await RemoteItemsTests.status(socket)
         #expect(status["toast"] == nil && status["volume"] as? Int == 35 && status["muted"] as? Bool == true)
         #expect((status["storage"] as? [[String: Any]])?.first?["place"] as? String == "cache", "\(status)")
+        let update = status["update"] as? [String: Any] ?? [:]
+        #expect(update["latest"] as? String == "9.9.9" && update["installed"] is String && update["checked"] is String)
     }
 }

@@ -303,7 +303,7 @@ struct MQTTTests {
         // brightness.
         for entity in [
             "number \(node)/volume: ", "switch \(node)/mute: OFF", "text \(node)/toast: ", "sensor \(node)/started: 20",
-            "sensor \(node)/cache_free: ", "number \(node)/brightness: ",
+            "sensor \(node)/cache_free: ", "number \(node)/brightness: ", "update \(node)/update: {",
         ] {
             #expect(check.stdout.contains(entity), "\(entity)\n\(check.stdout)")
         }

@@ -50,7 +50,7 @@ class LoggingUndefined(jinja2.Undefined):
 ID = re.compile(r'^[a-zA-Z0-9_-]+$')
 REQUIRED = {'button': ['command_topic'], 'switch': ['command_topic'], 'select': ['command_topic', 'options'],
             'sensor': ['state_topic'], 'image': ['image_topic'], 'binary_sensor': ['state_topic'],
-            'number': ['command_topic'], 'text': ['command_topic']}
+            'number': ['command_topic'], 'text': ['command_topic'], 'update': ['state_topic']}
 
 
 def main():
