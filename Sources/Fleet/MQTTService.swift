@@ -310,14 +310,6 @@ private struct DiscoveryEntities {
     /// What kiosk owners set and read: the volume and the brightness (numbers), mute (a switch), a toast (a text),
     /// when the player started, and the cache's free room.
     func kiosk() -> [(String, String)] {
-        var volume = HomeAssistantDiscovery(
-            name: "Volume", commandTopic: base + "/command/volume", stateTopic: state,
-            valueTemplate: "{{ value_json.volume | default(none) }}", icon: "mdi:volume-high")
-        (volume.min, volume.max, volume.step, volume.mode) = (0, 100, 1, "slider")
-        var brightness = HomeAssistantDiscovery(
-            name: "Brightness", commandTopic: base + "/command/brightness", stateTopic: state,
-            valueTemplate: "{{ value_json.brightness | default(none) }}", icon: "mdi:brightness-6")
-        (brightness.min, brightness.max, brightness.step, brightness.mode) = (0, 100, 1, "slider")
         var mute = HomeAssistantDiscovery(
             name: "Mute", commandTopic: base + "/command/mute", stateTopic: state,
             valueTemplate: "{{ 'ON' if value_json.muted | default(false) else 'OFF' }}", icon: "mdi:volume-off")
@@ -342,10 +334,30 @@ private struct DiscoveryEntities {
         update.deviceClass = "firmware"
         return [
             entity("update", "update", update),
-            entity("number", "volume", volume), entity("switch", "mute", mute), entity("text", "toast", toast),
-            entity("number", "brightness", brightness),
+            percent("volume", "Volume", icon: "mdi:volume-high"), entity("switch", "mute", mute),
+            entity("text", "toast", toast),
+            percent("brightness", "Brightness", icon: "mdi:brightness-6"),
             entity("sensor", "started", started), entity("sensor", "cache_free", free),
         ]
+    }
+
+    /// A number from 0 to 100 (a slider) that the action `id` sets and the state's field `id` says.
+    func percent(_ id: String, _ name: String, icon: String) -> (String, String) {
+        var number = HomeAssistantDiscovery(
+            name: name, commandTopic: base + "/command/" + id, stateTopic: state,
+            valueTemplate: "{{ value_json.\(id) | default(none) }}", icon: icon)
+        (number.min, number.max, number.step, number.mode) = (0, 100, 1, "slider")
+        return entity("number", id, number)
+    }
+
+    /// A binary sensor of the class `problem`: on while `on` (a Jinja expression on the state)
+    /// holds, with `attributes` (a Jinja dictionary).
+    func problem(_ id: String, _ name: String, on: String, attributes: String) -> (String, String) {
+        var sensor = HomeAssistantDiscovery(
+            name: name, stateTopic: state, valueTemplate: "{{ 'ON' if \(on) else 'OFF' }}",
+            jsonAttributes: (state, "{{ \(attributes) | tojson }}"))
+        sensor.deviceClass = "problem"
+        return entity("binary_sensor", id, sensor)
     }
 
     /// The buttons, the lock's switch and the rotation's select.
@@ -388,17 +400,11 @@ private struct DiscoveryEntities {
                     valueTemplate: "{{ value_json.remote | default('none', true) }}",
                     jsonAttributes: (state, "{{ {'problem': value_json.remote_problem | default(none)} | tojson }}"),
                     icon: "mdi:cloud-download")),
-            {
-                var health = HomeAssistantDiscovery(
-                    name: "Health", stateTopic: state,
-                    valueTemplate: "{{ 'ON' if value_json.health == 'unhealthy' else 'OFF' }}",
-                    jsonAttributes: (
-                        state,
-                        "{{ {'verdict': value_json.health | default(none), 'reason': value_json.health_reason | default(none)} | tojson }}"
-                    ))
-                health.deviceClass = "problem"
-                return entity("binary_sensor", "health", health)
-            }(),
+            problem(
+                "health", "Health", on: "value_json.health == 'unhealthy'",
+                attributes:
+                    "{'verdict': value_json.health | default(none), 'reason': value_json.health_reason | default(none)}"
+            ),
             {
                 var temperature = HomeAssistantDiscovery(
                     name: "Temperature", stateTopic: state,
@@ -406,17 +412,11 @@ private struct DiscoveryEntities {
                 (temperature.deviceClass, temperature.unitOfMeasurement) = ("temperature", "°C")
                 return entity("sensor", "temperature", temperature)
             }(),
-            {
-                var hardware = HomeAssistantDiscovery(
-                    name: "Hardware", stateTopic: state,
-                    valueTemplate: "{{ 'ON' if value_json.hardware is defined and value_json.hardware else 'OFF' }}",
-                    jsonAttributes: (
-                        state,
-                        "{{ {'problem': value_json.hardware | default(none), 'storage_errors': value_json.storage_errors | default(none)} | tojson }}"
-                    ))
-                hardware.deviceClass = "problem"
-                return entity("binary_sensor", "hardware", hardware)
-            }(),
+            problem(
+                "hardware", "Hardware", on: "value_json.hardware | default(none)",
+                attributes:
+                    "{'problem': value_json.hardware | default(none), 'storage_errors': value_json.storage_errors | default(none)}"
+            ),
             entity(
                 "sensor", "refused",
                 HomeAssistantDiscovery(

@@ -120,6 +120,31 @@ struct SMILPlayTests {
         return (play, socket)
     }
 
+    /// `upright play` running under a headless sway; ``stop()`` ends both.
+    struct Running {
+        let sway: HeadlessSway
+        let play: SignalTests.Play
+        let socket: String
+
+        func stop() {
+            play.process.send(SIGKILL)
+            sway.stop()
+        }
+    }
+
+    /// `upright play` of `dir`/upright.toml under a headless sway (1280 × 720), its state in
+    /// `dir`/state.
+    static func start(_ dir: String) throws -> Running {
+        let sway = try HeadlessSway(mode: "1280x720")
+        do {
+            let (play, socket) = try Self.play(dir + "/upright.toml", sway: sway, state: dir + "/state")
+            return Running(sway: sway, play: play, socket: socket)
+        } catch {
+            sway.stop()
+            throw error
+        }
+    }
+
     @Test func aServedIndexShowsItsZonesAtOnceInOrderFromTheCacheEvenOffline() async throws {
         // The media beside the index, in its folder and one below.
         let dir = try RemoteItemsTests.site(
@@ -142,10 +167,9 @@ struct SMILPlayTests {
         [mqtt]
         device = "lobby screen"
         """.write(toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
-        let sway = try HeadlessSway(mode: "1280x720")
-        defer { sway.stop() }
-        let (play, socket) = try Self.play(dir + "/upright.toml", sway: sway, state: dir + "/state")
-        defer { play.process.send(SIGKILL) }
+        let running = try Self.start(dir)
+        defer { running.stop() }
+        let (play, socket) = (running.play, running.socket)
 
         // The main region's items in their order, twice round, from the proof of play (a status
         // read every 50 ms may miss the half-second picture on a loaded machine).
@@ -224,10 +248,9 @@ struct SMILPlayTests {
             toFile: index, atomically: true, encoding: .utf8)
         try "[lock]\nevdev = \"none\"\n[player]\nplaylist = [\"\(index)\"]\n".write(
             toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
-        let sway = try HeadlessSway(mode: "1280x720")
-        defer { sway.stop() }
-        let (play, socket) = try Self.play(dir + "/upright.toml", sway: sway, state: dir + "/state")
-        defer { play.process.send(SIGKILL) }
+        let running = try Self.start(dir)
+        defer { running.stop() }
+        let (play, socket) = (running.play, running.socket)
         #expect(await play.waitFor("index.smil:4:"), "\(play.stderr)")
         var smil = try await Self.smil(socket)
         let problem = smil["problem"] as? String ?? ""
@@ -284,10 +307,9 @@ struct SMILPlayTests {
         try Self.triggers.write(toFile: dir + "/index.smil", atomically: true, encoding: .utf8)
         try "[lock]\nevdev = \"none\"\n[player]\nplaylist = [\"\(dir)/index.smil\"]\n".write(
             toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
-        let sway = try HeadlessSway(mode: "1280x720")
-        defer { sway.stop() }
-        let (play, socket) = try Self.play(dir + "/upright.toml", sway: sway, state: dir + "/state")
-        defer { play.process.send(SIGKILL) }
+        let running = try Self.start(dir)
+        defer { running.stop() }
+        let (play, socket, sway) = (running.play, running.socket, running.sway)
         #expect(try await Self.waitFor("waiting", in: "right", socket: socket) == "waiting", "\(play.stderr)")
 
         // A tap on the right half is on nothing that waits; one on the left half begins "tapped".
@@ -358,10 +380,9 @@ struct SMILPlayTests {
         [proof_of_play]
         file = "\(dir)/plays.jsonl"
         """.write(toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
-        let sway = try HeadlessSway(mode: "1280x720")
-        defer { sway.stop() }
-        let (play, socket) = try Self.play(dir + "/upright.toml", sway: sway, state: dir + "/state")
-        defer { play.process.send(SIGKILL) }
+        let running = try Self.start(dir)
+        defer { running.stop() }
+        let (play, socket) = (running.play, running.socket)
         #expect(try await Self.waitFor("after", in: "root", socket: socket) == "after", "\(play.stderr)")
         // A 440 Hz tone: samples far from silence (16-bit, after the 44-byte header).
         let heard = (try? Data(contentsOf: URL(fileURLWithPath: dir + "/cache/heard.wav"))) ?? Data()
