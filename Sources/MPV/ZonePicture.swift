@@ -1,6 +1,7 @@
 import CMPV
 import Dispatch
 import Foundation
+import Synchronization
 
 /// What a zone drawn over the video shows: a picture (mpv reads and scales it, with `options`
 /// such as `keepaspect`, `panscan`, `video-unscaled`, `background`) or a colour (`#rrggbb`).
@@ -41,7 +42,14 @@ extension MPVHandle {
                 count = z.width * z.height * 4
             }
         case .picture(let path, let options):
-            return try renderPicture(path, width: z.width, height: z.height, options: options, timeout: timeout)
+            // A file's picture at a size is drawn once: a SMIL index shows the same pictures
+            // round after round, and each drawing is a core of its own (a tenth of a second
+            // and more for a large JPEG: four zones a second held the player up for seconds).
+            let key = ZonePictures.key(path, width: z.width, height: z.height, options: options)
+            if let key, let pixels = ZonePictures.shared.pixels(key) { return pixels }
+            let pixels = try renderPicture(path, width: z.width, height: z.height, options: options, timeout: timeout)
+            if let key { ZonePictures.shared.keep(pixels, for: key) }
+            return pixels
         }
     }
 
@@ -112,6 +120,48 @@ extension MPVHandle {
             var pixels = try MPVSoftwareRenderer.draw(context, width: width, height: height, format: "bgr0")
             for i in stride(from: 3, to: pixels.count, by: 4) { pixels[i] = 255 }
             return pixels
+        }
+    }
+}
+
+/// The zone pictures drawn last, by file, its change time and size, and the drawing's size and
+/// options; the least recently used go first past ``limit`` bytes (a 640 × 360 zone is 0.9 MB).
+final class ZonePictures: Sendable {
+    static let shared = ZonePictures()
+    static let limit = 48 << 20
+    private let kept = Mutex<(entries: [String: [UInt8]], order: [String], bytes: Int)>(([:], [], 0))
+
+    /// The key of a file's picture (`nil` for anything else: a URL, a file that is not there).
+    static func key(_ path: String, width: Int, height: Int, options: [String: String]) -> String? {
+        var info = stat()
+        guard path.hasPrefix("/"), stat(path, &info) == 0 else { return nil }
+        let changed = "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec).\(info.st_size)"
+        let drawn = options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+        return "\(path)|\(changed)|\(width)x\(height)|\(drawn)"
+    }
+
+    func pixels(_ key: String) -> [UInt8]? {
+        kept.withLock { k in
+            guard let pixels = k.entries[key] else { return nil }
+            k.order.removeAll { $0 == key }
+            k.order.append(key)
+            return pixels
+        }
+    }
+
+    func keep(_ pixels: [UInt8], for key: String) {
+        guard pixels.count <= Self.limit / 4 else { return }
+        kept.withLock { k in
+            if let old = k.entries.updateValue(pixels, forKey: key) {
+                k.bytes -= old.count
+                k.order.removeAll { $0 == key }
+            }
+            k.order.append(key)
+            k.bytes += pixels.count
+            while k.bytes > Self.limit, let oldest = k.order.first {
+                k.order.removeFirst()
+                k.bytes -= k.entries.removeValue(forKey: oldest)?.count ?? 0
+            }
         }
     }
 }
