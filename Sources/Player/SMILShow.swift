@@ -37,7 +37,7 @@ final class SMILShow {
         core = IndexShow(entry: entry, isFile: Playlist.localPath(entry) != nil)
         (self.mpv, self.canvas, self.outside, self.say) = (mpv, canvas, outside, say)
         var taken: [String: Action] = [:]
-        for (action, keys) in hotkeys { for key in keys { taken[key.uppercased()] = action } }
+        for (action, keys) in hotkeys { for key in keys { taken[Self.keyName(key)] = action } }
         self.hotkeys = taken
         holdEnds()
     }
@@ -185,7 +185,7 @@ final class SMILShow {
         var wanted = doc.accessKeys.enumerated().map { (Self.mpvKey($1), "script-message \(Self.keyMessage) \($0)") }
         if doc.waitsForActivation { wanted.append((Self.tapButton, "script-message \(Self.tapMessage)")) }
         for (key, command) in wanted {
-            if let action = hotkeys[key.uppercased()] {
+            if let action = hotkeys[Self.keyName(key)] {
                 say(.problem("SMIL: \(key) is the hotkey of '\(action.name)': the index's trigger on it is not bound"))
                 continue
             }
@@ -202,6 +202,9 @@ final class SMILShow {
         for key in bound { try? mpv.command(["keybind", key, "ignore"]) }
         bound = []
     }
+
+    /// A key as mpv tells keys apart: a character as it is (`w` is not `W`), a name in any case.
+    static func keyName(_ key: String) -> String { key.count == 1 ? key : key.uppercased() }
 
     /// An `accesskey` character as mpv names its key (`SPACE`, `SHARP`; a letter as it is).
     static func mpvKey(_ key: String) -> String {
