@@ -212,6 +212,11 @@ public struct PlaybackCore: Sendable {
     /// Another shows what plays (a SMIL presentation, ``PlaybackInput/present(_:)``): the core
     /// loads nothing and places no picture; it turns, lays out and draws the overlays.
     public internal(set) var presenting = false
+    /// The SMIL index shown in place of the playlist (``PlaybackEffect/present(_:)``); `nil` when none is.
+    public internal(set) var index: String?
+    /// The sound as asked (`volume`, `mute`), given to each new mpv too; `nil`: the settings'.
+    var volume: Int?
+    var muted: Bool?
 
     /// A core for `settings`; `rotateByFilter` for mpv's software render API.
     public init(settings: PlayerSettings, rotateByFilter: Bool = false) {
@@ -240,15 +245,21 @@ public struct PlaybackCore: Sendable {
 
     private mutating func respond(_ input: PlaybackInput, at now: Double) -> [PlaybackEffect] {
         switch input {
-        case .start: return start(at: now)
+        case .start: return startList(at: now)
         case .restarted:
             wall?.follower?.rejoin()
             nudging = Nudging(count: nudging.count)  // a new mpv, perhaps another output
-            return touchRebinding + restarted(at: now)
+            return touchRebinding + restarted(at: now) + sound()
         case .setPlaylist(let list):
             guard list != settings.playlist else { return [] }
             settings.playlist = list
-            return start(at: now)
+            return listChanged(at: now)
+        case .volume(let v):
+            volume = v
+            return sound()
+        case .mute(let on):
+            muted = on
+            return sound()
         case .mpv(let event): return mpv(event, at: now)
         case .scanned(let scan): return scanned(scan, at: now)
         case .foldersChanged:

@@ -191,6 +191,9 @@ public enum PlaybackInput: Sendable, Hashable {
     /// Another shows what plays from now on (a SMIL presentation: mpv's playlist events go to it,
     /// not to the core), or no longer (`false`: the playlist is loaded again).
     case present(Bool)
+    /// The sound's volume (0–100), and the sound off or on again: kept for a new mpv too.
+    case volume(Int)
+    case mute(Bool)
     /// Another placed the picture (a presentation's video region): the window is read for the
     /// nudge an old software output needs, as after the core's own placement.
     case placed
@@ -236,6 +239,9 @@ public enum MPVCommand: Sendable, Hashable {
 /// What the player's core asks its shell to do, in order.
 public enum PlaybackEffect: Sendable, Hashable {
     case mpv(MPVCommand)
+    /// The SMIL index `entry` plays in place of the playlist (a new show, in place of the one
+    /// before), or none does any more (`nil`: the show ends).
+    case present(String?)
     /// Carried out only while mpv's selected and playing entry are both `entry`; else nothing is.
     /// Either way the core hears ``PlaybackInput/guarded(passed:)`` first.
     case guarded(entry: Int64, [MPVCommand])

@@ -40,8 +40,6 @@ public actor Player {
     var group: GroupLink?
     /// The SMIL index playing in place of the core's playlist (``SMILShow``); `nil` when none does.
     var show: SMILShow?
-    /// The sound as asked (`volume`, `mute`), given to each new mpv too; `nil`: the settings'.
-    var sound: (volume: Int?, muted: Bool?) = (nil, nil)
 
     /// The player's mpv, for a renderer.
     public nonisolated var mpvHandle: MPVHandle { handleBox.withLock { $0 } }
@@ -126,7 +124,6 @@ public actor Player {
         handleEnded = false
         pump(handle)
         feed(.restarted)
-        applySound()
         show?.restarted(on: handle)
         schedule()
     }
@@ -143,35 +140,16 @@ public actor Player {
         schedule()
     }
 
-    /// Starts the playlist, or the idle scene when it is empty; a playlist with a SMIL index
-    /// plays its first index in place of its entries (the core presents nothing of its own).
-    public func start() {
-        guard let index = core.settings.playlist.first(where: RemoteItem.isIndex) else { return feed(.start) }
-        present(index)
-    }
-
-    /// Replaces the playlist (a reload) and plays it from its start; the same list changes nothing.
-    /// A list with a SMIL index plays the index; one that names another index replaces it.
-    public func setPlaylist(_ items: [String]) {
-        let index = items.first(where: RemoteItem.isIndex)
-        feed(.setPlaylist(items))
-        guard index != show?.core.entry else { return }
-        if let index { return present(index) }
+    /// The SMIL index `entry` plays in place of the playlist (``SMILShow``), or none (the core
+    /// says which: ``PlaybackEffect/present(_:)``).
+    func present(_ entry: String?) {
         show?.end(core.settings)
-        show = nil
-        feed(.present(false))
-    }
-
-    /// The SMIL index `entry` plays in place of the playlist (``SMILShow``).
-    func present(_ entry: String) {
-        show?.end(core.settings)
-        feed(.present(true))
-        let s = SMILShow(entry: entry, mpv: mpv, canvas: canvas, hotkeys: core.settings.hotkeys, outside: outside) {
-            [continuation] in continuation.yield($0)
+        show = entry.map { entry in
+            SMILShow(entry: entry, mpv: mpv, canvas: canvas, hotkeys: core.settings.hotkeys, outside: outside) {
+                [continuation] in continuation.yield($0)
+            }
         }
-        show = s
-        s.read(at: moment())
-        schedule()
+        show?.read(at: moment())
     }
 
     /// A named notification to the SMIL index playing (`notify(name)`): whether it waits for one.
@@ -191,39 +169,6 @@ public actor Player {
         Moment(elapsed: timer.now(), utc: Date().timeIntervalSince1970, utcOffset: TimeZone.current.secondsFromGMT())
     }
 
-    /// Applies the interface orientation the policy decided (and the layout, when given).
-    public func apply(
-        _ o: InterfaceOrientation, strategy: AppliedStrategy, layout: PlayerLayout? = nil,
-        panel: InterfaceOrientation = .portrait
-    ) {
-        feed(.apply(o, strategy, layout, panel: panel))
-    }
-    public func setLayout(_ l: PlayerLayout) { feed(.layout(l)) }
-    /// Hides the overlays (during a transition) or shows them again, laid out anew.
-    public func setOverlaysHidden(_ hidden: Bool) { feed(.overlaysHidden(hidden)) }
-    public func setOverlays(_ content: OverlayContent) { feed(.overlays(content)) }
-    /// Changes some of what the overlays show, leaving the rest (a message the player set itself).
-    public func updateOverlays(_ change: @Sendable (inout OverlayContent) -> Void) {
-        feed(.overlays(core.overlays.changed(by: change)))
-    }
-    /// Pauses playback (the screen is off) or resumes it.
-    public func setPaused(_ paused: Bool) { feed(.pause(paused)) }
-    /// Plays `file` once, then goes back to the loop where it was.
-    public func playClip(_ file: String) { feed(.clip(file, position: mpv.value(.timePosition))) }
-    /// Goes to the next entry of the playlist; returns it once mpv has started it.
-    @discardableResult public func next() async -> String? { await step(.next) }
-    /// Goes to the previous entry of the playlist; returns it once mpv has started it.
-    @discardableResult public func previous() async -> String? { await step(.previous) }
-
-    private func step(_ step: PlaylistStep) async -> String? {
-        lastRequest += 1
-        let request = lastRequest
-        return await withCheckedContinuation { reply in
-            replies[request] = reply
-            feed(.step(step, request: request))
-        }
-    }
-
     /// Ends playback and waits until mpv has shut down and its core is destroyed, `timeout`
     /// seconds at the most (false when it did not end in time); the event stream finishes with
     /// ``PlayerEvent/shutdown``. The process may exit only after this.
@@ -238,30 +183,6 @@ public actor Player {
         if handleEnded { continuation.finish() }  // else when its events end (``ended(_:)``)
         return done
     }
-
-    // MARK: - A wall, and taps
-
-    /// Follows a wall's group (``PlaybackCore``'s rules: its schedule on the group's clock, each
-    /// item started at its instant), or stops following (`nil`: the speed goes back to 1).
-    public func follow(_ link: GroupLink?) {
-        group = link
-        feed(.follow(announces: link.map { $0.announce != nil }))
-    }
-
-    /// Starts or stops the touch check.
-    public func touchCheck(_ command: TouchCheckCommand) { feed(.touchCheck(command)) }
-
-    /// Where the touch check stands; `nil` before the first.
-    public var touchCheckReport: TouchCheckReport? { core.touchCheckReport }
-
-    /// A tap at the window's point (`x`, `y`) in pixels, as mpv takes a touch or a click: it
-    /// reaches what is bound to a tap (the touch check, or an action).
-    public func tap(x: Int, y: Int) throws(MPVError) {
-        try mpv.command(["mouse", String(x), String(y), "0", "single"])
-    }
-
-    /// The next clip is the group's: it starts at `groupTime` (held at its first frame until then).
-    public func startClip(at groupTime: Double) { feed(.groupClip(at: groupTime)) }
 
     // MARK: - The loop: mpv's events in, the core's effects out, one timer
 
@@ -296,6 +217,7 @@ public actor Player {
     func perform(_ effect: PlaybackEffect) -> [PlaybackInput] {
         switch effect {
         case .mpv(let command): return run(command).map { [$0] } ?? []
+        case .present(let entry): present(entry)
         case .guarded(let entry, let commands):
             // Only while mpv plays that entry, and has not selected another one to play next.
             let passed = !handleEnded && mpv.plays(entry)

@@ -264,22 +264,11 @@ struct PlayerMPVStart: Sendable {
 
 /// What the player's mpv says and does outside the core, for the status, the session and tests.
 extension Player {
-    /// The sound's volume (0–100), kept for a new mpv.
-    public func setVolume(_ volume: Int) {
-        sound.volume = volume
-        applySound()
-    }
+    /// The sound's volume (0–100), kept for a new mpv (the core's).
+    public func setVolume(_ volume: Int) { feed(.volume(volume)) }
 
-    /// The sound off, or on again, kept for a new mpv.
-    public func setMute(_ on: Bool) {
-        sound.muted = on
-        applySound()
-    }
-
-    func applySound() {
-        if let v = sound.volume { try? mpv.set("volume", .double(Double(v))) }
-        if let m = sound.muted { try? mpv.set("mute", .flag(m)) }
-    }
+    /// The sound off, or on again, kept for a new mpv (the core's).
+    public func setMute(_ on: Bool) { feed(.mute(on)) }
 
     /// mpv's volume (0–100, rounded) and whether it is muted, now; `nil` when it does not say.
     public var soundStatus: (volume: Int, muted: Bool)? {

@@ -230,6 +230,8 @@ struct Drive {
     /// mpv's window as the shell reads it (``PlaybackEffect/samplePlacement``), and how often it was.
     var window = PlacementSample(videoOutput: "null")
     var windowReads = 0
+    /// The SMIL shows the core asked for (``PlaybackEffect/present(_:)``), in order.
+    var presented: [String?] = []
 
     init(_ settings: PlayerSettings, files: [String: String] = [:]) {
         core = PlaybackCore(settings: settings)
@@ -305,6 +307,7 @@ struct Drive {
                 trace.append("\(t) probe \(url)")
                 queue += core.handle(.probed(url, reachable: !mpv.bad.contains(url)), at: t)
             case .watch: break
+            case .present(let entry): presented.append(entry)
             case .watchSource(let url):
                 trace.append("\(t) watch source \(url ?? "none")")
                 watchedSource = url

@@ -50,4 +50,39 @@ struct PresentingTests {
         d.advance(1.5)
         #expect(d.played().first == "/d/1.png", "\(d.played())")
     }
+
+    /// A playlist with a SMIL index: its first index is shown in place of the rest, from each
+    /// start; a reload naming the same index changes nothing of the show, another index replaces
+    /// it, a list without one plays as a list again.
+    @Test func aPlaylistsIndexIsShownInPlaceOfItsOtherEntries() {
+        var settings = PlayerSettings.folder()
+        settings.playlist = ["/d", "http://cms/lobby.smil", "/srv/b.smil"]
+        var d = Drive(settings, files: PlaybackCoreTests.two)
+        d.send(.start)
+        #expect(
+            d.presented == ["http://cms/lobby.smil"] && d.core.presenting && d.core.index == "http://cms/lobby.smil")
+        d.advance(3)
+        #expect(d.played().isEmpty)
+        d.send(.setPlaylist(["http://cms/lobby.smil"]))
+        #expect(d.presented.count == 1, "the same index: the same show")
+        d.send(.setPlaylist(["/srv/b.smil"]))
+        #expect(d.presented.last == "/srv/b.smil")
+        d.send(.setPlaylist(["/d"]))
+        #expect(d.presented.last == .some(nil) && !d.core.presenting && d.core.index == nil)
+        d.advance(1.5)
+        #expect(d.played().first == "/d/1.png", "\(d.played())")
+    }
+
+    /// The sound as asked goes to mpv, and to each new mpv again.
+    @Test func theSoundAsAskedGoesToEachMpv() {
+        var d = Drive(.folder(), files: PlaybackCoreTests.two)
+        d.send(.start)
+        d.commands = []
+        d.send(.volume(35))
+        d.send(.mute(true))
+        #expect(d.commands == [.set("volume", .double(35)), .set("volume", .double(35)), .set("mute", .flag(true))])
+        d.commands = []
+        d.send(.restarted)
+        #expect(d.commands.suffix(2) == [.set("volume", .double(35)), .set("mute", .flag(true))], "\(d.commands)")
+    }
 }
