@@ -122,11 +122,7 @@ public struct IndexShow: Sendable {
 
     /// Whether some `begin` or `end` of the index playing waits for `event`.
     public func waits(for event: TimeValue.Event) -> Bool {
-        presentation?.document.nodes.contains { node in
-            ((node.timing.begin ?? []) + node.timing.end).contains {
-                if case .event(event, _) = $0 { true } else { false }
-            }
-        } ?? false
+        presentation?.document.awaitedEvents.contains(event) ?? false
     }
 
     /// Whether the index is due to be read at `now`.

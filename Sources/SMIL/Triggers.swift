@@ -2,22 +2,23 @@
 /// `accesskey(k)` values wait for, tap or click an element whose `activateEvent` is waited for,
 /// or send a named notification (`notify(name)`).
 extension SMILDocument {
+    /// Every event some `begin` or `end` waits for.
+    public var awaitedEvents: Set<TimeValue.Event> {
+        var events: Set<TimeValue.Event> = []
+        for node in nodes {
+            for case .event(let e, _) in (node.timing.begin ?? []) + node.timing.end { events.insert(e) }
+        }
+        return events
+    }
+
     /// The keys some `begin` or `end` waits for (`accesskey(w)`: `w`), sorted.
     public var accessKeys: [String] {
-        var keys: Set<String> = []
-        for node in nodes {
-            for case .event(.accesskey(let k), _) in (node.timing.begin ?? []) + node.timing.end { keys.insert(k) }
-        }
-        return keys.sorted()
+        awaitedEvents.compactMap { if case .accesskey(let k) = $0 { k } else { nil } }.sorted()
     }
 
     /// Whether some `begin` or `end` waits for an element to be tapped or clicked.
     public var waitsForActivation: Bool {
-        nodes.contains { node in
-            ((node.timing.begin ?? []) + node.timing.end).contains {
-                if case .event(.element(_, "activateEvent"), _) = $0 { true } else { false }
-            }
-        }
+        awaitedEvents.contains { if case .element(_, "activateEvent") = $0 { true } else { false } }
     }
 
     /// The media node shown at (`x`, `y`) of the window: of the slots whose zone holds the point,

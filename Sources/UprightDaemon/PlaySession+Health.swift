@@ -58,7 +58,8 @@ extension SessionShell {
         return { [healthWatch, player] in await healthWatch.run(player: player, judge: judge) }
     }
 
-    /// The board's power and heat now, and the storage errors the kernel logged, for the status.
+    /// The board's power and heat now, and the storage errors the kernel logged, for the status
+    /// (and what of them holds now, for the verdict).
     func hardware() -> HardwareStatus? {
         let r = HardwareReadings.read()
         let storage = kernelLog.read(journal: kernelJournal.read)
@@ -71,6 +72,7 @@ extension SessionShell {
             .init(zone: $0.name, celsius: ($0.celsius * 10).rounded() / 10, limit: $0.limit)
         }
         h.problems = r.problems + (storage.problem.map { [$0] } ?? [])
+        h.faults = r.faults + StorageErrors.recent(storage.errors, now: StorageErrors.bootMicros())
         if let last = storage.errors.last {
             (h.storageErrors, h.storageLast) = (storage.count, last.message)
             h.problems.append("\(storage.count) storage error(s) since boot, the last on \(last.device)")
@@ -96,9 +98,7 @@ extension SessionShell {
             facts.sensor = fine ? .working : .failing(status.sensor)
         }
         facts.starts = StartHistory.read(in: PlayerID.stateDirectory(environment))
-        facts.hardware =
-            HardwareReadings.read().faults
-            + StorageErrors.recent(kernelLog.read(journal: kernelJournal.read).errors, now: StorageErrors.bootMicros())
+        facts.hardware = status.hardware?.faults ?? []
         let rules = HealthRules()
         let samples = facts.pictures.filter { $0.time >= now - rules.holdSeconds }.count
         var verdict = rules.verdict(facts)

@@ -435,9 +435,12 @@ public struct HardwareStatus: Codable, Sendable, Hashable {
     /// Storage errors the kernel logged since boot (an SD card's, a disk's), and the newest's words.
     public var storageErrors: Int?
     public var storageLast: String?
+    /// What of the problems holds now (power, heat, a storage error of the last 10 minutes):
+    /// `upright health`'s hardware reasons.
+    public var faults: [String] = []
 
     enum CodingKeys: String, CodingKey {
-        case throttled, temperatures, problems
+        case throttled, temperatures, problems, faults
         case storageErrors = "storage_errors", storageLast = "storage_last"
     }
 
