@@ -35,9 +35,10 @@ case "${1:-test}" in
     # Debian's checks of the package (make piuparts): lintian, and piuparts with debootstrap.
     package) need+=(binutils lintian piuparts debootstrap) ;;
     # The virtual kiosk (make kiosk-check): a Debian image by mmdebstrap, booted by QEMU; the
-    # accelerometer served by iiod (relayed by socat); the clip made by ffmpeg.
+    # accelerometer served by iiod (relayed by socat); the clip made by ffmpeg; the broker the
+    # presence check sends command/presence through.
     kiosk) need+=(binutils mmdebstrap qemu-system-x86 qemu-utils e2fsprogs openssh-client iiod socat
-        iproute2 util-linux ffmpeg python3) ;;
+        iproute2 util-linux ffmpeg python3 mosquitto mosquitto-clients) ;;
     # Home Assistant Core in a virtual environment beside a real broker, Upright under a headless
     # sway, its screenshots read by ffmpeg (make ha-check).
     ha) need+=(python3 python3-venv mosquitto mosquitto-clients sway ffmpeg) ;;

@@ -21,12 +21,18 @@ status` (as root and as a member of the group `upright`), the journal and the ke
   dumps core (systemd-coredump's record; a compositor's own crash, Mesa's software OpenGL on
   this GPU, is reported beside it).
 
-Last, the sway unit on a read-only root (as Raspberry Pi OS's overlay or an image-based system
+Then the sway unit on a read-only root (as Raspberry Pi OS's overlay or an image-based system
 has it): / mounted read-only, tmpfs on /tmp, /var/tmp and Upright's state and cache directories.
 Upright plays a clip it downloads from the host into its cache, turns, logs, answers `ctl`, and
 never meets a read-only file system on its way. The root is writable again afterwards.
 
-Then the time from greetd's session start to the first frame on screen, Upright beside plain
+Then presence, on the sway unit: `[screen] idle_off` with a TV on HDMI-CEC (vivid's HDMI input made
+a TV by cec-follower, Upright on vivid's HDMI output). The TV goes to standby after the idle time
+(the screen black, sway's output off), and a uinput button (KEY_WAKEUP, bound to `presence`) or
+MQTT's command/presence from a broker on the host wakes both, the TV showing Upright's input, as the
+TV's own log, sway, the screen and `ctl status` say.
+
+Last, the time from greetd's session start to the first frame on screen, Upright beside plain
 mpv in the same session, alternating: after one uncounted start of each (warm: the files both
 read are in the page cache), then with every cache dropped before each start (cold: a boot's
 first start), each start only once the last session and its user's service manager are gone. Results (PNGs, journals, a summary) go to RESULTS.
@@ -38,6 +44,7 @@ import argparse
 import json
 import os
 import shutil
+import shlex
 import signal
 import socket
 import subprocess
@@ -695,6 +702,145 @@ def read_only_root(vm, report, name):
                  f"{refused} log lines; problem: {problem}")
 
 
+# --- Presence: the screen sleeps without a person and wakes for one, the TV over HDMI-CEC ---------
+
+PRESENCE = "presence"
+IDLE_OFF = 30
+MQTT_PORT = int(os.environ.get("KIOSK_MQTT_PORT", "30483"))
+
+# vivid's HDMI input (/dev/cec0, physical address 0.0.0.0) as a TV: cec-follower answers as one,
+# goes to standby on <Standby> and on for <Image View On>, and logs each change of its state.
+# Upright drives vivid's HDMI output (/dev/cec1, 1.0.0.0), as a player on a TV's first input.
+TV_UNIT = """[Unit]
+Description=kiosk-check's TV: vivid's HDMI input following HDMI-CEC as a TV does
+After=systemd-modules-load.service
+Before=upright-sway.service
+
+[Service]
+ExecStartPre=/bin/sh -c 'until [ -e /dev/cec0 ]; do sleep 0.2; done; cec-ctl -d0 --tv -o TV >/dev/null'
+ExecStart=/usr/bin/cec-follower -d0 -v
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+PRESENCE_CONFIG = """# kiosk-check: the screen sleeps after {idle} s without a person, and wakes for a button
+# (a PIR on gpio-keys sends a key as this one does) or MQTT's command/presence.
+[sensor]
+uri = "ip:10.0.2.2:{sensor}"
+device = "accel_3d"
+
+[display]
+natural = "landscape-right"
+
+[player]
+playlist = ["/srv/upright/clip.mkv"]
+
+[screen]
+idle_off = {idle}
+cec = "/dev/cec1"            # vivid's HDMI output; /dev/cec0 is the TV's side
+
+[hotkeys]
+presence = ["KEY_WAKEUP"]
+
+[mqtt]
+url = "mqtt://10.0.2.2:{port}"
+device = "kiosk"
+screenshot_interval = 0
+"""
+
+
+def journal_times(vm, pattern):
+    """The times (seconds since the epoch, the VM's clock) of this boot's log lines holding `pattern`."""
+    out = vm.ssh(f"journalctl -b -o short-unix --no-pager | grep -F -- {shlex.quote(pattern)} || true",
+                 check=False)[1]
+    return [float(line.split()[0]) for line in out.splitlines() if line.strip()]
+
+
+def dpms(vm):
+    """sway's power state of the output: True on, False off, None unknown."""
+    out = vm.ssh(f"{SWAY_ENV} swaymsg -r -t get_outputs", check=False)[1]
+    try:
+        output = json.loads(out)[0]
+    except (ValueError, IndexError):
+        return None
+    return output.get("power", output.get("dpms"))
+
+
+def screen_is(vm, state):
+    return wait_for(lambda: (lambda s: s if s and s.get("screen") == state else None)(status(vm)[0]),
+                    IDLE_OFF + 60)
+
+
+def presence_check(vm, report):
+    """`[screen] idle_off` on the sway unit with a TV on HDMI-CEC: the TV to standby after the
+    idle time, and on again for a uinput button and for MQTT's command/presence (from the host's
+    broker), each judged by the TV's own state (cec-follower's log), sway's power state, the
+    screen and `ctl status`."""
+    name = PRESENCE
+    vm.ssh(UNDO)
+    config = PRESENCE_CONFIG.format(idle=IDLE_OFF, port=MQTT_PORT, sensor=IIO_PORT)
+    vm.ssh(f"cat > /etc/upright/upright.toml <<'EOF'\n{config}EOF")
+    vm.ssh(f"cat > /etc/systemd/system/kiosk-tv.service <<'EOF'\n{TV_UNIT}EOF")
+    vm.ssh(pixman_unit("upright-sway") + " && systemctl disable getty@tty7 && systemctl daemon-reload"
+           " && systemctl enable kiosk-tv upright-sway")
+    vm.reboot()
+    screen, took = picture_within(vm, report, "presence-boot", 120)
+    s, why = status(vm)
+    report.check(f"{name}: playing after boot, someone counted there at the start",
+                 screen.shows_clip() and s is not None and s.get("screen") == "on" and s.get("present") is True,
+                 why or f"{screen.describe()}; screen {s.get('screen')}, present {s.get('present')}")
+
+    def tv(state):
+        return len(journal_times(vm, f">>> Changing state to {state}"))
+
+    def asleep(label):
+        """Waits for the screen to go off; the times the TV went to standby this boot."""
+        before = tv("standby")
+        off = screen_is(vm, "off")
+        dark = shot(vm, report, f"presence-off-{before}")
+        standby = wait_for(lambda: (lambda n: n if n > before else None)(tv("standby")), 20) or before
+        power = dpms(vm)
+        report.check(f"{name}: {label}: the screen off and the TV to standby after {IDLE_OFF} s without a person",
+                     off is not None and standby > before and power is False
+                     and dark.share(lambda p: max(p) < 16) > 0.95,
+                     f"status screen {(off or {}).get('screen')}, TV to standby {standby - before} time(s), "
+                     f"sway power {power}, {dark.describe()}")
+        return journal_times(vm, ">>> Changing state to standby")[before:]
+
+    def woken(label, slug, action):
+        ons, sources = tv("on"), len(journal_times(vm, ">>> New active source: 1.0.0.0"))
+        action()
+        on = screen_is(vm, "on")
+        screen, took = picture_within(vm, report, f"presence-{slug}", 60)
+        more = wait_for(lambda: tv("on") > ons and len(journal_times(vm, ">>> New active source: 1.0.0.0")) > sources,
+                        20)
+        power = dpms(vm)
+        report.check(f"{name}: {label} wakes the screen and the TV, which shows this input",
+                     on is not None and bool(more) and power is True and screen.shows_clip(),
+                     f"status screen {(on or {}).get('screen')}, present {(on or {}).get('present')}; TV on "
+                     f"{'and this input its active source' if more else 'not seen'}; sway power {power}; "
+                     f"{screen.describe()} {took:.0f} s after")
+
+    asleep("after boot")
+    woken("a uinput button (KEY_WAKEUP)", "button", lambda: vm.ssh("uinput-keys --wait 3 KEY_WAKEUP", timeout=60))
+    pressed = journal_times(vm, "KEY_WAKEUP on /dev/input/")
+    slept = asleep("after the button")
+    gap = slept[0] - pressed[-1] if pressed and slept else None
+    report.check(f"{name}: the TV went to standby {IDLE_OFF} s after the button, not before",
+                 gap is not None and IDLE_OFF <= gap <= IDLE_OFF + 5,
+                 f"{gap:.1f} s" if gap is not None else "no button or no standby in the log")
+    woken("MQTT's command/presence", "mqtt", lambda: subprocess.run(
+        ["mosquitto_pub", "-h", "127.0.0.1", "-p", str(MQTT_PORT), "-t", "upright/kiosk/command/presence",
+         "-m", "ON"], check=True, timeout=30))
+    answer = vm.ssh("cec-ctl -d1 --to 0 --give-device-power-status 2>&1 | grep pwr-state || true", check=False)[1]
+    report.check(f"{name}: the TV answers <Give Device Power Status> with on", "on (0x00)" in answer
+                 or "to-on (0x02)" in answer, answer.strip() or "no answer")
+    vm.ssh("journalctl -b --no-pager > /mnt/share/presence-journal.txt", check=False)
+    shutil.move(os.path.join(vm.share, "presence-journal.txt"), os.path.join(report.results, "presence-journal.txt"))
+    vm.ssh(UNDO + "; systemctl disable --now kiosk-tv 2>/dev/null; rm -f /etc/systemd/system/kiosk-tv.service; true")
+
+
 def first_frame_figures(vm, report, rounds):
     """greetd's session start to the first frame of the clip: Upright's session, then plain mpv's
     in the same compositor and session script, alternating. Twice: with Upright's launch
@@ -781,7 +927,8 @@ def main():
     parser.add_argument("--run", required=True)
     parser.add_argument("--results", required=True)
     parser.add_argument("--clip", required=True, help="the clip to play: red above blue")
-    parser.add_argument("--sessions", default=",".join(SESSIONS), help="which, comma-separated ('none': only the "
+    parser.add_argument("--sessions", default=",".join([*SESSIONS, PRESENCE]),
+                        help=f"which, comma-separated ('{PRESENCE}': idle_off with a CEC TV; 'none': only the "
                         "first-frame figures)")
     parser.add_argument("--rounds", type=int, default=2, help="first-frame rounds (0: none)")
     args = parser.parse_args()
@@ -799,6 +946,12 @@ def main():
     # The read-only root's remote clip, served from the share on the host's loopback.
     http = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory", vm.share,
                              str(HTTP_PORT)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The broker Home Assistant would use, for the presence check's command/presence.
+    broker_conf = os.path.join(args.run, "mosquitto.conf")
+    with open(broker_conf, "w") as f:
+        f.write(f"listener {MQTT_PORT} 127.0.0.1\nallow_anonymous true\n")
+    broker = subprocess.Popen(["/usr/sbin/mosquitto", "-c", broker_conf], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
     try:
         accel.start("portrait")
         shutil.copy(args.deb, os.path.join(vm.share, "upright.deb"))
@@ -810,10 +963,13 @@ def main():
         vm.ssh("mkdir -p /srv/upright && cp /mnt/share/clip.mkv /srv/upright/ && chmod -R a+rX /srv/upright")
         vm.ssh("adduser attendant upright >/dev/null")
         for name in [] if args.sessions == "none" else args.sessions.split(","):
-            if name not in SESSIONS:
-                raise Failure(f"no session named {name!r} (there are: {', '.join(SESSIONS)})")
+            if name not in SESSIONS and name != PRESENCE:
+                raise Failure(f"no session named {name!r} (there are: {', '.join([*SESSIONS, PRESENCE])})")
             try:
-                check_session(vm, report, accel, name, *SESSIONS[name])
+                if name == PRESENCE:
+                    presence_check(vm, report)
+                else:
+                    check_session(vm, report, accel, name, *SESSIONS[name])
             except Failure as e:
                 report.check(f"{name}: ran to its end", False, str(e))
         if args.rounds:
@@ -823,8 +979,9 @@ def main():
     finally:
         vm.stop()
         accel.stop()
-        http.terminate()
-        http.wait()
+        for server in (http, broker):
+            server.terminate()
+            server.wait()
         if os.path.exists(vm.console):
             shutil.copy(vm.console, os.path.join(args.results, "console.log"))
     took = time.time() - start

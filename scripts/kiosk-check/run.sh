@@ -4,8 +4,9 @@
 # runs kiosk_check.py. Everything lands in .build/kiosk; the VM and the fake iiod are stopped
 # at the end, whatever happens.
 #
-#   KIOSK_SESSIONS="greetd + sway,cage unit"   the sessions to check (default: all four; none: only
-#                                              the first-frame figures)
+#   KIOSK_SESSIONS="greetd + sway,cage unit"   the sessions to check (default: all four, the
+#                                              read-only root and presence; none: only the
+#                                              first-frame figures)
 #   KIOSK_ROUNDS=2                             first-frame rounds, Upright beside plain mpv
 set -euo pipefail
 cd "$(dirname "$0")/../.."
