@@ -17,7 +17,8 @@ sway, with a power plan and screenshots every 10 s, and the check asks:
   - does the image entity have an image (its state is the time of the last one)?
   - Home Assistant's own commands, from an automation every 20 s: does the volume become 35, the
     toast's words show (in its entity, and on the screen: the screenshot has light words in its
-    middle), the brightness get set (or, with no backlight here, refused with why)?
+    middle), the brightness get set (a panel's backlight on a fake /sys/class/backlight, 128 of
+    255 at the start: the entity shows 60, and the file holds 153)?
 
   [HA_PYTHON=/usr/bin/python3] scripts/ha_check.py BIN_DIR
 """
@@ -33,7 +34,8 @@ import tempfile
 import time
 import uuid
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 from bench_appliance import start_sway, stop_sway  # noqa: E402
 
 SERIES = {(3, 13): 'homeassistant>=2025.4,<2025.5', (3, 12): 'homeassistant>=2024.12,<2025.1',
@@ -232,7 +234,15 @@ def main():
         cleanups.append(lambda: stop_sway(sway, sway_dir))
         env = dict(os.environ, WAYLAND_DISPLAY=sway['WAYLAND_DISPLAY'], SWAYSOCK=sway['SWAYSOCK'],
                    XDG_RUNTIME_DIR=sway['XDG_RUNTIME_DIR'])
-        processes.append(subprocess.Popen([os.path.join(bin_dir, 'upright'), 'play', '--config', config, '--uri', 'none',
+        # A panel's backlight, as the kernel shows one in /sys/class/backlight.
+        panel = os.path.join(directory, 'backlight', 'panel')
+        os.makedirs(panel)
+        for name, value in (('brightness', '128'), ('max_brightness', '255'), ('actual_brightness', '128')):
+            with open(os.path.join(panel, name), 'w') as f:
+                f.write(value + '\n')
+        fake_backlight = os.path.join(HERE, 'with-fake-backlight.sh')
+        processes.append(subprocess.Popen([fake_backlight, os.path.dirname(panel),
+                                           os.path.join(bin_dir, 'upright'), 'play', '--config', config, '--uri', 'none',
                                            '--vo', 'wlshm', '--no-control'], stdout=subprocess.DEVNULL,
                                           stderr=upright_log, env=env))
 
@@ -294,12 +304,13 @@ def main():
         if not light:
             faults.append('no screenshot shows the toast\'s words')
         brightness = until(lambda: next((v for v in history(database, 'number.%s_brightness' % NODE)
-                                         if v.replace('.0', '') == '60'), None)
-                           or next((s for e, s in states(database).items()
-                                    if e == 'sensor.%s_refused' % NODE and s.startswith('brightness 60')), None), 60)
-        say('the brightness Home Assistant set: %s' % brightness)
-        if not brightness:
-            faults.append('the brightness set by Home Assistant was neither set nor refused with why')
+                                         if v.replace('.0', '') == '60'), None), 60)
+        written = open(os.path.join(panel, 'brightness')).read().strip()
+        say('the brightness Home Assistant set: %s in the entity, %s of 255 in the backlight' % (brightness, written))
+        if not brightness or written != '153':
+            refused = next((s for e, s in states(database).items() if e == 'sensor.%s_refused' % NODE), None)
+            faults.append('the brightness set by Home Assistant (60) shows as %s, the backlight holds %s of 255 '
+                          '(last refused: %s)' % (brightness, written, refused))
         # Anything Home Assistant said of the discovery, the templates or the entities.
         problems = [line for line in open(os.path.join(directory, 'ha.log')).read().splitlines()
                     if (' ERROR ' in line or ' WARNING ' in line)
