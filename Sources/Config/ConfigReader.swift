@@ -29,7 +29,7 @@ struct ConfigReader {
         "hotkeys": [],
         "input": ["devices", "grab", "clip_presses"],
         "metrics": ["textfile", "listen", "interval", "items"],
-        "screen": ["on", "off", "days", "cec", "idle_off"],
+        "screen": ["on", "off", "days", "cec", "idle_off", "toast_seconds"],
         "proof_of_play": ["file", "max_mb", "keep"],
         "update": ["source", "interval"],
         "mqtt": [
@@ -887,6 +887,10 @@ struct ConfigReader {
         // Seconds without a person (`presence`) before the screen sleeps; 0: never.
         if let off = number(t, ["screen", "idle_off"], in: 0...604_800, "seconds") {
             c.screenIdleOff = off > 0 ? off : nil
+        }
+        // How long a toast's words stay on screen.
+        if let seconds = number(t, ["screen", "toast_seconds"], in: 1...86_400, "seconds") {
+            c.screenToastSeconds = seconds
         }
         var plan = Schedule()
         for (key, keyPath) in [("on", \Schedule.from), ("off", \Schedule.until)] {

@@ -136,6 +136,10 @@ extension UprightConfiguration {
             out += "cec = \(q(screenCEC))\n"
         }
         if let idle = screenIdleOff { out += (screenPlan == nil ? "\n[screen]\n" : "") + "idle_off = \(num(idle))\n" }
+        if screenToastSeconds != 10 {
+            out += (screenPlan == nil && screenIdleOff == nil ? "\n[screen]\n" : "")
+            out += "toast_seconds = \(num(screenToastSeconds))\n"
+        }
         out += "\n[mqtt]\nurl = \(q(mqtt.url))\nca_file = \(q(mqtt.caFile))\nusername = \(q(mqtt.username))\n"
         out += "password = \(q(mqtt.password.isEmpty ? "" : "********"))\npassword_file = \(q(mqtt.passwordFile))\n"
         out += "prefix = \(q(mqtt.prefix))\ndevice = \(q(mqtt.device))\ndiscovery = \(mqtt.discovery)\n"

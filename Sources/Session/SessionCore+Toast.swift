@@ -1,11 +1,8 @@
-/// A toast: words over the picture (the overlays' message line) for ``toastSeconds``; a new one
-/// takes the place of the one on screen, and its time starts again.
+/// A toast: words over the picture (the overlays' message line) for ``toastSeconds`` (`[screen]
+/// toast_seconds`); a new one takes the place of the one on screen, and its time starts again.
 extension SessionCore {
-    /// How long a toast stays on screen, in seconds.
-    public static let toastSeconds = 10.0
-
     mutating func toast(_ words: String, at now: Double) -> [SessionEffect] {
-        (toastUntil, toastWords) = (now + Self.toastSeconds, words)
+        (toastUntil, toastWords) = (now + toastSeconds, words)
         return [.player(.overlay(.message(words))), .status("toast: \(words)")]
     }
 

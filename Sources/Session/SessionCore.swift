@@ -71,6 +71,8 @@ public struct SessionCore: Sendable {
     /// The last sign of a person (the launch counts as one), and whether the screen sleeps for
     /// want of one.
     public internal(set) var lastPresence: Double?
+    /// How long a toast stays on screen, in seconds (`[screen] toast_seconds`).
+    public var toastSeconds = 10.0
     /// When the toast on screen goes (``toast(_:at:)``); `nil` without one.
     public internal(set) var toastUntil: Double?
     var toastWords: String?
@@ -560,7 +562,7 @@ public struct SessionCore: Sendable {
             return [.player(.mute(on))] + reply(request, ControlReply(ok: true, message: on ? "muted" : "sound on"))
         case .toast(let words):
             return toast(words, at: now)
-                + reply(request, ControlReply(ok: true, message: "shown for \(Self.seconds(Self.toastSeconds))"))
+                + reply(request, ControlReply(ok: true, message: "shown for \(Self.seconds(toastSeconds))"))
         case .powerPlan(let on):
             return followPowerPlan(on, request: request)
         case .presence:

@@ -99,6 +99,7 @@ public actor PlaySession {
             policy: configuration.policy, locked: configuration.lock.locked, display: abilities, report: report)
         core.powerPlan = configuration.screenPlan
         core.idleOff = configuration.screenIdleOff
+        core.toastSeconds = configuration.screenToastSeconds
         core.relockAfter = configuration.lock.relockAfter?.seconds
         core.followsTabletMode = configuration.sensor.tabletMode == .auto
         core.natural = configuration.display.natural

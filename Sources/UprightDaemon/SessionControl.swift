@@ -121,8 +121,10 @@ extension UprightConfiguration {
             notes.append("sensor and lock-switch settings take effect at the next start")
         }
         if new.display != display { notes.append("display settings take effect at the next start") }
-        if new.screenPlan != screenPlan || new.screenCEC != screenCEC {
-            notes.append("the screen's power plan takes effect at the next start")
+        if new.screenPlan != screenPlan || new.screenCEC != screenCEC || new.screenIdleOff != screenIdleOff
+            || new.screenToastSeconds != screenToastSeconds
+        {
+            notes.append("[screen] settings (the power plan, idle_off, toast_seconds) take effect at the next start")
         }
         if new.web != web { notes.append("the operator's page's settings take effect at the next start") }
         if new.player.hotkeys != player.hotkeys || new.input != input {

@@ -576,6 +576,15 @@ struct ScreenConfigurationTests {
         #expect(throws: (any Error).self) { try parse("[screen]\nidle_off = -5\n") }
     }
 
+    /// How long a toast stays: 10 s unless `toast_seconds` says, written back; a second at least.
+    @Test func aToastsTime() throws {
+        #expect(try parse("").screenToastSeconds == 10)
+        let c = try parse("[screen]\ntoast_seconds = 30\n")
+        #expect(c.screenToastSeconds == 30 && c.toml.contains("[screen]\ntoast_seconds = 30\n"))
+        #expect(try parse(c.toml).screenToastSeconds == 30)
+        #expect(throws: (any Error).self) { try parse("[screen]\ntoast_seconds = 0\n") }
+    }
+
     @Test(arguments: [
         (
             "[screen]\non = \"07:00\"\noff = \"7:00\"\n",

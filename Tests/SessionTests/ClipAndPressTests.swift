@@ -263,6 +263,11 @@ struct PowerPlanTests {
             run.at(1, .command(.volume(35), from: .mqtt, request: 2))
                 == [.player(.volume(35)), .reply(2, ControlReply(ok: true, message: "volume 35"))])
         #expect(run.at(1, .command(.mute(true), from: .control)) == [.player(.mute(true))])
+        // `[screen] toast_seconds = 3`: three seconds, said in the reply.
+        run.core.toastSeconds = 3
+        let short = run.at(1, .command(.toast("Soon"), from: .control, request: 3))
+        #expect(short.contains(.reply(3, ControlReply(ok: true, message: "shown for 3 s"))))
+        #expect(run.core.nextDeadline == run.t + 3)
         #expect(Action.parse(words: ["volume", "42.0"]) == .success(.volume(42)))
         for bad in ["101", "-1", "4.5", "loud"] {
             #expect(Action.parse(words: ["volume", bad]) == .failure(.badArgument("volume", bad, .percent)))

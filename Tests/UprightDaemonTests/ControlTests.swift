@@ -439,3 +439,21 @@ struct EndedSessionTests {
         #expect(answer.error == "the session has ended")
     }
 }
+
+@Suite("A reload says what waits for the next start")
+struct RestartNotesTests {
+    /// `[screen]`'s idle time and toast time, like its plan, apply at the next start: said so.
+    @Test func screenSettingsWaitForTheNextStart() {
+        let old = UprightConfiguration()
+        var idle = old
+        idle.screenIdleOff = 60
+        var toast = old
+        toast.screenToastSeconds = 3
+        var playlist = old
+        playlist.player.playlist = ["av://lavfi:testsrc"]
+        let note = "[screen] settings (the power plan, idle_off, toast_seconds) take effect at the next start"
+        #expect(old.restartNotes(for: idle) == [note])
+        #expect(old.restartNotes(for: toast) == [note])
+        #expect(old.restartNotes(for: playlist).isEmpty)
+    }
+}
