@@ -350,7 +350,7 @@ let package = Package(
         .testTarget(name: "CECTests", dependencies: ["CEC"], swiftSettings: strict),
         .testTarget(name: "UdevTests", dependencies: ["Udev"], swiftSettings: strict),
         .testTarget(name: "PictureTests", dependencies: ["Picture"], swiftSettings: strict),
-        .testTarget(name: "HealthTests", dependencies: ["Health"], swiftSettings: strict),
+        .testTarget(name: "HealthTests", dependencies: ["Health", "Systemd"], swiftSettings: strict),
         .testTarget(
             name: "SMILTests",
             dependencies: ["SMIL", .product(name: "PropertyBased", package: "swift-property-based")],

@@ -18,13 +18,14 @@ case "${1:-test}" in
     # (selenium), a clip for its upload made by ffmpeg; live streams from GStreamer's RTSP server
     # (through Python) and an HLS stream made by ffmpeg; keys typed into a window by wtype (a
     # virtual keyboard in sway). systemd-analyze and cage: the checks of the units (cage: the
-    # programs one starts).
+    # programs one starts). systemd-journal-remote writes a journal of kernel records to read.
     test) need+=(python3 systemd iiod sway cage grim wlr-randr kanshi xvfb x11-xserver-utils xinput
         mutter dbus libglib2.0-bin dconf-service dconf-gsettings-backend
         kwin-wayland libkf5screen-bin qtwayland5
         prometheus-node-exporter curl mosquitto mosquitto-clients python3-jinja2 faketime
         wf-recorder chromium chromium-driver python3-selenium ffmpeg
-        python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good openssl wtype) ;;
+        python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good openssl wtype
+        systemd-journal-remote) ;;
     # The sensor benchmark also builds a C baseline against libiio; the display one runs sway.
     # The appliance and screen benchmarks run plain mpv beside upright play; the screen one records
     # with wf-recorder.

@@ -14,10 +14,16 @@ public final class KernelJournal: Sendable {
     }
 
     private let handle = Mutex(Handle())
+    /// The journal's files read: the system's (`nil`), or those of one folder.
+    public let directory: String?
     /// At most this many records a read: the rest come at the next.
     public static let perRead = 5000
 
-    public init() {}
+    /// The system journal's kernel records, or those in the journal files of `directory` (a
+    /// journal copied off a machine, or made by `systemd-journal-remote`).
+    public init(directory: String? = nil) {
+        self.directory = directory
+    }
 
     deinit { handle.withLock { if let j = $0.journal { sd_journal_close(j) } } }
 
@@ -25,8 +31,11 @@ public final class KernelJournal: Sendable {
     /// kernel's monotonic clock); and why the journal cannot be read, if it cannot.
     public func read() -> (records: [(micros: UInt64, text: String)], problem: String?) {
         handle.withLock { h in
-            if !h.opened { Self.open(&h) }
+            if !h.opened { Self.open(&h, directory: directory) }
             guard let j = h.journal else { return ([], h.problem) }
+            // What changed in the files since the last read (records appended, a file rotated
+            // or new), as the inotify watch made at the opening saw it.
+            _ = sd_journal_process(j)
             var out: [(micros: UInt64, text: String)] = []
             while out.count < Self.perRead, sd_journal_next(j) > 0 {
                 var data: UnsafeRawPointer?
@@ -43,12 +52,16 @@ public final class KernelJournal: Sendable {
         }
     }
 
-    private static func open(_ h: inout Handle) {
+    private static func open(_ h: inout Handle, directory: String?) {
         h.opened = true
         var j: OpaquePointer?
-        let r = sd_journal_open(&j, Int32(SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM))
+        let r =
+            directory.map { sd_journal_open_directory(&j, $0, 0) }
+            ?? sd_journal_open(&j, Int32(SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM))
         guard r >= 0, let j else {
-            h.problem = "the journal cannot be opened: \(String(cString: strerror(-r)))"
+            h.problem =
+                (directory.map { "the journal in \($0)" } ?? "the journal") + " cannot be opened: "
+                + String(cString: strerror(-r))
             return
         }
         var boot = sd_id128_t()
@@ -63,8 +76,11 @@ public final class KernelJournal: Sendable {
         let id = String(decoding: text.prefix(32).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         _ = sd_journal_add_match(j, "_BOOT_ID=" + id, 0)
         _ = sd_journal_seek_head(j)
+        // Watches the files (inotify), so that each read sees records written since the last,
+        // and the files journald starts when it rotates.
+        _ = sd_journal_get_fd(j)
         // No system journal's files to read: not in the group that may read them.
-        if sd_journal_has_runtime_files(j) <= 0, sd_journal_has_persistent_files(j) <= 0 {
+        if directory == nil, sd_journal_has_runtime_files(j) <= 0, sd_journal_has_persistent_files(j) <= 0 {
             h.problem = "the system journal cannot be read (its files are the systemd-journal group's)"
         }
         h.journal = j
