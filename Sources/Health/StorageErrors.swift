@@ -8,8 +8,9 @@ public struct StorageError: Sendable, Hashable {
 
 /// Storage errors read from the kernel log's records (`/dev/kmsg`: `PRI,SEQ,USEC,FLAGS;TEXT`).
 public enum StorageErrors {
-    /// The storage error a record says, if it says one: an I/O error on a block device, a
-    /// buffer I/O error, an mmc host's error, or a file system's error.
+    /// The storage error a record says, if it says one: a block device's failed request (the
+    /// block layer's `KIND error, dev NAME`: `I/O`, `critical medium`, `timeout`, `critical
+    /// target`, ...), a buffer I/O error, an mmc host's error, or a file system's error.
     public static func parse(_ record: String) -> StorageError? {
         guard let semicolon = record.firstIndex(of: ";") else { return nil }
         let header = record[..<semicolon].split(separator: ",")
@@ -22,7 +23,7 @@ public enum StorageErrors {
         let text = String(whole.prefix(400))
         let lower = text.lowercased()
         for (marker, end) in [
-            ("i/o error, dev ", [",", " "]), ("buffer i/o error on dev ", [",", " "]),
+            (" error, dev ", [",", " "]), ("buffer i/o error on dev ", [",", " "]),
             ("ext4-fs error (device ", [")"]), ("f2fs-fs (", [")"]),
         ] {
             if let r = lower.range(of: marker) {

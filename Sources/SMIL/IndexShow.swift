@@ -213,8 +213,24 @@ public struct IndexShow: Sendable {
         (video, videoEntry) = (shown, nil)
     }
 
+    /// A fault for the status and the log; one said before (a missing picture each round) is
+    /// counted and moved last, not listed again: `TEXT (N times)`.
     private mutating func fault(_ fault: String) -> [Effect] {
-        status.faults = Array((status.faults + [fault]).suffix(Self.faultsKept))
+        var times = 1
+        if let i = status.faults.firstIndex(where: { Self.times(of: fault, in: $0) != nil }) {
+            times += Self.times(of: fault, in: status.faults[i]) ?? 1
+            status.faults.remove(at: i)
+        }
+        let entry = times == 1 ? fault : "\(fault) (\(times) times)"
+        status.faults = Array((status.faults + [entry]).suffix(Self.faultsKept))
         return [.problem(fault)]
+    }
+
+    /// How many times `entry` says `fault` happened (`fault`, or `fault (N times)`), or `nil`
+    /// when it is another fault.
+    static func times(of fault: String, in entry: String) -> Int? {
+        if entry == fault { return 1 }
+        guard entry.hasPrefix(fault + " ("), entry.hasSuffix(" times)") else { return nil }
+        return Int(entry.dropFirst(fault.count + 2).dropLast(" times)".count))
     }
 }

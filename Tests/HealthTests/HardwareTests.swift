@@ -77,6 +77,9 @@ import Testing
         ("3,1236,5678903,-;Buffer I/O error on dev mmcblk0p2, logical block 4096, lost async page write", "mmcblk0p2"),
         ("2,1237,5678904,-;EXT4-fs error (device mmcblk0p2): ext4_find_entry:1455: inode #2", "mmcblk0p2"),
         ("3,1238,5678905,-;mmc1: Timeout waiting for hardware interrupt.", "mmc1"),
+        // The block layer names the kind of failure (a medium error: the card's or disk's own).
+        ("3,1239,5678906,-;critical medium error, dev sdb, sector 4660 op 0x0:(READ) flags 0x0 phys_seg 1", "sdb"),
+        ("3,1240,5678907,-;timeout error, dev mmcblk0, sector 8 op 0x0:(READ) flags 0x80700", "mmcblk0"),
     ])
     func storageErrorsAreFoundInTheKernelLog(record: String, device: String) throws {
         let e = try #require(StorageErrors.parse(record))

@@ -46,6 +46,14 @@ import Wire
         let failed = show.handle(.ended(entry: 8, error: "/srv/a.mp4: no such file or directory", Self.at(4)))
         #expect(failed.contains(.videoShows) && show.status.faults == ["/srv/a.mp4: no such file or directory"])
         #expect(show.videoSource == "/srv/a.mp4", "the next, after the failure: a again")
+        // The same fault each round is counted, not listed again; another one after it.
+        _ = show.handle(.faults(["/srv/x.png: no such file", "/srv/a.mp4: no such file or directory"]))
+        _ = show.handle(.faults(["/srv/x.png: no such file"]))
+        #expect(
+            show.status.faults == [
+                "/srv/a.mp4: no such file or directory (2 times)", "/srv/x.png: no such file (2 times)",
+            ])
+        #expect(IndexShow.times(of: "/srv/x", in: "/srv/x.png: no such file (2 times)") == nil)
     }
 
     /// A tap begins what waits for the element shown where it landed (the topmost zone there);

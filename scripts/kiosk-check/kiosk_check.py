@@ -30,9 +30,9 @@ Then presence, on the sway unit: `[screen] idle_off` with a TV on HDMI-CEC (vivi
 a TV by cec-follower, Upright on vivid's HDMI output). The TV goes to standby after the idle time
 (the screen black, sway's output off), and a uinput button (KEY_WAKEUP, bound to `presence`) or
 MQTT's command/presence from a broker on the host wakes both, the TV showing Upright's input, as the
-TV's own log, sway, the screen and `ctl status` say. On the same boot, a storage error written to
-the kernel log reaches Upright through the journal (the unit may not read /dev/kmsg), and
-`upright health` turns from exit 0 to exit 1 with it as the reason.
+TV's own log, sway, the screen and `ctl status` say. On the same boot, a disk's medium error
+(scsi_debug's) in the kernel log reaches Upright through the journal (the unit may not read
+/dev/kmsg), and `upright health` turns from exit 0 to exit 1 with it as the reason.
 
 Last, the time from greetd's session start to the first frame on screen, Upright beside plain
 mpv in the same session, alternating: after one uncounted start of each (warm: the files both
@@ -838,16 +838,20 @@ def presence_check(vm, report):
     answer = vm.ssh("cec-ctl -d1 --to 0 --give-device-power-status 2>&1 | grep pwr-state || true", check=False)[1]
     report.check(f"{name}: the TV answers <Give Device Power Status> with on", "on (0x00)" in answer
                  or "to-on (0x02)" in answer, answer.strip() or "no answer")
-    # A storage error in the kernel log: the sway unit may not read /dev/kmsg (ProtectKernelLogs=),
-    # so Upright reads it from the journal (its user is in systemd-journal); `upright health` fails
-    # with it as the reason. (A record written to /dev/kmsg reaches the journal as the kernel's.)
+    # A disk whose medium fails (scsi_debug: a medium error on reads of sector 4660), read once:
+    # the kernel logs it. The sway unit may not read /dev/kmsg (ProtectKernelLogs=), so Upright
+    # reads the kernel's records from the journal (its user is in systemd-journal), and
+    # `upright health` fails with the error as its reason.
     healthy = vm.ssh("upright health", check=False)
-    vm.ssh("echo '<3>mmc0: error -110 whilst initialising SD card' > /dev/kmsg")
+    disk = vm.ssh("modprobe scsi_debug opts=2 && udevadm settle && "
+                  "grep -l scsi_debug /sys/block/sd*/device/model | cut -d/ -f4 | head -1", check=False)[1].strip()
+    vm.ssh(f"dd if=/dev/{disk} of=/dev/null bs=512 skip=4660 count=1 2>/dev/null; true", check=False)
     seen = wait_for(lambda: (lambda s: s if s and (s.get("hardware") or {}).get("storage_errors") else None)(
         status(vm)[0]), 60)
     verdict = vm.ssh("upright health", check=False)
-    report.check(f"{name}: a storage error in the kernel log, read through the journal, fails `upright health`",
-                 healthy[0] == 0 and seen is not None and verdict[0] == 1 and "storage error on mmc0" in verdict[1],
+    report.check(f"{name}: a failing disk's error in the kernel log, read through the journal, fails `upright health`",
+                 healthy[0] == 0 and seen is not None and verdict[0] == 1 and f"storage error on {disk}" in verdict[1]
+                 and bool(disk),
                  f"before: exit {healthy[0]} {healthy[1].strip()!r}; storage_errors "
                  f"{((seen or {}).get('hardware') or {}).get('storage_errors')}; "
                  f"after: exit {verdict[0]} {verdict[1].strip()!r}")
