@@ -207,7 +207,9 @@ let package = Package(
         // The parsers of outside bytes as fuzz targets (`make fuzz`), and their replayer.
         .target(
             name: "FuzzTargets",
-            dependencies: ["Config", "Display", "MPV", "Playback", "Session", "SMIL", "Wire", "Sync", "TOML"],
+            dependencies: [
+                "Config", "Display", "Health", "MPV", "Playback", "Session", "SMIL", "Wire", "Sync", "TOML",
+            ],
             swiftSettings: strict),
         .executableTarget(name: "upright-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
         // The operator's page (Hummingbird): log-in, live status, controls, preview, content and

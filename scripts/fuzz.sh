@@ -19,9 +19,10 @@ declare -A parser=(
     [group]="a wall's group messages: topics, words and seals"
     [edid]="a monitor's EDID (its make, model and serial)"
     [smil]="a SMIL index: the reader, then its presentation played for a minute"
+    [kernel]="the kernel log's records (storage errors)"
 )
 status=0
-for target in toml list wire json group edid smil; do
+for target in toml list wire json group edid smil kernel; do
     echo "fuzz target $target: ${parser[$target]}, $seconds s"
     corpus=.build-fuzz/corpus/$target findings=.build-fuzz/findings/$target/
     mkdir -p "$corpus" "$findings"

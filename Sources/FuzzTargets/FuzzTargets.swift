@@ -1,5 +1,6 @@
 import Config
 import Display
+import Health
 import MPV
 import Playback
 import SMIL
@@ -11,12 +12,13 @@ import Wire
 /// The parsers that take bytes from outside, each as a fuzz target: the TOML reader and the
 /// configuration read from it (the page's configuration check takes 512 KB of anyone's), a
 /// remote list's lines, the wire between `upright` and its mpv process, the control socket's and
-/// the page's JSON, a wall's group messages, a monitor's EDID, and a SMIL index (read, then
-/// played for a minute of its time). Each takes any bytes and ends in a value or an
+/// the page's JSON, a wall's group messages, a monitor's EDID, a SMIL index (read, then
+/// played for a minute of its time), and the kernel log's records (a USB device's name, or any
+/// process that may write `/dev/kmsg`, puts words there). Each takes any bytes and ends in a value or an
 /// error: a crash, a leak or a hang is a finding (`make fuzz`), and what one found is kept as a
 /// seed that the tests replay.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case toml, list, wire, json, group, edid, smil
+    case toml, list, wire, json, group, edid, smil, kernel
 
     /// Reads `bytes` with the target's parser.
     public func run(_ bytes: [UInt8]) {
@@ -44,6 +46,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = Self.seal.open(Substring(text), topic: base + "/wall-a/beat")
         case .smil:
             Self.play(bytes)
+        case .kernel:
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                _ = StorageErrors.parse(String(line))
+                _ = StorageErrors.parse(text: String(line), micros: 1)
+            }
+            _ = StorageErrors.recent(
+                text.split(separator: "\n").compactMap { StorageErrors.parse(String($0)) }, now: 600_000_000)
         case .edid:
             _ = MonitorIdentity(edid: bytes, pnpName: { $0 == "DEL" ? "Dell Inc." : nil })?.description
             _ = PNPNames.parse(text)

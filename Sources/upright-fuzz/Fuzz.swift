@@ -5,7 +5,7 @@ import FuzzTargets
 func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
 #if FUZZING
-    /// libFuzzer's entry (`make fuzz`): the target is `UPRIGHT_FUZZ` (toml, list, wire, json, group).
+    /// libFuzzer's entry (`make fuzz`): the target is `UPRIGHT_FUZZ` (toml, list, wire, json, group, edid, smil, kernel).
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         guard let data else { return 0 }
@@ -34,7 +34,9 @@ func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf
     nonisolated(unsafe) let target: FuzzTarget = {
         let name = getenv("UPRIGHT_FUZZ").map { String(cString: $0) } ?? ""
         guard let t = FuzzTarget(rawValue: name) else {
-            say("upright-fuzz: UPRIGHT_FUZZ must be one of toml, list, wire, json, group, not '\(name)'")
+            say(
+                "upright-fuzz: UPRIGHT_FUZZ must be one of \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'"
+            )
             exit(2)
         }
         return t
@@ -46,7 +48,7 @@ func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf
         static func main() {
             let args = CommandLine.arguments.dropFirst()
             guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-                say("usage: upright-fuzz toml|list|wire|json|group FILE...")
+                say("usage: upright-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE...")
                 exit(2)
             }
             for file in args.dropFirst() {
