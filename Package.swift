@@ -124,7 +124,7 @@ let package = Package(
         .target(
             name: "RemoteCache",
             dependencies: [
-                "Blocking",
+                "Blocking", "Files",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -3,180 +3,6 @@ import Foundation
 import Glibc
 public import OrientationCore
 public import Settings
-import Systemd
-import UnixSocket
-
-extension DisplaySettings {
-    /// The output Upright turns among those `backend` lists: the configured one (by its connector,
-    /// or by the monitor's identity, wherever it is plugged in), else the one showing Upright, else
-    /// the first active one, else the first.
-    public func chooseOutput(among outputs: [OutputState], backend: DisplayBackendKind) throws(DisplayError)
-        -> OutputState
-    {
-        if output != "auto" {
-            // A connector first: it names one output whatever is plugged in.
-            guard let o = outputs.first(where: { $0.name == output }) ?? outputs.first(where: { $0.isNamed(output) })
-            else {
-                let listed = outputs.map { o in o.name + (o.identity.map { " (\($0))" } ?? "") }
-                throw DisplayError(
-                    "no output named \(output), by its connector or its monitor; the \(backend.rawValue) backend lists: "
-                        + (listed.isEmpty ? "none" : listed.joined(separator: ", ")))
-            }
-            return o
-        }
-        guard let o = outputs.first(where: \.showsUpright) ?? outputs.first(where: \.active) ?? outputs.first else {
-            throw DisplayError("the \(backend.rawValue) backend lists no outputs")
-        }
-        return o
-    }
-}
-
-/// The display as the status and `upright doctor` report it.
-public struct DisplayStatus: Sendable, Hashable {
-    public var backend: DisplayBackendKind = .none
-    public var endpoint = "none"
-    public var output: String?
-    /// The monitor on that output ("Make Model Serial"), when the backend says.
-    public var identity: String?
-    public var canRotate = false
-    public var transform: OutputTransform?
-    /// Why the display cannot turn outputs, or the last fault; `nil` when all is well.
-    public var problem: String?
-    /// How the backend was chosen.
-    public var reason = ""
-    /// Other programs running that turn outputs too (kanshi), in words.
-    public var others: [String] = []
-    /// The desktop the session runs in (`XDG_CURRENT_DESKTOP`), when it names one.
-    public var desktop: String?
-
-    public init(backend: DisplayBackendKind = .none, endpoint: String = "none", reason: String = "") {
-        self.backend = backend
-        self.endpoint = endpoint
-        self.reason = reason
-    }
-}
-
-/// Chooses a backend from the configuration and the environment.
-public enum DisplayDetection {
-    /// The backend `settings` asks for, found through `environment` (`SWAYSOCK`,
-    /// `WAYLAND_DISPLAY` and the globals the compositor offers, `DISPLAY`), with the reason.
-    public static func backend(
-        _ settings: DisplaySettings, environment: [String: String]? = nil
-    ) async -> (backend: any DisplayBackend, reason: String) {
-        let environment = environment ?? ProcessInfo.processInfo.environment
-        let runtime = environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
-        func swaySocket() -> String? {
-            if let s = environment["SWAYSOCK"], answers(s) { return s }
-            // sway restarted (a new socket name), or SWAYSOCK was not passed on; a socket that a
-            // killed sway left behind refuses connections: the newest that answers.
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: runtime)) ?? []
-            return names.filter { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }
-                .map { "\(runtime)/\($0)" }
-                .sorted { modified($0) > modified($1) }
-                .first(where: answers)
-        }
-        let wayland = environment["WAYLAND_DISPLAY"]
-        switch settings.backend {
-        case .none:
-            return (NoDisplayBackend(), "the configuration says backend = \"none\"")
-        case .sway:
-            guard let s = swaySocket() else {
-                return (NoDisplayBackend(), "backend \"sway\" is configured but no sway socket was found (SWAYSOCK)")
-            }
-            return (SwayBackend(socketPath: s), "the configuration says sway; socket \(s)")
-        case .wlroots:
-            let d = wayland ?? "wayland-0"
-            return (WlrootsBackend(display: d, modeHint: settings.mode), "the configuration says wlroots; display \(d)")
-        case .x11:
-            let d = environment["DISPLAY"] ?? ":0"
-            return (X11Backend(display: d, touchDevices: settings.touch), "the configuration says x11; display \(d)")
-        case .gnome:
-            guard let address = DBusConnection.sessionAddress(environment) else {
-                return (NoDisplayBackend(), "backend \"gnome\" is configured but there is no session bus")
-            }
-            do {
-                let gnome = try await Blocking.run { () throws(DisplayError) in
-                    try GnomeBackend(busAddress: address, environment: environment)
-                }
-                return (gnome, "the configuration says gnome; session bus \(address)")
-            } catch {
-                return (NoDisplayBackend(), "backend \"gnome\" is configured but \(error)")
-            }
-        case .kde:
-            return (KdeBackend(environment: environment), "the configuration says kde (kscreen-doctor)")
-        case .auto:
-            return await automatic(settings, environment: environment, swaySocket: swaySocket())
-        }
-    }
-
-    /// `backend = "auto"`: sway by its socket, a desktop by its bus, a wlroots compositor by what it
-    /// offers, X11 by `DISPLAY`.
-    private static func automatic(
-        _ settings: DisplaySettings, environment: [String: String], swaySocket: String?
-    ) async -> (backend: any DisplayBackend, reason: String) {
-        let wayland = environment["WAYLAND_DISPLAY"]
-        if let s = environment["SWAYSOCK"], s == swaySocket {
-            return (SwayBackend(socketPath: s), "SWAYSOCK is set: sway at \(s)")
-        }
-        // sway restarted: SWAYSOCK names the old process's socket (or none was passed on).
-        if wayland != nil || environment["SWAYSOCK"] != nil, let s = swaySocket {
-            return (SwayBackend(socketPath: s), "sway's socket \(s) is in XDG_RUNTIME_DIR")
-        }
-        if let desktop = await desktopBackend(settings, environment: environment) { return desktop }
-        if let d = wayland {
-            let w = WlrootsBackend(display: d, modeHint: settings.mode)
-            if await w.isSupported() { return (w, "WAYLAND_DISPLAY=\(d) offers wlr-output-management") }
-            return (
-                NoDisplayBackend(),
-                "the compositor at WAYLAND_DISPLAY=\(d) cannot turn outputs at run time "
-                    + "(no wlr-output-management, as cage 0.1.4): only the video surface turns"
-            )
-        }
-        if let d = environment["DISPLAY"] {
-            return (X11Backend(display: d, touchDevices: settings.touch), "DISPLAY=\(d): X11 RandR")
-        }
-        return (NoDisplayBackend(), "no SWAYSOCK, WAYLAND_DISPLAY or DISPLAY: no display to turn")
-    }
-}
-
-extension DisplayDetection {
-    /// Whether a compositor's socket accepts a connection (a file left by a killed one does not).
-    static func answers(_ path: String) -> Bool { (try? UnixSocket.probe(path)) != nil }
-
-    /// When `path` was last changed (a socket's creation), 0 when it cannot be read.
-    static func modified(_ path: String) -> Double {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return 0 }
-        return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-    }
-
-    static let mutterName = "org.gnome.Mutter.DisplayConfig"
-    static let kwinName = "org.kde.KWin"
-
-    /// GNOME or KDE, by `XDG_CURRENT_DESKTOP` or by their display service on the session bus.
-    static func desktopBackend(_ settings: DisplaySettings, environment: [String: String]) async
-        -> (backend: any DisplayBackend, reason: String)?
-    {
-        let desktops = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.uppercased() }
-        guard let address = DBusConnection.sessionAddress(environment) else {
-            if desktops.contains("KDE") { return (KdeBackend(environment: environment), "XDG_CURRENT_DESKTOP is KDE") }
-            return nil
-        }
-        return await Blocking.run { () -> (backend: any DisplayBackend, reason: String)? in
-            guard let bus = try? DBusConnection(address: address) else { return nil }
-            if desktops.contains("GNOME") || bus.hasOwner(mutterName) {
-                let why =
-                    desktops.contains("GNOME") ? "XDG_CURRENT_DESKTOP is GNOME" : "\(mutterName) is on the session bus"
-                return (GnomeBackend(bus: bus, environment: environment), why + ": mutter's DisplayConfig")
-            }
-            if desktops.contains("KDE") || bus.hasOwner(kwinName) {
-                let why = desktops.contains("KDE") ? "XDG_CURRENT_DESKTOP is KDE" : "\(kwinName) is on the session bus"
-                return (KdeBackend(environment: environment), why + ": kscreen-doctor")
-            }
-            return nil
-        }
-    }
-}
 
 /// Turns the output showing Upright, remembers its original transform in a small state file, and
 /// puts it back on exit (or at the next start, when an earlier run died). The backend's calls
@@ -190,9 +16,9 @@ public actor DisplayController {
     private var environment: [String: String]??
     /// The same, kept for ``redetect()``.
     private let detection: [String: String]??
-    private let settings: DisplaySettings
+    let settings: DisplaySettings
     /// Where the restore record lives (the program's runtime directory).
-    private let stateDirectory: String
+    let stateDirectory: String
     /// The display's state, for the status and `upright doctor`.
     public private(set) var status = DisplayStatus()
     private var output: OutputState?
@@ -201,7 +27,7 @@ public actor DisplayController {
     /// The touch devices the backend listed at its last mapping (``DisplayBackend/touchDevices()``).
     private var touchMapped: [String] = []
     /// The desktop's own auto-rotation lock as Upright found it, when Upright locked it.
-    private var desktopLockFound: Bool?
+    var desktopLockFound: Bool?
     /// The backend stopped answering: each probe looks for one anew.
     private var searching = false
 
@@ -280,7 +106,7 @@ public actor DisplayController {
             let stale = readState().flatMap { $0.pid != getpid() && !processAlive($0.pid) ? $0 : nil }
             if let stale, stale.output == current.name {
                 // An earlier run died with the output turned: put it back first, then read it again.
-                try await setTransform(stale.transform, of: current)
+                try await backend.setTransform(stale.transform, of: current)
                 status.reason += "; restored \(current.name) to \(stale.transform) left by process \(stale.pid)"
                 current = try await findOutput()
             }
@@ -297,7 +123,7 @@ public actor DisplayController {
                 current.canRotate
                 ? nil : "\(backend.kind.rawValue) cannot turn \(current.name) at run time: only the video surface turns"
             if current.canRotate {
-                await holdDesktopRotation()
+                if let owner = await holdDesktopRotation() { status.others.append(owner) }
                 writeState(output: current.name, transform: original!)
             }
         } catch {
@@ -319,7 +145,7 @@ public actor DisplayController {
             // found at start. An output already showing `transform` is not set again (sway lays
             // every window out again for it, and answers no client meanwhile).
             if (applied ?? output.transform) != transform || status.problem != nil {
-                try await setTransform(transform, of: output)
+                try await backend.setTransform(transform, of: output)
                 _ = try? await backend.mapTouch(to: output, transform: transform)
                 touchMapped = await backend.touchDevices()
             }
@@ -382,7 +208,7 @@ public actor DisplayController {
         guard seen != wanted || status.problem != nil else { return (abilities, touch) }
         let was = "\(seen)"
         do {
-            try await setTransform(wanted, of: current)
+            try await backend.setTransform(wanted, of: current)
             _ = try? await backend.mapTouch(to: current, transform: wanted)
             status.problem = await readBack(wanted, of: current)
             if seen == wanted { return (abilities, "display: \(current.name) answers again at \(wanted)") }
@@ -424,7 +250,7 @@ public actor DisplayController {
         guard let output, let original, backend.kind != .none else { return }
         let shown = (try? await findOutput())?.transform ?? applied
         if shown != original, applied != nil || settings.kiosk {
-            do { try await setTransform(original, of: output) } catch { status.problem = error.description }
+            do { try await backend.setTransform(original, of: output) } catch { status.problem = error.description }
         }
         applied = original
         status.transform = original
@@ -451,63 +277,7 @@ public actor DisplayController {
     /// The backend's output changes, for the session's loop.
     public func changes() -> AsyncStream<Void> { backend.changes() }
 
-    // MARK: - Internals
-
-    /// The desktop's own auto-rotation (GNOME's `orientation-lock`): locked while Upright owns the
-    /// output (kiosk mode), and named among the rotation owners where it may turn the screen.
-    private func holdDesktopRotation() async {
-        guard let locked = await backend.desktopRotationLocked() else { return }
-        if settings.kiosk, !locked {
-            do {
-                try await backend.setDesktopRotationLocked(true)
-                desktopLockFound = false
-            } catch {
-                status.others.append(
-                    RotationOwners.gnome(locked: false, kiosk: false) + "; it cannot be locked: \(error)")
-                return
-            }
-        }
-        status.others.append(RotationOwners.gnome(locked: locked, kiosk: settings.kiosk))
-    }
-
     private func findOutput() async throws(DisplayError) -> OutputState {
         try settings.chooseOutput(among: await backend.outputs(), backend: backend.kind)
     }
-
-    private func setTransform(_ transform: OutputTransform, of output: OutputState) async throws(DisplayError) {
-        try await backend.setTransform(transform, of: output)
-    }
-
-    private struct State: Codable {
-        var backend: String
-        var output: String
-        var clockwise: Int
-        var pid: Int32
-        /// The desktop's auto-rotation lock to put back (Upright locked it).
-        var desktopLocked: Bool?
-        var transform: OutputTransform { OutputTransform(clockwise: clockwise) }
-    }
-
-    /// The restore record's path.
-    public var statePath: String { "\(stateDirectory)/display-\(backend.kind.rawValue).json" }
-
-    private func readState() -> State? {
-        guard let data = FileManager.default.contents(atPath: statePath) else { return nil }
-        return try? JSONDecoder().decode(State.self, from: data)
-    }
-
-    private func writeState(output: String, transform: OutputTransform) {
-        let state = State(
-            backend: backend.kind.rawValue, output: output, clockwise: transform.clockwise, pid: getpid(),
-            desktopLocked: desktopLockFound)
-        let url = URL(fileURLWithPath: statePath)
-        try? FileManager.default.createDirectory(
-            at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700])
-        if let data = try? JSONEncoder().encode(state) { try? data.write(to: url, options: .atomic) }
-    }
-
-    private func removeState() { try? FileManager.default.removeItem(atPath: statePath) }
-
-    private func processAlive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
 }

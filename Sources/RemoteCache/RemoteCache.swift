@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Blocking
 import Crypto
+import Files
 public import Foundation
 public import Logging
 import NIOCore
@@ -359,11 +360,7 @@ public actor RemoteCache {
     static let spareBytes: Int64 = 1_000_000
 
     /// The bytes free for an unprivileged writer on the file system of `directory`.
-    static func freeBytes(_ directory: String) -> Int64? {
-        var s = statvfs()
-        guard statvfs(directory, &s) == 0 else { return nil }
-        return Int64(s.f_bavail) * Int64(s.f_frsize)
-    }
+    static func freeBytes(_ directory: String) -> Int64? { FileSystemRoom(at: directory)?.freeBytes }
 
     /// A write that failed: the disk full is "no space", anything else the disk's own words.
     static func writeProblem(_ error: any Error, part: String) -> CacheProblem {

@@ -45,9 +45,8 @@ extension SessionShell {
 
     /// The free and the whole room of the file system holding `path`, in MB; `nil` where it is not.
     static func room(_ place: String, at path: String) -> StorageRoom? {
-        var s = statvfs()
-        guard !path.isEmpty, statvfs(path, &s) == 0 else { return nil }
-        let mb = { (blocks: UInt) in (Double(blocks) * Double(s.f_frsize) / 1_048_576).rounded() }
-        return StorageRoom(place: place, path: path, freeMB: mb(s.f_bavail), totalMB: mb(s.f_blocks))
+        guard let room = FileSystemRoom(at: path) else { return nil }
+        let mb = { (bytes: Int64) in (Double(bytes) / 1_048_576).rounded() }
+        return StorageRoom(place: place, path: path, freeMB: mb(room.freeBytes), totalMB: mb(room.totalBytes))
     }
 }

@@ -100,11 +100,7 @@ public struct ContentFolder: Sendable {
     }
 
     /// Bytes free for an unprivileged writer in the folder's file system.
-    func freeBytes() -> Int? {
-        var fs = statvfs()
-        guard statvfs(path, &fs) == 0 else { return nil }
-        return Int(fs.f_bavail) * Int(fs.f_frsize)
-    }
+    func freeBytes() -> Int? { FileSystemRoom(at: path).map { Int($0.freeBytes) } }
 
     /// Writes `body` to `name` in the folder, atomically; the bytes written, or why not (the
     /// partial file removed). `length` is the request's Content-Length when it gave one.
