@@ -52,7 +52,7 @@ struct KioskEntitiesTests {
         [update]
         source = "\(server.url("latest"))"
         [screen]
-        toast_seconds = 6
+        toast_seconds = 8
         """.write(toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
         let sway = try HeadlessSway(mode: "1280x720")
         defer { sway.stop() }
@@ -77,7 +77,7 @@ struct KioskEntitiesTests {
             await sub.waitFor { $0.contains(#""refused": "command/volume '101': volume needs a number from 0 to 100"#) }
         )
 
-        // No words before; the toast's words on screen, in the state; gone after its 6 s.
+        // No words before; the toast's words on screen, in the state; gone after its 8 s.
         var before = -1
         for _ in 0..<50 where before != 0 {
             before = try await Self.lightNearTheMiddle(socket, dir: dir)
@@ -93,8 +93,8 @@ struct KioskEntitiesTests {
             try await Task.sleep(for: .milliseconds(200))
         }
         #expect(shown >= 50, "\(shown) light pixels")
-        #expect(ContinuousClock.now - sent < .seconds(6), "the toast was seen within its time")
-        try await Task.sleep(until: sent + .seconds(6))
+        #expect(ContinuousClock.now - sent < .seconds(8), "the toast was seen within its time")
+        try await Task.sleep(until: sent + .seconds(8))
         var after = -1
         for _ in 0..<25 where after != 0 {
             after = try await Self.lightNearTheMiddle(socket, dir: dir)
