@@ -222,8 +222,10 @@ struct FailingNetworkTests {
         let proxy = try FaultProxy(upstream: server.port)
         defer { proxy.stop() }
         // A trickle is told by the whole download's bound, set to come first (a loaded machine may
-        // hold the proxy's next chunk back for a second); a stall by the bound between bytes.
-        var whole = Duration.seconds(3), between = Duration.seconds(1)
+        // hold the proxy's next chunk back for a second); a stall by the bound between bytes, 2 s:
+        // with 1 s, the download once the network is well again (a new connection through the
+        // proxy to the server, both Python) failed as stalled on a loaded machine.
+        var whole = Duration.seconds(5), between = Duration.seconds(2)
         if case .trickle = fault { (whole, between) = (.seconds(1.5), .seconds(5)) }
         let cache = try RemoteCache(
             settings: RemoteCacheSettings(directory: dir + "/cache", timeout: whole, readTimeout: between),
