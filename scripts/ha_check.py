@@ -283,8 +283,11 @@ def main():
         if not shot:
             faults.append('the screenshot entity shows no image')
         # Home Assistant's own commands (its automation, every 20 s).
-        volume = until(lambda: next((v for v in history(database, 'number.%s_volume' % NODE)
-                                     if v.replace('.0', '') == '35'), None), 60)
+        def number_became(entity, value):
+            # A number entity's state, once it has been `value` (Home Assistant says "35.0").
+            return until(lambda: next((v for v in history(database, 'number.%s_%s' % (NODE, entity))
+                                       if v.replace('.0', '') == value), None), 60)
+        volume = number_became('volume', '35')
         say('the volume Home Assistant set shows as: %s' % volume)
         if not volume:
             faults.append('the volume set by Home Assistant does not come back as 35')
@@ -303,8 +306,7 @@ def main():
         say('a screenshot with the toast: %s light pixels in its middle' % light)
         if not light:
             faults.append('no screenshot shows the toast\'s words')
-        brightness = until(lambda: next((v for v in history(database, 'number.%s_brightness' % NODE)
-                                         if v.replace('.0', '') == '60'), None), 60)
+        brightness = number_became('brightness', '60')
         written = open(os.path.join(panel, 'brightness')).read().strip()
         say('the brightness Home Assistant set: %s in the entity, %s of 255 in the backlight' % (brightness, written))
         if not brightness or written != '153':

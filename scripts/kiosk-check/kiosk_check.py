@@ -676,14 +676,19 @@ def check_session(vm, report, accel, name, setup, compositor, unit):
                      f"{screen.describe()} {took:.0f} s later")
     if name == "read-only root":
         read_only_root(vm, report, name)
-    vm.ssh(f"journalctl -b --no-pager > /tmp/journal.txt; cp /tmp/journal.txt /mnt/share/{slug}-journal.txt",
-           check=False)
+    keep_journal(vm, report, slug)
     if name == "read-only root":
         # Writable again for what comes after (the first-frame figures), through a boot: the
         # services started on the read-only root (logind) keep their view of it.
         vm.ssh("mount -o remount,rw / && mv /etc/fstab.rw /etc/fstab")
         vm.ssh(UNDO)
         vm.reboot()
+
+
+def keep_journal(vm, report, slug):
+    """This boot's journal, as RESULTS/SLUG-journal.txt (through the share)."""
+    vm.ssh(f"journalctl -b --no-pager > /tmp/journal.txt; cp /tmp/journal.txt /mnt/share/{slug}-journal.txt",
+           check=False)
     shutil.move(os.path.join(vm.share, f"{slug}-journal.txt"), os.path.join(report.results, f"{slug}-journal.txt"))
 
 
@@ -793,30 +798,34 @@ def presence_check(vm, report):
                  screen.shows_clip() and s is not None and s.get("screen") == "on" and s.get("present") is True,
                  why or f"{screen.describe()}; screen {s.get('screen')}, present {s.get('present')}")
 
-    def tv(state):
-        return len(journal_times(vm, f">>> Changing state to {state}"))
+    def tv(said):
+        """The times the TV (cec-follower) said `said` this boot."""
+        return journal_times(vm, ">>> " + said)
 
     def asleep(label):
-        """Waits for the screen to go off; the times the TV went to standby this boot."""
-        before = tv("standby")
+        """Waits for the screen to go off; the times the TV went to standby since."""
+        before = len(tv("Changing state to standby"))
         off = screen_is(vm, "off")
         dark = shot(vm, report, f"presence-off-{before}")
-        standby = wait_for(lambda: (lambda n: n if n > before else None)(tv("standby")), 20) or before
+        def standbys():
+            n = len(tv("Changing state to standby"))
+            return n if n > before else None
+        standby = wait_for(standbys, 20) or before
         power = dpms(vm)
         report.check(f"{name}: {label}: the screen off and the TV to standby after {IDLE_OFF} s without a person",
                      off is not None and standby > before and power is False
                      and dark.share(lambda p: max(p) < 16) > 0.95,
                      f"status screen {(off or {}).get('screen')}, TV to standby {standby - before} time(s), "
                      f"sway power {power}, {dark.describe()}")
-        return journal_times(vm, ">>> Changing state to standby")[before:]
+        return tv("Changing state to standby")[before:]
 
     def woken(label, slug, action):
-        ons, sources = tv("on"), len(journal_times(vm, ">>> New active source: 1.0.0.0"))
+        ons, sources = len(tv("Changing state to on")), len(tv("New active source: 1.0.0.0"))
         action()
         on = screen_is(vm, "on")
         screen, took = picture_within(vm, report, f"presence-{slug}", 60)
-        more = wait_for(lambda: tv("on") > ons and len(journal_times(vm, ">>> New active source: 1.0.0.0")) > sources,
-                        20)
+        more = wait_for(lambda: len(tv("Changing state to on")) > ons
+                        and len(tv("New active source: 1.0.0.0")) > sources, 20)
         power = dpms(vm)
         report.check(f"{name}: {label} wakes the screen and the TV, which shows this input",
                      on is not None and bool(more) and power is True and screen.shows_clip(),
@@ -855,8 +864,7 @@ def presence_check(vm, report):
                  f"before: exit {healthy[0]} {healthy[1].strip()!r}; storage_errors "
                  f"{((seen or {}).get('hardware') or {}).get('storage_errors')}; "
                  f"after: exit {verdict[0]} {verdict[1].strip()!r}")
-    vm.ssh("journalctl -b --no-pager > /mnt/share/presence-journal.txt", check=False)
-    shutil.move(os.path.join(vm.share, "presence-journal.txt"), os.path.join(report.results, "presence-journal.txt"))
+    keep_journal(vm, report, "presence")
     vm.ssh(UNDO + "; systemctl disable --now kiosk-tv 2>/dev/null; rm -f /etc/systemd/system/kiosk-tv.service; true")
 
 
