@@ -62,7 +62,12 @@ struct TouchCheckCLITests {
                         "\(Int((mirrored ? 1280 - wx : wx).rounded()))", "\(Int(wy.rounded()))",
                     ])
                 #expect(tap.status == 0, "\(tap.stdout)")
-                #expect(try await Self.waitFor(socket) { ($0["taps"] as? [Any])?.count == n + 1 })
+                let got = try await Self.waitFor(socket) { ($0["taps"] as? [Any])?.count == n + 1 }
+                if !got {
+                    let report = try await Self.report(socket)
+                    Issue.record("tap \(n + 1) not taken: \(report)\n\(play.stderr)")
+                    return
+                }
             }
             let run = try await check.value
             if mirrored {
