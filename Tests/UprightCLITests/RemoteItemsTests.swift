@@ -151,7 +151,8 @@ struct RemoteItemsTests {
         let colour = try await Self.centreColour(socket: socket, dir: dir)
         if colour.map({ $0.0 > 200 && $0.1 < 60 && $0.2 < 60 }) != true {
             let answer = (try? await ControlClient.send(#"{"command": "screenshot"}"#, to: socket))?.prefix(300)
-            Issue.record("the centre: \(String(describing: colour)); a screenshot now: \(answer ?? "none")\n\(play.stderr)")
+            Issue.record(
+                "the centre: \(String(describing: colour)); a screenshot now: \(answer ?? "none")\n\(play.stderr)")
         }
 
         // A new version on the server: asked for within a second, played from the next item change.
