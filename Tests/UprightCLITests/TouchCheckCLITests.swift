@@ -1,24 +1,34 @@
+import Control
 import Foundation
 import Testing
+import Wire
 
 /// `upright touch-check` against a running player (vo=null: its window is 1280×720 to the
 /// overlays), with taps given as mpv takes a touch (its `mouse` command: the binding, the
-/// message and `mouse-pos`, as a finger's would go).
+/// message and `mouse-pos`, as a finger's would go). The report is read and the taps are given
+/// on the control socket from this process, as `ctl touch-check` does: an `upright ctl`
+/// process's own start, seconds on a loaded machine, would count against the check's time.
 @Suite("upright touch-check")
 struct TouchCheckCLITests {
     static let targets: [(Double, Double)] = [(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9), (0.5, 0.5)]
 
-    static func report(_ socket: String) async throws -> [String: Any] {
-        let out = try await upright(["ctl", "--socket", socket, "touch-check"]).stdout
-        let reply = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
-        return reply?["touch_check"] as? [String: Any] ?? [:]
+    /// The player's reply to `touch-check` with `argument` (JSON).
+    static func ask(_ socket: String, _ argument: String? = nil) async throws -> [String: Any] {
+        let line = ControlRequestLine(command: "touch-check", argument: argument).line
+        let out = try await ControlClient.send(line, to: socket)
+        return try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any] ?? [:]
     }
 
-    /// Waits until the report passes `check` (10 s at most).
-    static func waitFor(_ socket: String, _ check: ([String: Any]) -> Bool) async throws -> Bool {
-        for _ in 0..<100 {
+    static func report(_ socket: String) async throws -> [String: Any] {
+        try await ask(socket)["touch_check"] as? [String: Any] ?? [:]
+    }
+
+    /// Waits until the report passes `check` (`seconds` at most).
+    static func waitFor(_ socket: String, seconds: Int = 10, _ check: ([String: Any]) -> Bool) async throws -> Bool {
+        let end = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < end {
             if check(try await report(socket)) { return true }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(50))
         }
         return false
     }
@@ -48,24 +58,25 @@ struct TouchCheckCLITests {
                     ["touch-check", "--socket", socket, "--timeout", "60"]
                         + (mirrored ? ["--write", drop, "--device", "1:2:Test Panel"] : []))
             }
-            #expect(
-                try await Self.waitFor(socket) {
-                    $0["running"] as? Bool == true && ($0["taps"] as? [Any])?.isEmpty == true
-                })
+            // The check's process starts (seconds on a loaded machine) and starts the check.
+            let started = try await Self.waitFor(socket, seconds: 60) {
+                $0["running"] as? Bool == true && ($0["taps"] as? [Any])?.isEmpty == true
+            }
+            guard started else {
+                Issue.record("no check started: \(try await Self.report(socket))\n\(play.stderr)")
+                return
+            }
             #expect(try await Self.report(socket)["angle"] as? Int == 90)
             for (n, (x, y)) in Self.targets.enumerated() {
                 // The viewer's point on the window turned a quarter clockwise (720×1280 seen).
                 let (wx, wy) = (1280 - y * 1280, x * 720)
-                let tap = try await upright(
-                    [
-                        "ctl", "--socket", socket, "touch-check", "tap",
-                        "\(Int((mirrored ? 1280 - wx : wx).rounded()))", "\(Int(wy.rounded()))",
-                    ])
-                #expect(tap.status == 0, "\(tap.stdout)")
+                let at = "\(Int((mirrored ? 1280 - wx : wx).rounded())) \(Int(wy.rounded()))"
+                let tap = try await Self.ask(socket, "tap " + at)
+                #expect(tap["ok"] as? Bool == true, "\(tap)")
                 let got = try await Self.waitFor(socket) { ($0["taps"] as? [Any])?.count == n + 1 }
                 if !got {
                     let report = try await Self.report(socket)
-                    Issue.record("tap \(n + 1) not taken: \(report)\n\(play.stderr)")
+                    Issue.record("tap \(n + 1) not taken: \(report)\n\(play.stderr)\n\(play.stdout)")
                     return
                 }
             }
@@ -90,5 +101,6 @@ struct TouchCheckCLITests {
         // A bad request says what it takes.
         let bad = try await upright(["ctl", "--socket", socket, "touch-check", "tap", "x"])
         #expect(bad.status == 1 && bad.stdout.contains("touch-check takes \\\"start\\\""), "\(bad.stdout)")
+        #expect(bad.stdout.contains("got 'tap x'"), "the words after the command are its one argument: \(bad.stdout)")
     }
 }
