@@ -256,10 +256,15 @@ extension SessionShell {
     {
         let home = environment["HOME"] ?? NSHomeDirectory()
         let userCache = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.cache"
-        var writable = [
-            uprightRuntimeDirectory(environment), configuration.cache.resolvedDirectory(environment: environment),
-            userCache,
-        ]
+        let runtime = uprightRuntimeDirectory(environment)
+        var writable = [runtime, configuration.cache.resolvedDirectory(environment: environment), userCache]
+        // Landlock grants only a folder there is when mpv's process confines itself: the runtime
+        // directory (its screenshots, made at the first one; the control socket may be elsewhere)
+        // and the user's cache are made first, else mpv could never write there.
+        for (folder, mode) in [(runtime, 0o700), (userCache, 0o700)] {
+            try? FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
+        }
         if let log = configuration.player.mpv["log-file"], log.hasPrefix("/") {
             writable.append((log as NSString).deletingLastPathComponent)
         }

@@ -116,4 +116,34 @@ struct ConfinementTests {
         }
         #expect(said.isEmpty, "\(play.stderr)")
     }
+
+    /// The runtime directory not there yet when mpv's process confines itself (the control
+    /// socket elsewhere, the machine fresh): it is made first, and a screenshot, which mpv writes
+    /// there, is taken.
+    @Test func aScreenshotIsTakenWhenTheRuntimeDirectoryWasNotThereAtTheStart() async throws {
+        let dir = NSTemporaryDirectory() + "upright-confine-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir + "/run", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try """
+        [player]
+        playlist = ["av://lavfi:color=c=red:s=320x240:r=25"]
+        [cache]
+        directory = "\(dir)/cache"
+        """.write(toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK", "RUNTIME_DIRECTORY"] { environment[name] = nil }
+        environment["XDG_RUNTIME_DIR"] = dir + "/run"
+        let socket = dir + "/control.sock"
+        let play = try SignalTests.Play(
+            ["--config", dir + "/upright.toml", "--uri", "none", "--vo", "null", "--control", socket],
+            environment: environment)
+        defer { play.process.send(SIGKILL) }
+        #expect(await play.waitFor("confined by no_new_privs, a seccomp filter, Landlock"), "\(play.stderr)")
+        #expect(await play.waitFor("playing "), "\(play.stderr)")
+        let shot = try await upright(["ctl", "--socket", socket, "screenshot", "--out", dir + "/shot.png"])
+        #expect(shot.status == 0, "\(shot.stdout)\(shot.stderr)\n\(play.stderr)")
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: dir + "/shot.png")))?.isEmpty == false)
+        let attributes = try? FileManager.default.attributesOfItem(atPath: dir + "/run/upright")
+        #expect(attributes?[.posixPermissions] as? Int == 0o700, "\(String(describing: attributes))")
+    }
 }
