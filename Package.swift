@@ -208,7 +208,8 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "Config", "Display", "Health", "MPV", "Playback", "Session", "SMIL", "Wire", "Sync", "TOML",
+                "Config", "Display", "Health", "MPV", "Playback", "RemoteCache", "Session", "SMIL", "Wire", "Sync",
+                "TOML",
             ],
             swiftSettings: strict),
         .executableTarget(name: "upright-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),

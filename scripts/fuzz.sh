@@ -20,9 +20,10 @@ declare -A parser=(
     [edid]="a monitor's EDID (its make, model and serial)"
     [smil]="a SMIL index: the reader, then its presentation played for a minute"
     [kernel]="the kernel log's records (storage errors)"
+    [version]="the update source's answer (the newest version)"
 )
 status=0
-for target in toml list wire json group edid smil kernel; do
+for target in toml list wire json group edid smil kernel version; do
     echo "fuzz target $target: ${parser[$target]}, $seconds s"
     corpus=.build-fuzz/corpus/$target findings=.build-fuzz/findings/$target/
     mkdir -p "$corpus" "$findings"

@@ -3,6 +3,7 @@ import Display
 import Health
 import MPV
 import Playback
+import RemoteCache
 import SMIL
 import Session
 import Sync
@@ -13,12 +14,13 @@ import Wire
 /// configuration read from it (the page's configuration check takes 512 KB of anyone's), a
 /// remote list's lines, the wire between `upright` and its mpv process, the control socket's and
 /// the page's JSON, a wall's group messages, a monitor's EDID, a SMIL index (read, then
-/// played for a minute of its time), and the kernel log's records (a USB device's name, or any
-/// process that may write `/dev/kmsg`, puts words there). Each takes any bytes and ends in a value or an
+/// played for a minute of its time), the kernel log's records (a USB device's name, or any
+/// process that may write `/dev/kmsg`, puts words there) and the fleet's update source's answer
+/// (`[update] source`: its first line is the newest version). Each takes any bytes and ends in a value or an
 /// error: a crash, a leak or a hang is a finding (`make fuzz`), and what one found is kept as a
 /// seed that the tests replay.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case toml, list, wire, json, group, edid, smil, kernel
+    case toml, list, wire, json, group, edid, smil, kernel, version
 
     /// Reads `bytes` with the target's parser.
     public func run(_ bytes: [UInt8]) {
@@ -53,6 +55,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
             _ = StorageErrors.recent(
                 text.split(separator: "\n").compactMap { StorageErrors.parse(String($0)) }, now: 600_000_000)
+        case .version:
+            switch LatestVersion.version(text) {
+            case .success(let v): precondition(!v.isEmpty && v.count <= 64, "a version of \(v.count) characters")
+            case .failure(let why):
+                precondition(!why.description.unicodeScalars.contains { $0.properties.generalCategory == .control })
+            }
         case .edid:
             _ = MonitorIdentity(edid: bytes, pnpName: { $0 == "DEL" ? "Dell Inc." : nil })?.description
             _ = PNPNames.parse(text)

@@ -39,7 +39,9 @@ public enum LatestVersion {
             ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s) || marks.contains(s)
         }
         guard !v.isEmpty, v.count <= 64, allowed else {
-            return .failure(VersionProblem("its first line is not a version: '\(v.prefix(40))'"))
+            // Quoted with its control characters escaped: the words go to the log and the status.
+            return .failure(
+                VersionProblem("its first line is not a version: \(String(reflecting: String(v.prefix(40))))"))
         }
         return .success(v)
     }

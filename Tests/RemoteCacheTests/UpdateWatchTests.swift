@@ -16,6 +16,16 @@ import Testing
         #expect((try? LatestVersion.version(body).get()) == nil)
     }
 
+    /// The problem quotes the line with its control characters escaped: a server's terminal
+    /// escapes never reach the log or the status as they are.
+    @Test func theProblemQuotesTheLineEscaped() {
+        guard case .failure(let problem) = LatestVersion.version("\u{1B}[2J1.0\u{7}") else {
+            Issue.record("taken as a version")
+            return
+        }
+        #expect(problem.description == #"its first line is not a version: "\u{1B}[2J1.0\u{07}""#, "\(problem)")
+    }
+
     @Test func askedEveryIntervalAndSoonerWhileItFails() {
         var w = UpdateWatch(interval: 3600)
         #expect(w.due(at: 0))
