@@ -63,7 +63,10 @@ extension PlaybackCore {
         startDeadline = nil
         sentPlacement = [:]
         guard on else { return out + start(at: now) }
-        return out + [.mpv(.stop)] + applyLayout()
+        // mpv 0.35 makes a window for `force-window` only as it goes idle (set while it is idle,
+        // it makes none): set before the stop, mpv keeps its window for a presentation that
+        // loads nothing into it (pictures, brushes, words).
+        return out + [.mpv(.set("force-window", .flag(true))), .mpv(.stop)] + applyLayout()
     }
 
     /// mpv's playlist becomes `list`, played from its start (the splash first, at the first start).

@@ -19,7 +19,11 @@ struct PresentingTests {
         #expect(before > 0)
         d.commands = []
         d.send(.present(true))
-        #expect(d.commands.contains(.stop), "\(d.commands)")
+        // mpv's window is kept for the presentation before the playlist stops (mpv 0.35 makes
+        // one for `force-window` only as it goes idle): pictures alone load nothing into mpv.
+        let window = d.commands.firstIndex(of: .set("force-window", .flag(true)))
+        let stop = d.commands.firstIndex(of: .stop)
+        #expect(window != nil && stop != nil && window! < stop!, "\(d.commands)")
         // Nothing is looked at or loaded: not at a start, a folder's change or a retry.
         d.send(.start)
         d.send(.foldersChanged)

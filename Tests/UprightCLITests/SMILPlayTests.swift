@@ -400,4 +400,43 @@ struct SMILPlayTests {
         let plays = (try? String(contentsOfFile: dir + "/plays.jsonl", encoding: .utf8)) ?? ""
         #expect(plays.contains("\"region\": \"audio\"") && plays.contains("\"id\": \"tone\""), "\(plays)")
     }
+
+    /// A reload from a playlist with nothing in it (the test pattern plays) to an index of a
+    /// picture alone: mpv, idle once the pattern stops, keeps its window for the picture. (mpv
+    /// 0.35 makes a window for `force-window` only as it goes idle, not when the option is set
+    /// while it is idle.)
+    @Test func aReloadToAnIndexOfAPictureAloneShowsItInMpvsWindow() async throws {
+        let dir = NSTemporaryDirectory() + "smil-reload-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir + "/cache", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try """
+        <smil><body><brush xml:id="green" color="#00ff00" dur="indefinite"/></body></smil>
+        """.write(toFile: dir + "/index.smil", atomically: true, encoding: .utf8)
+        let config = { (playlist: String) in
+            "[lock]\nevdev = \"none\"\n[player]\nplaylist = \(playlist)\n[cache]\ndirectory = \"\(dir)/cache\"\n"
+        }
+        try config("[]").write(toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
+        let running = try Self.start(dir)
+        defer { running.stop() }
+        let (play, socket) = (running.play, running.socket)
+        #expect(await play.waitFor("playing "), "\(play.stderr)")
+        try config("[\"\(dir)/index.smil\"]").write(toFile: dir + "/upright.toml", atomically: true, encoding: .utf8)
+        #expect(await play.hangUp(until: "configuration reloaded"), "\(play.stderr)")
+        #expect(try await Self.waitFor("green", in: "root", socket: socket) == "green", "\(play.stderr)")
+        // The screen as the compositor shows it (mpv takes no picture of a window with no video):
+        // the brush is drawn in mpv's window, else the desktop's grey shows (63, 63, 63).
+        var seen: [String] = []
+        for _ in 0..<40 {
+            if let shot = await RemoteItemsTests.screenshot(socket: socket) {
+                try shot.png.write(to: URL(fileURLWithPath: dir + "/shot.png"))
+                let picture = try await Blocking.run { try Clips.picture(png: dir + "/shot.png", ppm: dir + "/shot.ppm") }
+                if let picture { seen.append(Self.colour(picture, 640, 360)) }
+                if seen.last == "green" { break }
+            } else {
+                seen.append("none")
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(seen.last == "green", "\(seen)\n\(play.stderr)")
+    }
 }
