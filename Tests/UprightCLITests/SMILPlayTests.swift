@@ -429,7 +429,9 @@ struct SMILPlayTests {
         for _ in 0..<40 {
             if let shot = await RemoteItemsTests.screenshot(socket: socket) {
                 try shot.png.write(to: URL(fileURLWithPath: dir + "/shot.png"))
-                let picture = try await Blocking.run { try Clips.picture(png: dir + "/shot.png", ppm: dir + "/shot.ppm") }
+                let picture = try await Blocking.run {
+                    try Clips.picture(png: dir + "/shot.png", ppm: dir + "/shot.ppm")
+                }
                 if let picture { seen.append(Self.colour(picture, 640, 360)) }
                 if seen.last == "green" { break }
             } else {
