@@ -13,12 +13,12 @@ import Wire
 /// The parsers that take bytes from outside, each as a fuzz target: the TOML reader and the
 /// configuration read from it (the page's configuration check takes 512 KB of anyone's), a
 /// remote list's lines, the wire between `upright` and its mpv process, the control socket's and
-/// the page's JSON, a wall's group messages, a monitor's EDID, a SMIL index (read, then
-/// played for a minute of its time), the kernel log's records (a USB device's name, or any
-/// process that may write `/dev/kmsg`, puts words there) and the fleet's update source's answer
-/// (`[update] source`: its first line is the newest version). Each takes any bytes and ends in a value or an
-/// error: a crash, a leak or a hang is a finding (`make fuzz`), and what one found is kept as a
-/// seed that the tests replay.
+/// the page's JSON, a wall's group messages, a monitor's EDID, a SMIL index (read, then played
+/// for a minute of its time), the kernel log's records (a USB device's name, or any process that
+/// may write `/dev/kmsg`, puts words there) and the fleet's update source's answer (`[update]
+/// source`: its first line is the newest version). Each takes any bytes and ends in a value or
+/// an error: a crash, a leak or a hang is a finding (`make fuzz`), and what one found is kept as
+/// a seed that the tests replay.
 public enum FuzzTarget: String, CaseIterable, Sendable {
     case toml, list, wire, json, group, edid, smil, kernel, version
 

@@ -261,9 +261,9 @@ extension SessionShell {
         // Landlock grants only a folder there is when mpv's process confines itself: the runtime
         // directory (its screenshots, made at the first one; the control socket may be elsewhere)
         // and the user's cache are made first, else mpv could never write there.
-        for (folder, mode) in [(runtime, 0o700), (userCache, 0o700)] {
+        for folder in [runtime, userCache] {
             try? FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         if let log = configuration.player.mpv["log-file"], log.hasPrefix("/") {
             writable.append((log as NSString).deletingLastPathComponent)
