@@ -59,7 +59,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             switch LatestVersion.version(text) {
             case .success(let v): precondition(!v.isEmpty && v.count <= 64, "a version of \(v.count) characters")
             case .failure(let why):
-                precondition(!why.description.unicodeScalars.contains { $0.properties.generalCategory == .control })
+                let hidden: Set<Unicode.GeneralCategory> = [.control, .format]
+                precondition(
+                    !why.description.unicodeScalars.contains { hidden.contains($0.properties.generalCategory) })
             }
         case .edid:
             _ = MonitorIdentity(edid: bytes, pnpName: { $0 == "DEL" ? "Dell Inc." : nil })?.description

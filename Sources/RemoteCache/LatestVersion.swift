@@ -39,11 +39,23 @@ public enum LatestVersion {
             ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s) || marks.contains(s)
         }
         guard !v.isEmpty, v.count <= 64, allowed else {
-            // Quoted with its control characters escaped: the words go to the log and the status.
-            return .failure(
-                VersionProblem("its first line is not a version: \(String(reflecting: String(v.prefix(40))))"))
+            return .failure(VersionProblem("its first line is not a version: \(quoted(v.prefix(40)))"))
         }
         return .success(v)
+    }
+
+    /// `text` in double quotes, each control or format character (C0 and C1 controls, a bidi
+    /// override) written as `\u{XX}`: a server's words go to the log and the status, never a
+    /// terminal's escapes or a reversed line.
+    static func quoted(_ text: Substring) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .format: out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 }
 

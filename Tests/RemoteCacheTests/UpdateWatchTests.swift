@@ -18,12 +18,16 @@ import Testing
 
     /// The problem quotes the line with its control characters escaped: a server's terminal
     /// escapes never reach the log or the status as they are.
-    @Test func theProblemQuotesTheLineEscaped() {
-        guard case .failure(let problem) = LatestVersion.version("\u{1B}[2J1.0\u{7}") else {
+    @Test(arguments: [
+        ("\u{1B}[2J1.0\u{7}", #""\u{1B}[2J1.0\u{7}""#), ("z\u{9C}", #""z\u{9C}""#), ("1.0\u{202E}", #""1.0\u{202E}""#),
+        ("<html>", #""<html>""#),
+    ])
+    func theProblemQuotesTheLineEscaped(body: String, quoted: String) {
+        guard case .failure(let problem) = LatestVersion.version(body) else {
             Issue.record("taken as a version")
             return
         }
-        #expect(problem.description == #"its first line is not a version: "\u{1B}[2J1.0\u{07}""#, "\(problem)")
+        #expect(problem.description == "its first line is not a version: " + quoted, "\(problem)")
     }
 
     @Test func askedEveryIntervalAndSoonerWhileItFails() {
