@@ -40,7 +40,8 @@ public struct UprightConfiguration: Sendable {
     /// `[screen] idle_off`: seconds without a person before the screen sleeps (`nil`: never).
     public var screenIdleOff: Double?
     /// `[screen] toast_seconds`: how long a toast's words stay on screen.
-    public var screenToastSeconds = 10.0
+    public var screenToastSeconds = defaultToastSeconds
+    public static let defaultToastSeconds = 10.0
     /// Warnings found while reading (unknown keys, with the closest known one).
     public var warnings: [Diagnostic] = []
     /// The file it came from; `nil` for the built-in defaults.

@@ -127,19 +127,21 @@ extension UprightConfiguration {
         out += "\n[proof_of_play]\nfile = \(q(proofOfPlay.file ?? ""))\nmax_mb = \(num(proofOfPlay.maxMB))\n"
         out += "keep = \(proofOfPlay.keep)\n"
         out += "\n[update]\nsource = \(q(Redact.text(update.source)))\ninterval = \(num(update.interval))\n"
+        // [screen] only with something set in it, its heading once.
+        var screen: [String] = []
         if let plan = screenPlan, let on = plan.from, let off = plan.until {
-            out += "\n[screen]\non = \(q(Schedule.text(on)))\noff = \(q(Schedule.text(off)))\n"
+            screen += ["on = \(q(Schedule.text(on)))", "off = \(q(Schedule.text(off)))"]
             if !plan.days.isEmpty {
-                out +=
-                    "days = [" + plan.days.sorted().map { q(Schedule.dayNames[$0 - 1]) }.joined(separator: ", ") + "]\n"
+                screen.append(
+                    "days = [" + plan.days.sorted().map { q(Schedule.dayNames[$0 - 1]) }.joined(separator: ", ") + "]")
             }
-            out += "cec = \(q(screenCEC))\n"
+            screen.append("cec = \(q(screenCEC))")
         }
-        if let idle = screenIdleOff { out += (screenPlan == nil ? "\n[screen]\n" : "") + "idle_off = \(num(idle))\n" }
-        if screenToastSeconds != 10 {
-            out += (screenPlan == nil && screenIdleOff == nil ? "\n[screen]\n" : "")
-            out += "toast_seconds = \(num(screenToastSeconds))\n"
+        if let idle = screenIdleOff { screen.append("idle_off = \(num(idle))") }
+        if screenToastSeconds != Self.defaultToastSeconds {
+            screen.append("toast_seconds = \(num(screenToastSeconds))")
         }
+        if !screen.isEmpty { out += "\n[screen]\n" + screen.joined(separator: "\n") + "\n" }
         out += "\n[mqtt]\nurl = \(q(mqtt.url))\nca_file = \(q(mqtt.caFile))\nusername = \(q(mqtt.username))\n"
         out += "password = \(q(mqtt.password.isEmpty ? "" : "********"))\npassword_file = \(q(mqtt.passwordFile))\n"
         out += "prefix = \(q(mqtt.prefix))\ndevice = \(q(mqtt.device))\ndiscovery = \(mqtt.discovery)\n"

@@ -217,9 +217,11 @@ public struct IndexShow: Sendable {
     /// counted and moved last, not listed again: `TEXT (N times)`.
     private mutating func fault(_ fault: String) -> [Effect] {
         var times = 1
-        if let i = status.faults.firstIndex(where: { Self.times(of: fault, in: $0) != nil }) {
-            times += Self.times(of: fault, in: status.faults[i]) ?? 1
+        for (i, entry) in status.faults.enumerated() {
+            guard let before = Self.times(of: fault, in: entry) else { continue }
+            times += before
             status.faults.remove(at: i)
+            break
         }
         let entry = times == 1 ? fault : "\(fault) (\(times) times)"
         status.faults = Array((status.faults + [entry]).suffix(Self.faultsKept))

@@ -5,7 +5,7 @@ import FuzzTargets
 func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
 #if FUZZING
-    /// libFuzzer's entry (`make fuzz`): the target is `UPRIGHT_FUZZ` (toml, list, wire, json, group, edid, smil, kernel).
+    /// libFuzzer's entry (`make fuzz`): the target is `UPRIGHT_FUZZ`, one of `FuzzTarget`'s names.
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         guard let data else { return 0 }

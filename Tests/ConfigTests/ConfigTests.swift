@@ -583,6 +583,13 @@ struct ScreenConfigurationTests {
         #expect(c.screenToastSeconds == 30 && c.toml.contains("[screen]\ntoast_seconds = 30\n"))
         #expect(try parse(c.toml).screenToastSeconds == 30)
         #expect(throws: (any Error).self) { try parse("[screen]\ntoast_seconds = 0\n") }
+        // With the power plan and idle_off: one [screen], every key under it.
+        let all = try parse("[screen]\non = \"07:00\"\noff = \"22:00\"\nidle_off = 90\ntoast_seconds = 30\n").toml
+        #expect(all.components(separatedBy: "[screen]").count == 2, "\(all)")
+        #expect(
+            all.contains(
+                "[screen]\non = \"07:00\"\noff = \"22:00\"\ncec = \"auto\"\nidle_off = 90\ntoast_seconds = 30\n"),
+            "\(all)")
     }
 
     @Test(arguments: [

@@ -425,20 +425,12 @@ struct SMILPlayTests {
         #expect(try await Self.waitFor("green", in: "root", socket: socket) == "green", "\(play.stderr)")
         // The screen as the compositor shows it (mpv takes no picture of a window with no video):
         // the brush is drawn in mpv's window, else the desktop's grey shows (63, 63, 63).
-        var seen: [String] = []
+        var seen: [[String]?] = []
         for _ in 0..<40 {
-            if let shot = await RemoteItemsTests.screenshot(socket: socket) {
-                try shot.png.write(to: URL(fileURLWithPath: dir + "/shot.png"))
-                let picture = try await Blocking.run {
-                    try Clips.picture(png: dir + "/shot.png", ppm: dir + "/shot.ppm")
-                }
-                if let picture { seen.append(Self.colour(picture, 640, 360)) }
-                if seen.last == "green" { break }
-            } else {
-                seen.append("none")
-            }
+            seen.append(try await Self.look(socket: socket, dir: dir))
+            if seen.last == ["green", "green", "green"] { break }
             try await Task.sleep(for: .milliseconds(250))
         }
-        #expect(seen.last == "green", "\(seen)\n\(play.stderr)")
+        #expect(seen.last == ["green", "green", "green"], "\(seen)\n\(play.stderr)")
     }
 }
